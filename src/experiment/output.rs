@@ -1,0 +1,321 @@
+//! The output folder: runs.csv, summary.csv, timeseries.csv, claims.csv, figures, report.md and
+//! experiment.toml (design.md). Numbers are written with a fixed format, so the same file and
+//! seed give byte-identical files.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::runner::Outcome;
+use super::spec::{Experiment, PlotSpec, SweepKind};
+use super::{ExperimentError, VERSION};
+use crate::plot::{Chart, Series, render};
+
+fn num(x: f64) -> String {
+    format!("{x:.6}")
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
+    std::fs::write(&path, text).map_err(|source| ExperimentError::Write {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
+}
+
+/// Writes every output of `out` into `dir` (created if needed); returns the files written.
+pub fn write_outputs(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    let label = |p: usize| exp.policies[p].label();
+
+    let mut s = String::from(
+        "policy,load,arrival_rate,replication,seed,slots,mean_queue,max_queue,final_queue,\
+         utilization,throughput,mean_wait,verdict\n",
+    );
+    for r in &out.runs {
+        let p = exp.points[r.point];
+        let x = &r.result;
+        writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            label(r.policy),
+            num(p.load),
+            num(p.arrival_rate),
+            r.replication,
+            r.seed,
+            x.slots,
+            num(x.mean_queue),
+            x.max_queue,
+            x.final_queue,
+            num(x.utilization),
+            num(x.throughput),
+            num(x.mean_wait),
+            r.verdict
+        )
+        .expect("writing to a String");
+    }
+    files.push(write(dir.join("runs.csv"), &s)?);
+
+    let mut s = String::from(
+        "policy,load,replications,mean_queue,ci95_low,ci95_high,verdict,arrival_rate,\
+         utilization,throughput,mean_wait\n",
+    );
+    for r in &out.summary {
+        let p = exp.points[r.point];
+        let (lo, hi) = r
+            .ci95
+            .map_or((String::new(), String::new()), |(a, b)| (num(a), num(b)));
+        writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            label(r.policy),
+            num(p.load),
+            r.replications,
+            num(r.mean_queue),
+            lo,
+            hi,
+            r.verdict,
+            num(p.arrival_rate),
+            num(r.utilization),
+            num(r.throughput),
+            num(r.mean_wait)
+        )
+        .expect("writing to a String");
+    }
+    files.push(write(dir.join("summary.csv"), &s)?);
+
+    let mut s = String::from("policy,load,replication,slot,queue\n");
+    for r in &out.runs {
+        let load = num(exp.points[r.point].load);
+        for &(t, q) in &r.result.series {
+            writeln!(
+                s,
+                "{},{},{},{},{}",
+                label(r.policy),
+                load,
+                r.replication,
+                t,
+                q
+            )
+            .expect("writing to a String");
+        }
+    }
+    files.push(write(dir.join("timeseries.csv"), &s)?);
+
+    let mut s = String::from("claim,expected,observed,evidence,holds\n");
+    for c in &out.claims {
+        writeln!(
+            s,
+            "{},{},{},{},{}",
+            field(&c.claim),
+            c.expected,
+            c.observed,
+            field(&c.evidence),
+            c.holds
+        )
+        .expect("writing to a String");
+    }
+    files.push(write(dir.join("claims.csv"), &s)?);
+
+    let mut figures = Vec::new();
+    for plot in &exp.plots {
+        let (chart, file) = chart(exp, out, plot);
+        let stem = dir.join(file);
+        let paths = render(&chart, &stem).map_err(|message| ExperimentError::Plot {
+            path: stem.clone(),
+            message,
+        })?;
+        figures.push(paths[0].clone());
+        files.extend(paths);
+    }
+
+    files.push(write(
+        dir.join("experiment.toml"),
+        &format!(
+            "# packlab {VERSION}; input file {}\n{}",
+            exp.file.display(),
+            exp.source
+        ),
+    )?);
+    files.push(write(dir.join("report.md"), &report(exp, out, &figures))?);
+    Ok(files)
+}
+
+fn x_label(exp: &Experiment) -> &'static str {
+    match exp.sweep {
+        SweepKind::Load => "traffic intensity ρ = λ E[R] / (μ L)",
+        SweepKind::ArrivalRate => "arrival rate λ (jobs per slot)",
+    }
+}
+
+fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
+    match plot {
+        PlotSpec::MeanQueueVsLoad { title, file } => {
+            let series = (0..exp.policies.len())
+                .map(|p| {
+                    let rows: Vec<_> = out.summary.iter().filter(|r| r.policy == p).collect();
+                    let x = |pt: usize| match exp.sweep {
+                        SweepKind::Load => exp.points[pt].load,
+                        SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
+                    };
+                    Series {
+                        label: exp.policies[p].label(),
+                        points: rows.iter().map(|r| (x(r.point), r.mean_queue)).collect(),
+                        bars: Some(
+                            rows.iter()
+                                .map(|r| r.ci95.unwrap_or((r.mean_queue, r.mean_queue)))
+                                .collect(),
+                        ),
+                    }
+                })
+                .collect();
+            (
+                Chart {
+                    title: title
+                        .clone()
+                        .unwrap_or_else(|| format!("{}: mean queue size", exp.name)),
+                    x_label: x_label(exp).into(),
+                    y_label: "mean queue size (jobs)".into(),
+                    series,
+                    markers: true,
+                },
+                file.clone(),
+            )
+        }
+        PlotSpec::QueueVsTime {
+            point,
+            replication,
+            title,
+            file,
+        } => {
+            let series = (0..exp.policies.len())
+                .map(|p| {
+                    let run = out.runs.iter().find(|r| {
+                        r.policy == p && r.point == *point && r.replication == *replication
+                    });
+                    Series {
+                        label: exp.policies[p].label(),
+                        points: run
+                            .map(|r| {
+                                r.result
+                                    .series
+                                    .iter()
+                                    .map(|&(t, q)| (t as f64, q as f64))
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        bars: None,
+                    }
+                })
+                .collect();
+            let pt = exp.points[*point];
+            let at = match exp.sweep {
+                SweepKind::Load => format!("ρ = {}", pt.load),
+                SweepKind::ArrivalRate => format!("λ = {}", pt.arrival_rate),
+            };
+            (
+                Chart {
+                    title: title
+                        .clone()
+                        .unwrap_or_else(|| format!("{}: queue size, {at}", exp.name)),
+                    x_label: "time (slots)".into(),
+                    y_label: "queue size Q(t) (jobs)".into(),
+                    series,
+                    markers: false,
+                },
+                file.clone(),
+            )
+        }
+    }
+}
+
+fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
+    let mut s = String::new();
+    let w = &mut s;
+    let _ = writeln!(w, "# {}\n", exp.name);
+    if !exp.description.is_empty() {
+        let _ = writeln!(w, "{}\n", exp.description.trim());
+    }
+    let _ = writeln!(
+        w,
+        "packlab {VERSION}, seed {}. {} servers of capacity 1; sizes with mean E[R] = {:.6}; \
+         service with mean E[S] = 1/μ = {:.6} slots; {} arrivals. {} slots per run \
+         ({} of warm-up), {} replication(s), queue cap {}.\n",
+        exp.seed,
+        exp.servers,
+        exp.sizes.mean(),
+        exp.service.mean(),
+        exp.arrivals.name(),
+        exp.run.slots,
+        exp.run.warmup,
+        exp.run.replications,
+        exp.run.queue_cap
+    );
+    let _ = writeln!(w, "## Mean queue size (95% CI over replications)\n");
+    let _ = writeln!(
+        w,
+        "| policy | load ρ | λ | mean queue | 95% CI | utilisation | mean wait | verdict |"
+    );
+    let _ = writeln!(w, "|---|---|---|---|---|---|---|---|");
+    for r in &out.summary {
+        let p = exp.points[r.point];
+        let ci = r
+            .ci95
+            .map_or("–".to_string(), |(a, b)| format!("{a:.3} .. {b:.3}"));
+        let _ = writeln!(
+            w,
+            "| {} | {:.4} | {:.4} | {:.3} | {} | {:.4} | {:.2} | {} |",
+            exp.policies[r.policy].label(),
+            p.load,
+            p.arrival_rate,
+            r.mean_queue,
+            ci,
+            r.utilization,
+            r.mean_wait,
+            r.verdict
+        );
+    }
+    if !out.claims.is_empty() {
+        let _ = writeln!(w, "\n## Claims\n");
+        let _ = writeln!(w, "| claim | expected | observed | holds | evidence |");
+        let _ = writeln!(w, "|---|---|---|---|---|");
+        for c in &out.claims {
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} |",
+                c.claim,
+                c.expected,
+                c.observed,
+                if c.holds { "yes" } else { "**no**" },
+                c.evidence
+            );
+        }
+    }
+    if !figures.is_empty() {
+        let _ = writeln!(w, "\n## Figures\n");
+        for f in figures {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            let _ = writeln!(w, "![{name}]({name})\n");
+        }
+    }
+    s
+}

@@ -1,0 +1,243 @@
+//! Runs an experiment's sweep × policies × replications in parallel with rayon.
+//!
+//! Every run's seed is derived from (experiment seed, sweep value, replication) and never from
+//! the policy, so all policies at a point see the same jobs. Runs are independent and collected
+//! in plan order, so outputs do not depend on the number of threads.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::ExperimentError;
+use super::spec::Experiment;
+use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
+use crate::workload::{Arrivals, JobSource, derive_seed};
+
+/// One simulated run.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    pub policy: usize,
+    pub point: usize,
+    pub replication: u32,
+    pub seed: u64,
+    pub result: RunResult,
+    pub verdict: Verdict,
+    pub evidence: VerdictEvidence,
+}
+
+/// Mean queue over the replications of one (policy, point).
+#[derive(Clone, Debug)]
+pub struct SummaryRow {
+    pub policy: usize,
+    pub point: usize,
+    pub replications: u32,
+    pub mean_queue: f64,
+    /// 95 % Student-t interval; `None` with a single replication.
+    pub ci95: Option<(f64, f64)>,
+    pub verdict: Verdict,
+    pub utilization: f64,
+    pub throughput: f64,
+    pub mean_wait: f64,
+}
+
+/// A claim's outcome.
+#[derive(Clone, Debug)]
+pub struct ClaimResult {
+    pub claim: String,
+    pub expected: String,
+    pub observed: String,
+    pub evidence: String,
+    pub holds: bool,
+}
+
+/// Everything a run of an experiment produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub runs: Vec<RunRecord>,
+    pub summary: Vec<SummaryRow>,
+    pub claims: Vec<ClaimResult>,
+}
+
+impl Outcome {
+    /// The summary row of (policy, point).
+    pub fn row(&self, policy: usize, point: usize) -> Option<&SummaryRow> {
+        self.summary
+            .iter()
+            .find(|r| r.policy == policy && r.point == point)
+    }
+
+    /// Did every claim hold?
+    pub fn claims_hold(&self) -> bool {
+        self.claims.iter().all(|c| c.holds)
+    }
+}
+
+/// The seed of replication `rep` at sweep point `point` of `exp`.
+pub fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
+    derive_seed(exp.seed, &[exp.points[point].key.to_bits(), rep as u64])
+}
+
+/// Simulates one (policy, point, replication).
+pub fn simulate(
+    exp: &Experiment,
+    policy: usize,
+    point: usize,
+    rep: u32,
+) -> Result<RunRecord, ExperimentError> {
+    let seed = run_seed(exp, point, rep);
+    let arrivals = Arrivals::new(exp.arrivals, exp.points[point].arrival_rate)
+        .expect("rates validated with the spec");
+    let mut source = JobSource::new(exp.sizes.clone(), exp.service.clone(), arrivals, seed);
+    let mut cluster = Cluster::new(exp.servers, exp.service.mean());
+    let mut p = exp.policies[policy].build(exp.servers);
+    let cfg = RunConfig {
+        slots: exp.run.slots,
+        warmup: exp.run.warmup,
+        queue_cap: exp.run.queue_cap,
+        samples: exp.run.samples,
+        check_every_slot: false,
+    };
+    let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
+    let (verdict, evidence) = sim::verdict(&result, exp.run.warmup);
+    Ok(RunRecord {
+        policy,
+        point,
+        replication: rep,
+        seed,
+        result,
+        verdict,
+        evidence,
+    })
+}
+
+/// Runs every (point, policy, replication) on `threads` threads (all cores if `None`).
+pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, ExperimentError> {
+    let mut plan = Vec::new();
+    for point in 0..exp.points.len() {
+        for policy in 0..exp.policies.len() {
+            for rep in 0..exp.run.replications {
+                plan.push((policy, point, rep));
+            }
+        }
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        let b =
+            ProgressBar::with_draw_target(Some(plan.len() as u64), ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:40}] {pos}/{len} runs, {elapsed} (eta {eta})",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+        b.set_message(exp.name.clone());
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder.build().expect("a thread pool");
+    let runs: Result<Vec<RunRecord>, ExperimentError> = pool.install(|| {
+        plan.par_iter()
+            .map(|&(policy, point, rep)| {
+                let r = simulate(exp, policy, point, rep);
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let runs = runs?;
+    let summary = summarise(exp, &runs);
+    let mut out = Outcome {
+        runs,
+        summary,
+        claims: Vec::new(),
+    };
+    out.claims = super::claims::check(exp, &out);
+    Ok(out)
+}
+
+/// Mean and Student-t 95 % interval of `xs`; no interval for fewer than two values.
+pub fn mean_ci(xs: &[f64]) -> (f64, Option<(f64, f64)>) {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (m, None);
+    }
+    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+    let t = StudentsT::new(0.0, 1.0, n - 1.0)
+        .expect("n ≥ 2")
+        .inverse_cdf(0.975);
+    let h = t * (var / n).sqrt();
+    (m, Some((m - h, m + h)))
+}
+
+/// The verdict of a set of replications: the one a strict majority gives, else inconclusive.
+pub fn majority(verdicts: &[Verdict]) -> Verdict {
+    for v in [Verdict::Unstable, Verdict::Stable, Verdict::Inconclusive] {
+        if 2 * verdicts.iter().filter(|&&x| x == v).count() > verdicts.len() {
+            return v;
+        }
+    }
+    Verdict::Inconclusive
+}
+
+fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for point in 0..exp.points.len() {
+        for policy in 0..exp.policies.len() {
+            let rs: Vec<&RunRecord> = runs
+                .iter()
+                .filter(|r| r.policy == policy && r.point == point)
+                .collect();
+            let q: Vec<f64> = rs.iter().map(|r| r.result.mean_queue).collect();
+            let (mean_queue, ci95) = mean_ci(&q);
+            let avg = |f: fn(&RunResult) -> f64| {
+                rs.iter().map(|r| f(&r.result)).sum::<f64>() / rs.len() as f64
+            };
+            let verdicts: Vec<Verdict> = rs.iter().map(|r| r.verdict).collect();
+            rows.push(SummaryRow {
+                policy,
+                point,
+                replications: rs.len() as u32,
+                mean_queue,
+                ci95,
+                verdict: majority(&verdicts),
+                utilization: avg(|r| r.utilization),
+                throughput: avg(|r| r.throughput),
+                mean_wait: avg(|r| r.mean_wait),
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn majority_rule() {
+        use Verdict::*;
+        assert_eq!(majority(&[Stable, Stable, Unstable]), Stable);
+        assert_eq!(majority(&[Stable, Unstable]), Inconclusive);
+        assert_eq!(majority(&[Unstable]), Unstable);
+    }
+
+    #[test]
+    fn ci_of_known_sample() {
+        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0]);
+        assert!((m - 2.0).abs() < 1e-12);
+        let (lo, hi) = ci.unwrap();
+        // t_{0.975, 2} = 4.302653; s = 1; h = 4.302653 / sqrt(3)
+        assert!((hi - m - 4.302_653 / 3f64.sqrt()).abs() < 1e-5);
+        assert!((m - lo - (hi - m)).abs() < 1e-12);
+        assert_eq!(mean_ci(&[5.0]).1, None);
+    }
+}

@@ -1,0 +1,662 @@
+//! The experiment file: TOML parsed into raw structs (unknown keys are errors), then validated
+//! once into an [`Experiment`] whose laws are ready to sample. See `experiments/README.md` for
+//! every key.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::ExperimentError;
+use crate::model::Size;
+use crate::policy::PolicySpec;
+use crate::sim::Verdict;
+use crate::workload::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExperiment {
+    name: String,
+    description: Option<String>,
+    seed: Option<u64>,
+    kind: Option<String>,
+    cluster: RawCluster,
+    workload: RawWorkload,
+    run: RawRun,
+    sweep: RawSweep,
+    #[serde(default)]
+    policy: Vec<RawPolicy>,
+    #[serde(default)]
+    plot: Vec<RawPlot>,
+    #[serde(default)]
+    claim: Vec<RawClaim>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCluster {
+    servers: i64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    sizes: RawSizes,
+    service: RawService,
+    arrivals: Option<RawArrivals>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
+enum RawSizes {
+    Uniform {
+        low: f64,
+        high: f64,
+    },
+    Discrete {
+        values: Vec<f64>,
+        probs: Vec<f64>,
+    },
+    Empirical {
+        values: Option<Vec<f64>>,
+        file: Option<String>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
+enum RawService {
+    Geometric {
+        mean: f64,
+    },
+    Deterministic {
+        value: i64,
+    },
+    Empirical {
+        values: Vec<i64>,
+        probs: Option<Vec<f64>>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawArrivals {
+    process: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    slots: i64,
+    warmup: Option<i64>,
+    replications: Option<i64>,
+    queue_cap: Option<i64>,
+    samples: Option<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSweep {
+    load: Option<Vec<f64>>,
+    arrival_rate: Option<Vec<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPolicy {
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlot {
+    kind: String,
+    load: Option<f64>,
+    arrival_rate: Option<f64>,
+    replication: Option<i64>,
+    title: Option<String>,
+    file: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClaim {
+    policy: String,
+    load: Option<f64>,
+    arrival_rate: Option<f64>,
+    expect: String,
+}
+
+/// Which quantity the sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepKind {
+    /// Traffic intensity ρ = λ E[R] E[S] / L.
+    Load,
+    /// Arrival rate λ, jobs per slot.
+    ArrivalRate,
+}
+
+/// One point of the sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// ρ = λ E[R] E[S] / L.
+    pub load: f64,
+    /// λ, jobs per slot.
+    pub arrival_rate: f64,
+    /// The value written in the sweep (load or rate), whose bits seed the point.
+    pub key: f64,
+}
+
+/// How long each run is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSpec {
+    pub slots: u64,
+    pub warmup: u64,
+    pub replications: u32,
+    pub queue_cap: u64,
+    pub samples: u64,
+}
+
+/// A figure to draw.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlotSpec {
+    /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
+    MeanQueueVsLoad { title: Option<String>, file: String },
+    /// Q(t) against t at one sweep point and replication, one curve per policy.
+    QueueVsTime {
+        point: usize,
+        replication: u32,
+        title: Option<String>,
+        file: String,
+    },
+}
+
+/// A claim checked after the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimSpec {
+    pub policy: usize,
+    pub point: usize,
+    pub expect: Verdict,
+}
+
+/// A validated queueing experiment.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub file: PathBuf,
+    pub source: String,
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub servers: usize,
+    pub sizes: SizeLaw,
+    pub service: ServiceLaw,
+    pub arrivals: ArrivalProcess,
+    pub run: RunSpec,
+    pub sweep: SweepKind,
+    pub points: Vec<Point>,
+    pub policies: Vec<PolicySpec>,
+    pub plots: Vec<PlotSpec>,
+    pub claims: Vec<ClaimSpec>,
+}
+
+struct Ctx<'a> {
+    file: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn bad(&self, key: &str, expected: &str, got: impl std::fmt::Display) -> ExperimentError {
+        ExperimentError::Invalid {
+            file: self.file.to_path_buf(),
+            key: key.to_string(),
+            expected: expected.to_string(),
+            got: got.to_string(),
+        }
+    }
+
+    fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
+        Size::from_f64(x).ok_or_else(|| self.bad(key, "a size in (0, 1]", x))
+    }
+
+    fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
+        if x > 0 {
+            Ok(x as u64)
+        } else {
+            Err(self.bad(key, "an integer ≥ 1", x))
+        }
+    }
+
+    fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
+        if p.len() != n {
+            return Err(self.bad(key, &format!("{n} probabilities (one per value)"), p.len()));
+        }
+        if let Some(x) = p.iter().find(|x| !x.is_finite() || **x < 0.0) {
+            return Err(self.bad(key, "probabilities ≥ 0", x));
+        }
+        let s: f64 = p.iter().sum();
+        if (s - 1.0).abs() > 1e-9 {
+            return Err(self.bad(key, "probabilities adding up to 1", s));
+        }
+        Ok(())
+    }
+}
+
+impl Experiment {
+    /// Reads and validates an experiment file.
+    pub fn load(file: &Path) -> Result<Experiment, ExperimentError> {
+        let source = std::fs::read_to_string(file).map_err(|source| ExperimentError::Read {
+            file: file.to_path_buf(),
+            source,
+        })?;
+        Self::parse(file, &source)
+    }
+
+    /// Validates experiment text; `file` names it in errors and anchors relative paths.
+    pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
+        let raw: RawExperiment = toml::from_str(source).map_err(|e| ExperimentError::Parse {
+            file: file.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        let cx = Ctx { file };
+
+        if raw.name.is_empty()
+            || !raw
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        {
+            return Err(cx.bad("name", "a non-empty name of [a-z0-9_-]", &raw.name));
+        }
+        if let Some(k) = &raw.kind
+            && k != "queueing"
+        {
+            return Err(cx.bad(
+                "kind",
+                "\"queueing\" (the only experiment kind this version runs)",
+                k,
+            ));
+        }
+        let servers = cx.positive("cluster.servers", raw.cluster.servers)? as usize;
+        if servers > 1_000_000 {
+            return Err(cx.bad("cluster.servers", "at most 1000000 servers", servers));
+        }
+
+        let sizes = match raw.workload.sizes {
+            RawSizes::Uniform { low, high } => {
+                let lo = cx.size("workload.sizes.low", low)?;
+                let hi = cx.size("workload.sizes.high", high)?;
+                if lo > hi {
+                    return Err(cx.bad(
+                        "workload.sizes.high",
+                        &format!("a value ≥ workload.sizes.low = {low}"),
+                        high,
+                    ));
+                }
+                SizeLaw::uniform(lo, hi)
+            }
+            RawSizes::Discrete { values, probs } => {
+                if values.is_empty() {
+                    return Err(cx.bad("workload.sizes.values", "at least one size", "[]"));
+                }
+                let v = values
+                    .iter()
+                    .map(|&x| cx.size("workload.sizes.values", x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                cx.probs("workload.sizes.probs", &probs, v.len())?;
+                SizeLaw::discrete(v, probs)
+                    .map_err(|e| cx.bad("workload.sizes.probs", "valid weights", e))?
+            }
+            RawSizes::Empirical { values, file: f } => {
+                let values = match (values, f) {
+                    (Some(v), None) => v,
+                    (None, Some(f)) => read_numbers(&cx, &f)?,
+                    _ => {
+                        return Err(cx.bad(
+                            "workload.sizes",
+                            "exactly one of `values` or `file` for dist = \"empirical\"",
+                            "both or neither",
+                        ));
+                    }
+                };
+                if values.is_empty() {
+                    return Err(cx.bad("workload.sizes.values", "at least one size", "none"));
+                }
+                let v = values
+                    .iter()
+                    .map(|&x| cx.size("workload.sizes.values", x))
+                    .collect::<Result<Vec<_>, _>>()?;
+                SizeLaw::Empirical { values: v }
+            }
+        };
+
+        let service = match raw.workload.service {
+            RawService::Geometric { mean } => {
+                if !mean.is_finite() || !(1.0..=1e9).contains(&mean) {
+                    return Err(cx.bad(
+                        "workload.service.mean",
+                        "a mean service time in [1, 1e9] slots",
+                        mean,
+                    ));
+                }
+                ServiceLaw::geometric(mean)
+            }
+            RawService::Deterministic { value } => {
+                let v = cx.positive("workload.service.value", value)?;
+                if v > u32::MAX as u64 {
+                    return Err(cx.bad("workload.service.value", "at most 2^32 − 1 slots", v));
+                }
+                ServiceLaw::Deterministic(v as u32)
+            }
+            RawService::Empirical { values, probs } => {
+                if values.is_empty() {
+                    return Err(cx.bad(
+                        "workload.service.values",
+                        "at least one service time",
+                        "[]",
+                    ));
+                }
+                let v = values
+                    .iter()
+                    .map(|&x| {
+                        cx.positive("workload.service.values", x).and_then(|v| {
+                            u32::try_from(v).map_err(|_| {
+                                cx.bad("workload.service.values", "at most 2^32 − 1 slots", v)
+                            })
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let probs = match probs {
+                    Some(p) => {
+                        cx.probs("workload.service.probs", &p, v.len())?;
+                        p
+                    }
+                    None => vec![1.0 / v.len() as f64; v.len()],
+                };
+                ServiceLaw::empirical(v, probs)
+                    .map_err(|e| cx.bad("workload.service.probs", "valid weights", e))?
+            }
+        };
+
+        let arrivals = match raw.workload.arrivals.as_ref().map(|a| a.process.as_str()) {
+            None | Some("poisson") => ArrivalProcess::Poisson,
+            Some("bernoulli") => ArrivalProcess::Bernoulli,
+            Some("batch") => ArrivalProcess::Batch,
+            Some(other) => {
+                return Err(cx.bad(
+                    "workload.arrivals.process",
+                    "one of \"poisson\", \"bernoulli\", \"batch\"",
+                    format!("\"{other}\""),
+                ));
+            }
+        };
+
+        let slots = cx.positive("run.slots", raw.run.slots)?;
+        let warmup = match raw.run.warmup {
+            None => slots / 10,
+            Some(w) if w >= 0 && (w as u64) < slots => w as u64,
+            Some(w) => {
+                return Err(cx.bad(
+                    "run.warmup",
+                    &format!("an integer in [0, run.slots = {slots})"),
+                    w,
+                ));
+            }
+        };
+        let replications = match raw.run.replications {
+            None => 1,
+            Some(r) => cx.positive("run.replications", r)?.min(u32::MAX as u64) as u32,
+        };
+        let queue_cap = match raw.run.queue_cap {
+            None => 100_000,
+            Some(c) => cx.positive("run.queue_cap", c)?,
+        };
+        let samples = match raw.run.samples {
+            None => 500,
+            Some(c) => cx.positive("run.samples", c)?,
+        };
+        let run = RunSpec {
+            slots,
+            warmup,
+            replications,
+            queue_cap,
+            samples,
+        };
+
+        let mean_size = sizes.mean();
+        let mean_service = service.mean();
+        let to_rate = servers as f64 / (mean_size * mean_service);
+        let (sweep, key, values) = match (raw.sweep.load, raw.sweep.arrival_rate) {
+            (Some(l), None) => (SweepKind::Load, "sweep.load", l),
+            (None, Some(r)) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
+            _ => {
+                return Err(cx.bad(
+                    "sweep",
+                    "exactly one of `load` or `arrival_rate`",
+                    "both or neither",
+                ));
+            }
+        };
+        if values.is_empty() {
+            return Err(cx.bad(key, "a non-empty list of values", "[]"));
+        }
+        let mut points = Vec::with_capacity(values.len());
+        for &v in &values {
+            if !v.is_finite() || v <= 0.0 {
+                return Err(cx.bad(key, "values > 0", v));
+            }
+            let (load, rate) = match sweep {
+                SweepKind::Load => (v, v * to_rate),
+                SweepKind::ArrivalRate => (v / to_rate, v),
+            };
+            Arrivals::new(arrivals, rate).map_err(|e| cx.bad(key, &e, v))?;
+            if points.iter().any(|p: &Point| p.key == v) {
+                return Err(cx.bad(key, "distinct values", v));
+            }
+            points.push(Point {
+                load,
+                arrival_rate: rate,
+                key: v,
+            });
+        }
+
+        if raw.policy.is_empty() {
+            return Err(cx.bad("policy", "at least one [[policy]] table", "none"));
+        }
+        let mut policies = Vec::new();
+        for (i, p) in raw.policy.iter().enumerate() {
+            let spec = PolicySpec::from_name(&p.name).ok_or_else(|| {
+                cx.bad(
+                    &format!("policy[{i}].name"),
+                    &format!("one of {}", PolicySpec::NAMES.join(", ")),
+                    format!("\"{}\"", p.name),
+                )
+            })?;
+            if policies.contains(&spec) {
+                return Err(cx.bad(&format!("policy[{i}].name"), "each policy once", &p.name));
+            }
+            policies.push(spec);
+        }
+
+        let find_point = |key: &str, load: Option<f64>, rate: Option<f64>| {
+            let (want, name) = match (sweep, load, rate) {
+                (SweepKind::Load, Some(l), None) => (l, "sweep.load"),
+                (SweepKind::ArrivalRate, None, Some(r)) => (r, "sweep.arrival_rate"),
+                _ => {
+                    let which = match sweep {
+                        SweepKind::Load => "`load`",
+                        SweepKind::ArrivalRate => "`arrival_rate`",
+                    };
+                    return Err(cx.bad(
+                        key,
+                        &format!("{which}, the quantity the sweep varies"),
+                        "the other one or none",
+                    ));
+                }
+            };
+            points
+                .iter()
+                .position(|p| p.key == want)
+                .ok_or_else(|| cx.bad(key, &format!("a value listed in {name}"), want))
+        };
+
+        let mut plots = Vec::new();
+        for (i, p) in raw.plot.iter().enumerate() {
+            let file = p.file.clone().unwrap_or_else(|| {
+                if raw.plot.len() == 1 {
+                    p.kind.clone()
+                } else {
+                    format!("{}-{i}", p.kind)
+                }
+            });
+            if file.is_empty() || file.contains(['/', '\\']) {
+                return Err(cx.bad(
+                    &format!("plot[{i}].file"),
+                    "a file name without directories",
+                    &file,
+                ));
+            }
+            match p.kind.as_str() {
+                "mean-queue-vs-load" => {
+                    if p.load.is_some() || p.arrival_rate.is_some() || p.replication.is_some() {
+                        return Err(cx.bad(
+                            &format!("plot[{i}]"),
+                            "no `load`, `arrival_rate` or `replication` for this kind",
+                            "one of them",
+                        ));
+                    }
+                    plots.push(PlotSpec::MeanQueueVsLoad {
+                        title: p.title.clone(),
+                        file,
+                    })
+                }
+                "queue-vs-time" => {
+                    let point = if p.load.is_none() && p.arrival_rate.is_none() {
+                        points.len() - 1
+                    } else {
+                        find_point(&format!("plot[{i}].load"), p.load, p.arrival_rate)?
+                    };
+                    let replication = match p.replication {
+                        None => 0,
+                        Some(r) if r >= 0 && (r as u64) < replications as u64 => r as u32,
+                        Some(r) => {
+                            return Err(cx.bad(
+                                &format!("plot[{i}].replication"),
+                                &format!("an index in [0, run.replications = {replications})"),
+                                r,
+                            ));
+                        }
+                    };
+                    plots.push(PlotSpec::QueueVsTime {
+                        point,
+                        replication,
+                        title: p.title.clone(),
+                        file,
+                    })
+                }
+                other => {
+                    return Err(cx.bad(
+                        &format!("plot[{i}].kind"),
+                        "\"mean-queue-vs-load\" or \"queue-vs-time\"",
+                        format!("\"{other}\""),
+                    ));
+                }
+            }
+        }
+
+        let mut claims = Vec::new();
+        for (i, c) in raw.claim.iter().enumerate() {
+            let spec = PolicySpec::from_name(&c.policy);
+            let policy = spec
+                .and_then(|s| policies.iter().position(|p| *p == s))
+                .ok_or_else(|| {
+                    cx.bad(
+                        &format!("claim[{i}].policy"),
+                        "the name of a [[policy]] of this file",
+                        format!("\"{}\"", c.policy),
+                    )
+                })?;
+            let point = find_point(&format!("claim[{i}].load"), c.load, c.arrival_rate)?;
+            let expect = match c.expect.as_str() {
+                "stable" => Verdict::Stable,
+                "unstable" => Verdict::Unstable,
+                other => {
+                    return Err(cx.bad(
+                        &format!("claim[{i}].expect"),
+                        "\"stable\" or \"unstable\"",
+                        format!("\"{other}\""),
+                    ));
+                }
+            };
+            claims.push(ClaimSpec {
+                policy,
+                point,
+                expect,
+            });
+        }
+
+        Ok(Experiment {
+            file: file.to_path_buf(),
+            source: source.to_string(),
+            name: raw.name,
+            description: raw.description.unwrap_or_default(),
+            seed: raw.seed.unwrap_or(1),
+            servers,
+            sizes,
+            service,
+            arrivals,
+            run,
+            sweep,
+            points,
+            policies,
+            plots,
+            claims,
+        })
+    }
+
+    /// The shortened version for smoke tests: about 1/100 of the slots and replications, at
+    /// least one of each; same outputs and columns.
+    pub fn quick(&mut self) {
+        let r = &mut self.run;
+        r.slots = (r.slots / 100).max(1);
+        r.warmup = (r.warmup / 100).min(r.slots - 1);
+        r.replications = (r.replications / 100).max(1);
+        for p in &mut self.plots {
+            if let PlotSpec::QueueVsTime { replication, .. } = p {
+                *replication = 0;
+            }
+        }
+    }
+}
+
+/// Numbers separated by whitespace, commas or new lines; `#` starts a comment. The path is
+/// relative to the experiment file's folder.
+fn read_numbers(cx: &Ctx<'_>, path: &str) -> Result<Vec<f64>, ExperimentError> {
+    let full = cx
+        .file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(path);
+    let text = std::fs::read_to_string(&full).map_err(|e| {
+        cx.bad(
+            "workload.sizes.file",
+            "a readable file of sizes",
+            format!("{}: {e}", full.display()),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        for tok in line.split(|c: char| c == ',' || c.is_whitespace()) {
+            if tok.is_empty() {
+                continue;
+            }
+            let x: f64 = tok.parse().map_err(|_| {
+                cx.bad(
+                    "workload.sizes.file",
+                    "numbers only",
+                    format!("{}:{}: `{tok}`", full.display(), n + 1),
+                )
+            })?;
+            out.push(x);
+        }
+    }
+    Ok(out)
+}

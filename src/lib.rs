@@ -1,0 +1,14 @@
+//! packlab: scheduling jobs with random resource requirements on clusters of servers.
+//!
+//! A slotted-time simulator of L unit-capacity servers fed by random jobs (paper-notes
+//! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
+//! that turns a TOML file into CSV tables, figures and a report.
+
+pub mod experiment;
+pub mod model;
+pub mod plot;
+pub mod policy;
+pub mod sim;
+pub mod workload;
+
+pub use model::{Job, ServerId, Size};

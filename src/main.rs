@@ -1,0 +1,68 @@
+//! `packlab EXP.toml [--out DIR] [--quick] [--threads N]`
+//!
+//! Exit status: 0 = ran and every claim held; 1 = ran and a claim failed; 2 = bad input or a
+//! failure to run (the message names the file, the key and what is expected).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use packlab::experiment::{self, Experiment};
+
+/// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Cli {
+    /// The experiment file (TOML); see experiments/README.md.
+    experiment: PathBuf,
+    /// Output folder (default: results/<name>/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// A shortened run (about 1/100 of the slots and replications) with the same outputs.
+    #[arg(long)]
+    quick: bool,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("packlab: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> anyhow::Result<bool> {
+    let mut exp = Experiment::load(&cli.experiment)?;
+    if cli.quick {
+        exp.quick();
+    }
+    let out = experiment::execute(&exp, cli.threads.map(usize::from))?;
+    let dir = cli
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&exp.name));
+    experiment::write_outputs(&exp, &out, &dir)?;
+    eprintln!(
+        "packlab: {} runs of {} written to {}",
+        out.runs.len(),
+        exp.name,
+        dir.display()
+    );
+    for c in &out.claims {
+        eprintln!(
+            "  claim {}: {} (observed {}; {})",
+            if c.holds { "holds " } else { "FAILS " },
+            c.claim,
+            c.observed,
+            c.evidence
+        );
+    }
+    Ok(out.claims_hold())
+}

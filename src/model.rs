@@ -1,0 +1,117 @@
+//! Jobs, exact fixed-point sizes and servers (paper-notes section 1).
+//!
+//! A server has capacity 1 of one resource. Sizes are stored as integer multiples of
+//! `1 / Size::UNIT`, so sums and comparisons are exact: a server can never exceed its
+//! capacity through rounding, and its free capacity never drifts as jobs come and go.
+//!
+//! `Size::UNIT = 3 · 2^24 · 10^6`. That makes exact:
+//! - every decimal size with up to six digits after the point (0.2, 0.45, 0.123456),
+//!   so five jobs of 0.2 fill a server exactly;
+//! - every cut point of the universal partition X_J, `2^-m` and `(2/3)·2^-m`, for m ≤ 30.
+//!
+//! Other real numbers are rounded to the nearest multiple once, when they are read.
+
+use std::fmt;
+
+/// A job's resource requirement (or a capacity), in units of `1 / Size::UNIT` of one server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Fixed-point units per server capacity: `3 · 2^24 · 10^6`.
+    pub const UNIT: u64 = 3 * (1 << 24) * 1_000_000;
+    /// A full server.
+    pub const ONE: Size = Size(Self::UNIT);
+    /// Nothing.
+    pub const ZERO: Size = Size(0);
+
+    /// The nearest fixed-point size to `x` (a fraction of one server). `None` unless the result
+    /// lies in (0, 1].
+    pub fn from_f64(x: f64) -> Option<Size> {
+        if !x.is_finite() {
+            return None;
+        }
+        let u = (x * Self::UNIT as f64).round();
+        if u < 1.0 || u > Self::UNIT as f64 {
+            return None;
+        }
+        Some(Size(u as u64))
+    }
+
+    /// The exact rational `num / den` of a server, which must be a multiple of the unit.
+    pub const fn ratio(num: u64, den: u64) -> Size {
+        assert!((Self::UNIT * num).is_multiple_of(den));
+        Size(Self::UNIT * num / den)
+    }
+
+    /// As a fraction of one server.
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / Self::UNIT as f64
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.as_f64())
+    }
+}
+
+/// Index of a server, 0-based (the paper's servers 1..L).
+pub type ServerId = u32;
+
+/// A job as the scheduler sees it. Size and service time are drawn when it arrives
+/// (common random numbers: every policy sees the same jobs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Arrival sequence number, 0, 1, 2, … in order of arrival (ties within a batch in draw order).
+    pub id: u64,
+    /// Resource requirement.
+    pub size: Size,
+    /// Service time in slots (≥ 1): placed in slot t, it occupies its server in t … t+S−1.
+    pub service: u32,
+    /// Slot of arrival.
+    pub arrival: u64,
+    /// A small tag a policy may use (virtual-queue index); 0 unless a policy sets it.
+    pub class: u8,
+}
+
+/// A job leaving its server at the start of a slot (step 1 of the slot order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    pub server: ServerId,
+    pub size: Size,
+    pub class: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_sizes_are_exact() {
+        let a = Size::from_f64(0.2).unwrap();
+        assert_eq!(a.0 * 5, Size::UNIT);
+        let b = Size::from_f64(0.45).unwrap();
+        let c = Size::from_f64(0.55).unwrap();
+        assert_eq!(b.0 + c.0, Size::UNIT);
+        assert_eq!(Size::from_f64(0.1).unwrap().0 * 10, Size::UNIT);
+    }
+
+    #[test]
+    fn partition_cuts_are_exact() {
+        for m in 0..=30u32 {
+            let p = 1u64 << m;
+            assert_eq!(Size::ratio(1, p).0 * p, Size::UNIT);
+            assert_eq!(Size::ratio(2, 3 * p).0 * 3 * p, 2 * Size::UNIT);
+        }
+    }
+
+    #[test]
+    fn out_of_range_sizes_are_rejected() {
+        assert!(Size::from_f64(0.0).is_none());
+        assert!(Size::from_f64(-0.1).is_none());
+        assert!(Size::from_f64(1.0000001).is_none());
+        assert!(Size::from_f64(f64::NAN).is_none());
+        assert_eq!(Size::from_f64(1.0), Some(Size::ONE));
+    }
+}

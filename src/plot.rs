@@ -1,0 +1,171 @@
+//! Figures with plotters, PNG and SVG, with an embedded font (DejaVu Sans, in `assets/`) so
+//! they render on machines without system fonts.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn register_font() {
+    REGISTER.call_once(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+            .unwrap_or_else(|_| panic!("the embedded font is valid"));
+    });
+}
+
+/// One curve: points (x, y) and, optionally, an error bar (low, high) per point.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    pub bars: Option<Vec<(f64, f64)>>,
+}
+
+/// A line chart.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<Series>,
+    /// Draw markers at the points (sweeps) or not (time series).
+    pub markers: bool,
+}
+
+/// A fixed colour per policy name, so a policy looks the same in every figure.
+fn colour(label: &str, i: usize) -> RGBColor {
+    let base = label.split_whitespace().next().unwrap_or(label);
+    match base {
+        "bf-js" => RGBColor(31, 119, 180),
+        "vqs" => RGBColor(214, 39, 40),
+        "vqs-bf" => RGBColor(44, 160, 44),
+        "fifo-ff" => RGBColor(60, 60, 60),
+        "bf-j" => RGBColor(255, 127, 14),
+        "bf-s" => RGBColor(148, 103, 189),
+        "max-weight" => RGBColor(140, 86, 75),
+        _ => {
+            let p = [
+                RGBColor(23, 190, 207),
+                RGBColor(188, 189, 34),
+                RGBColor(227, 119, 194),
+                RGBColor(127, 127, 127),
+            ];
+            p[i % p.len()]
+        }
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let all = || chart.series.iter().flat_map(|s| s.points.iter());
+    let bars = || {
+        chart
+            .series
+            .iter()
+            .filter_map(|s| s.bars.as_ref())
+            .flatten()
+    };
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, y) in all() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    for &(lo, hi) in bars() {
+        y0 = y0.min(lo);
+        y1 = y1.max(hi);
+    }
+    if !x0.is_finite() {
+        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    y0 = y0.min(0.0);
+    if y1 <= y0 {
+        y1 = y0 + 1.0;
+    }
+    let pad = (x1 - x0) * 0.03;
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(&chart.title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x0 - pad)..(x1 + pad), y0..(y1 * 1.05))
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc(&chart.x_label)
+        .y_desc(&chart.y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .draw()
+        .map_err(err)?;
+    for (i, s) in chart.series.iter().enumerate() {
+        let c = colour(&s.label, i);
+        let style = ShapeStyle::from(&c).stroke_width(2);
+        ctx.draw_series(LineSeries::new(s.points.iter().copied(), style))
+            .map_err(err)?
+            .label(&s.label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        if chart.markers {
+            ctx.draw_series(
+                s.points
+                    .iter()
+                    .map(|&(x, y)| Circle::new((x, y), 3, ShapeStyle::from(&c).filled())),
+            )
+            .map_err(err)?;
+        }
+        if let Some(b) = &s.bars {
+            ctx.draw_series(s.points.iter().zip(b).map(|(&(x, _), &(lo, hi))| {
+                ErrorBar::new_vertical(x, lo, (lo + hi) / 2.0, hi, ShapeStyle::from(&c), 8)
+            }))
+            .map_err(err)?;
+        }
+    }
+    ctx.configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 15))
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// A compact tick label: no trailing zeros, thousands as plain integers.
+fn tick(v: f64) -> String {
+    if v.abs() >= 1000.0 || v == v.round() {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// Draws `chart` to `<stem>.png` and `<stem>.svg`; returns the two paths.
+pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], String> {
+    register_font();
+    let png = stem.with_extension("png");
+    let svg = stem.with_extension("svg");
+    draw(
+        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+        chart,
+    )?;
+    draw(SVGBackend::new(&svg, (900, 600)).into_drawing_area(), chart)?;
+    Ok([png, svg])
+}

@@ -1,0 +1,180 @@
+//! Best-fit policies: BF-S, BF-J and BF-J/S (paper-notes section 3; seed 004, Section IV).
+//!
+//! - BF-S (server's view): a server repeatedly takes the *largest* waiting job that fits in its
+//!   free capacity, until none fits. Among equal sizes, the earliest arrival.
+//! - BF-J (job's view): a job goes to the server with the *least* free capacity among those
+//!   where it fits (ties: lowest index); if none, it waits.
+//! - BF-J/S: BF-S over the servers that had a departure (index order; all at t = 0), drawing
+//!   from the whole queue including the new batch, then BF-J over the new batch's jobs still
+//!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
+
+use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeKey, SizeQueue};
+use super::{Policy, SlotView};
+use crate::model::{Job, ServerId};
+use crate::sim::Cluster;
+
+/// BF-S on server `i`: take the largest waiting job that fits until none does.
+#[inline]
+fn best_fit_server(queue: &mut SizeQueue, cluster: &mut Cluster, i: ServerId, now: u64) {
+    while let Some(job) = queue.take_largest_at_most(cluster.free(i)) {
+        cluster.place(i, &job, now);
+    }
+}
+
+/// No waiting job fits on any server: the smallest waiting size exceeds the largest free
+/// capacity.
+fn nothing_fits(min_waiting: Option<crate::model::Size>, cluster: &Cluster) -> Result<(), String> {
+    let max_free = cluster.frees().iter().max().copied().unwrap_or_default();
+    match min_waiting {
+        Some(s) if s <= max_free => Err(format!(
+            "a waiting job of size {s} fits on a server with free capacity {max_free}"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// BF-J/S: the paper's best-fit policy.
+#[derive(Clone, Debug)]
+pub struct BestFitJS {
+    queue: SizeQueue,
+    servers: BestFitServers,
+    batch: Vec<SizeKey>,
+}
+
+impl BestFitJS {
+    pub fn new(servers: usize) -> Self {
+        BestFitJS {
+            queue: SizeQueue::default(),
+            servers: BestFitServers::new(servers),
+            batch: Vec::new(),
+        }
+    }
+}
+
+impl Policy for BestFitJS {
+    fn enqueue(&mut self, job: Job) {
+        let k = self.queue.insert(job);
+        self.batch.push(k);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for &i in view.departed {
+            if !self.queue.is_empty() {
+                best_fit_server(&mut self.queue, cluster, i, view.now);
+            }
+            self.servers.update(i, cluster.free(i));
+        }
+        for k in self.batch.drain(..) {
+            let Some(job) = self.queue.get(&k) else {
+                continue;
+            };
+            if let Some(i) = self.servers.best_fit(job.size) {
+                let job = self.queue.remove(&k).expect("present");
+                cluster.place(i, &job, view.now);
+                self.servers.update(i, cluster.free(i));
+            }
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        nothing_fits(self.queue.min_size(), cluster)
+    }
+}
+
+/// BF-S on its own: every slot, every server in index order runs BF-S. Servers that cannot take
+/// the smallest waiting job are skipped through a max-tree, with the same outcome.
+#[derive(Clone, Debug)]
+pub struct BestFitS {
+    queue: SizeQueue,
+    servers: FirstFitServers,
+}
+
+impl BestFitS {
+    pub fn new(servers: usize) -> Self {
+        BestFitS {
+            queue: SizeQueue::default(),
+            servers: FirstFitServers::new(servers),
+        }
+    }
+}
+
+impl Policy for BestFitS {
+    fn enqueue(&mut self, job: Job) {
+        self.queue.insert(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for &i in view.departed {
+            self.servers.update(i, cluster.free(i));
+        }
+        let mut from = 0;
+        while let Some(min) = self.queue.min_size() {
+            let Some(i) = self.servers.first_fit_from(from, min) else {
+                break;
+            };
+            best_fit_server(&mut self.queue, cluster, i, view.now);
+            self.servers.update(i, cluster.free(i));
+            from = i + 1;
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        nothing_fits(self.queue.min_size(), cluster)
+    }
+}
+
+/// BF-J on its own: every slot, every waiting job in arrival order runs BF-J. Jobs that fit
+/// nowhere are skipped through a min-tree in arrival order, with the same outcome.
+#[derive(Clone, Debug)]
+pub struct BestFitJ {
+    queue: ArrivalIndex,
+    servers: BestFitServers,
+}
+
+impl BestFitJ {
+    pub fn new(servers: usize) -> Self {
+        BestFitJ {
+            queue: ArrivalIndex::default(),
+            servers: BestFitServers::new(servers),
+        }
+    }
+}
+
+impl Policy for BestFitJ {
+    fn enqueue(&mut self, job: Job) {
+        self.queue.push(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for &i in view.departed {
+            self.servers.update(i, cluster.free(i));
+        }
+        let mut from = 0;
+        while let Some(pos) = self.queue.first_at_most(from, self.servers.max_free()) {
+            let job = self.queue.take(pos);
+            let i = self
+                .servers
+                .best_fit(job.size)
+                .expect("size ≤ max free, so some server fits");
+            cluster.place(i, &job, view.now);
+            self.servers.update(i, cluster.free(i));
+            from = pos + 1;
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        nothing_fits(self.queue.min_size(), cluster)
+    }
+}

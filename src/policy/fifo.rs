@@ -1,0 +1,61 @@
+//! FIFO-FF, the baseline (paper-notes section 8; seed 004, Section VII-B).
+//!
+//! The queue is served in arrival order: the head job goes to the first server (lowest index)
+//! with enough free capacity; when it fits nowhere, nothing more is placed this slot
+//! (head-of-line blocking).
+
+use std::collections::VecDeque;
+
+use super::index::FirstFitServers;
+use super::{Policy, SlotView};
+use crate::model::Job;
+use crate::sim::Cluster;
+
+/// First-in first-out with first fit.
+#[derive(Clone, Debug)]
+pub struct FifoFirstFit {
+    queue: VecDeque<Job>,
+    servers: FirstFitServers,
+}
+
+impl FifoFirstFit {
+    pub fn new(servers: usize) -> Self {
+        FifoFirstFit {
+            queue: VecDeque::new(),
+            servers: FirstFitServers::new(servers),
+        }
+    }
+}
+
+impl Policy for FifoFirstFit {
+    fn enqueue(&mut self, job: Job) {
+        self.queue.push_back(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for &i in view.departed {
+            self.servers.update(i, cluster.free(i));
+        }
+        while let Some(head) = self.queue.front() {
+            let Some(i) = self.servers.first_fit_from(0, head.size) else {
+                break;
+            };
+            let job = self.queue.pop_front().expect("non-empty");
+            cluster.place(i, &job, view.now);
+            self.servers.update(i, cluster.free(i));
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        match self.queue.front() {
+            Some(h) if cluster.frees().iter().any(|&f| f >= h.size) => {
+                Err("the head-of-line job fits on a server".into())
+            }
+            _ => Ok(()),
+        }
+    }
+}

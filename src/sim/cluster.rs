@@ -1,0 +1,209 @@
+//! The cluster's occupancy and its departure calendar (paper-notes section 1).
+//!
+//! L servers of capacity 1. A job placed in slot t with service time S occupies its server in
+//! slots t … t+S−1 and leaves at step 1 of slot t+S. Departures come from a calendar keyed by
+//! slot (a timing wheel), not from a coin flip per job per slot: the law is the same because the
+//! service time was drawn when the job arrived.
+
+use crate::model::{Departure, Job, ServerId, Size};
+
+/// One placement decision, for logs and reference comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub slot: u64,
+    pub job: u64,
+    pub server: ServerId,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Due {
+    slot: u64,
+    departure: Departure,
+}
+
+/// L unit-capacity servers, what they hold, and when it leaves.
+#[derive(Debug)]
+pub struct Cluster {
+    free: Vec<Size>,
+    jobs: Vec<u32>,
+    wheel: Vec<Vec<Due>>,
+    mask: u64,
+    in_service: u64,
+    used: u128,
+    /// Jobs placed so far and the sum of their waiting times in slots.
+    placed: u64,
+    wait_sum: u128,
+    departed: u64,
+    log: Option<Vec<Placement>>,
+}
+
+impl Cluster {
+    /// `servers` empty servers; the calendar is sized for service times around `typical_service`
+    /// slots (longer ones are still exact, they just wrap around the wheel).
+    pub fn new(servers: usize, typical_service: f64) -> Self {
+        let want = (4.0 * typical_service.max(1.0)).min((1u64 << 20) as f64) as u64;
+        let size = want.next_power_of_two().max(64);
+        Cluster {
+            free: vec![Size::ONE; servers],
+            jobs: vec![0; servers],
+            wheel: (0..size).map(|_| Vec::new()).collect(),
+            mask: size - 1,
+            in_service: 0,
+            used: 0,
+            placed: 0,
+            wait_sum: 0,
+            departed: 0,
+            log: None,
+        }
+    }
+
+    /// Record every placement (for tests comparing policies decision by decision).
+    pub fn enable_log(&mut self) {
+        self.log = Some(Vec::new());
+    }
+
+    /// The placements recorded since `enable_log`.
+    pub fn log(&self) -> &[Placement] {
+        self.log.as_deref().unwrap_or(&[])
+    }
+
+    /// Number of servers L.
+    pub fn servers(&self) -> usize {
+        self.free.len()
+    }
+
+    /// Free capacity of server `i`.
+    #[inline]
+    pub fn free(&self, i: ServerId) -> Size {
+        self.free[i as usize]
+    }
+
+    /// Free capacities of all servers, by index.
+    pub fn frees(&self) -> &[Size] {
+        &self.free
+    }
+
+    /// Number of jobs on server `i`.
+    #[inline]
+    pub fn jobs_on(&self, i: ServerId) -> u32 {
+        self.jobs[i as usize]
+    }
+
+    /// Jobs in service over the whole cluster.
+    pub fn in_service(&self) -> u64 {
+        self.in_service
+    }
+
+    /// Capacity in use over the whole cluster, in `Size` units.
+    pub fn used(&self) -> u128 {
+        self.used
+    }
+
+    /// Jobs placed so far, and the sum of their waits (placement slot − arrival slot).
+    pub fn placed(&self) -> (u64, u128) {
+        (self.placed, self.wait_sum)
+    }
+
+    /// Jobs that have left so far.
+    pub fn departed(&self) -> u64 {
+        self.departed
+    }
+
+    /// Put `job` on server `i` in slot `now`. Panics if it does not fit: a policy that tries is
+    /// wrong, and the run must not go on with a server over capacity.
+    #[inline]
+    pub fn place(&mut self, i: ServerId, job: &Job, now: u64) {
+        let f = &mut self.free[i as usize];
+        assert!(
+            job.size <= *f,
+            "policy placed job {} of size {} on server {i} with free {}",
+            job.id,
+            job.size,
+            *f
+        );
+        f.0 -= job.size.0;
+        self.jobs[i as usize] += 1;
+        self.in_service += 1;
+        self.used += job.size.0 as u128;
+        self.placed += 1;
+        self.wait_sum += (now - job.arrival) as u128;
+        let due = now + job.service as u64;
+        self.wheel[(due & self.mask) as usize].push(Due {
+            slot: due,
+            departure: Departure {
+                server: i,
+                size: job.size,
+                class: job.class,
+            },
+        });
+        if let Some(log) = &mut self.log {
+            log.push(Placement {
+                slot: now,
+                job: job.id,
+                server: i,
+            });
+        }
+    }
+
+    /// Step 1 of slot `now`: remove every job whose service ended in slot `now − 1`. Fills
+    /// `departures` with them and `servers` with the distinct servers they left, in index order.
+    pub fn depart(
+        &mut self,
+        now: u64,
+        departures: &mut Vec<Departure>,
+        servers: &mut Vec<ServerId>,
+    ) {
+        departures.clear();
+        servers.clear();
+        let bucket = &mut self.wheel[(now & self.mask) as usize];
+        if bucket.is_empty() {
+            return;
+        }
+        bucket.retain(|d| {
+            if d.slot == now {
+                departures.push(d.departure);
+                false
+            } else {
+                true
+            }
+        });
+        for d in departures.iter() {
+            let i = d.server as usize;
+            self.free[i].0 += d.size.0;
+            self.jobs[i] -= 1;
+            self.used -= d.size.0 as u128;
+            servers.push(d.server);
+        }
+        self.in_service -= departures.len() as u64;
+        self.departed += departures.len() as u64;
+        servers.sort_unstable();
+        servers.dedup();
+    }
+
+    /// Checks the capacity invariant from scratch: every server's free capacity equals one minus
+    /// the sizes of the jobs the calendar says it holds. Returns a description of the first
+    /// violation. O(jobs in service); for tests and end-of-run checks.
+    pub fn check(&self) -> Result<(), String> {
+        let mut used = vec![0u128; self.free.len()];
+        let mut count = vec![0u32; self.free.len()];
+        for bucket in &self.wheel {
+            for d in bucket {
+                used[d.departure.server as usize] += d.departure.size.0 as u128;
+                count[d.departure.server as usize] += 1;
+            }
+        }
+        for (i, (&u, &c)) in used.iter().zip(&count).enumerate() {
+            if u > Size::UNIT as u128 {
+                return Err(format!("server {i} over capacity: {u} > {}", Size::UNIT));
+            }
+            if u + self.free[i].0 as u128 != Size::UNIT as u128 || c != self.jobs[i] {
+                return Err(format!("server {i} bookkeeping drifted"));
+            }
+        }
+        let total: u64 = count.iter().map(|&c| c as u64).sum();
+        if total != self.in_service {
+            return Err("in-service count drifted".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,203 @@
+//! The slotted-time simulator (paper-notes section 1).
+//!
+//! Slot order, the lab's contract: (1) jobs whose service ended in slot t−1 leave; (2) the
+//! batch A(t) joins the queue; (3) the policy places jobs; (4) Q(t), the number of jobs still
+//! waiting, is recorded.
+
+mod cluster;
+mod verdict;
+
+pub use cluster::{Cluster, Placement};
+pub use verdict::{Verdict, VerdictEvidence, verdict};
+
+use crate::model::{Departure, Job, ServerId, Size};
+use crate::policy::{Policy, SlotView};
+use crate::workload::JobSource;
+
+/// How long to run and when to stop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunConfig {
+    /// Slots to simulate.
+    pub slots: u64,
+    /// Slots discarded before averaging.
+    pub warmup: u64,
+    /// A run whose queue exceeds this many jobs stops at once and is reported unstable.
+    pub queue_cap: u64,
+    /// Number of points of the sampled queue-size time series (at most).
+    pub samples: u64,
+    /// Check the policy's and the cluster's invariants after every slot (slow; for tests).
+    pub check_every_slot: bool,
+}
+
+/// Number of batches of the post-warm-up trajectory kept for the stability verdict.
+pub const BATCHES: usize = 32;
+
+/// What a run measured. Averages are over the slots after warm-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunResult {
+    /// Slots actually simulated (fewer than asked if the queue cap stopped the run).
+    pub slots: u64,
+    /// Time-average of Q(t), jobs.
+    pub mean_queue: f64,
+    /// Largest Q(t) seen (over the whole run), jobs.
+    pub max_queue: u64,
+    /// Q at the last slot, jobs.
+    pub final_queue: u64,
+    /// Time-average fraction of the cluster's capacity in use (recorded at step 4).
+    pub utilization: f64,
+    /// Departures per slot.
+    pub throughput: f64,
+    /// Mean waiting time (placement slot − arrival slot) of jobs placed after warm-up, slots.
+    pub mean_wait: f64,
+    /// The run hit the queue cap.
+    pub capped: bool,
+    /// Sampled (slot, Q) pairs.
+    pub series: Vec<(u64, u64)>,
+    /// Means of Q over [`BATCHES`] equal batches of the post-warm-up slots.
+    pub batch_means: Vec<f64>,
+    /// Jobs that arrived.
+    pub arrived: u64,
+}
+
+/// Errors of the slot loop: only broken invariants, which are bugs.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("invariant violated at slot {slot}: {what} (this is a bug in packlab)")]
+    Invariant { slot: u64, what: String },
+}
+
+/// Simulates one run of `policy` on `servers` unit servers fed by `source`.
+pub fn run(
+    policy: &mut dyn Policy,
+    source: &mut JobSource,
+    cluster: &mut Cluster,
+    cfg: &RunConfig,
+) -> Result<RunResult, SimError> {
+    let servers = cluster.servers();
+    let all: Vec<ServerId> = (0..servers as ServerId).collect();
+    let mut departures: Vec<Departure> = Vec::new();
+    let mut departed: Vec<ServerId> = Vec::new();
+    let mut batch: Vec<Job> = Vec::new();
+
+    let warmup = cfg.warmup.min(cfg.slots);
+    let horizon = cfg.slots - warmup;
+    let batch_len = (horizon / BATCHES as u64).max(1);
+    let sample_every = (cfg.slots / cfg.samples.max(1)).max(1);
+
+    let mut q_sum: u128 = 0;
+    let mut used_sum: u128 = 0;
+    let mut counted: u64 = 0;
+    let mut max_queue = 0u64;
+    let mut q = 0u64;
+    let mut series = Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1);
+    let mut batch_sums = vec![0u128; BATCHES];
+    let mut batch_counts = vec![0u64; BATCHES];
+    let mut at_warmup = (cluster.departed(), cluster.placed());
+    let mut capped = false;
+    let mut t = 0u64;
+
+    while t < cfg.slots {
+        if t == warmup {
+            at_warmup = (cluster.departed(), cluster.placed());
+        }
+        // (1) departures
+        cluster.depart(t, &mut departures, &mut departed);
+        // (2) arrivals
+        batch.clear();
+        source.batch(t, &mut batch);
+        for job in batch.drain(..) {
+            policy.enqueue(job);
+        }
+        // (3) placement
+        let view = SlotView {
+            now: t,
+            departures: &departures,
+            departed: if t == 0 { &all } else { &departed },
+        };
+        policy.schedule(cluster, view);
+        // (4) record
+        q = policy.waiting() as u64;
+        max_queue = max_queue.max(q);
+        if t >= warmup {
+            q_sum += q as u128;
+            used_sum += cluster.used();
+            counted += 1;
+            let b = (((t - warmup) / batch_len) as usize).min(BATCHES - 1);
+            batch_sums[b] += q as u128;
+            batch_counts[b] += 1;
+        }
+        if t % sample_every == 0 {
+            series.push((t, q));
+        }
+        if cfg.check_every_slot {
+            check(policy, cluster, source, t)?;
+        }
+        t += 1;
+        if q > cfg.queue_cap {
+            capped = true;
+            break;
+        }
+    }
+    check(policy, cluster, source, t)?;
+    if series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
+        series.push((t - 1, q));
+    }
+
+    let (dep0, (placed0, wait0)) = at_warmup;
+    let (placed1, wait1) = cluster.placed();
+    let measured = if t > warmup { t - warmup } else { t };
+    let capacity = (servers as f64) * Size::UNIT as f64;
+    let n_placed = placed1 - if t > warmup { placed0 } else { 0 };
+    let waits = wait1 - if t > warmup { wait0 } else { 0 };
+    let departed_count = cluster.departed() - if t > warmup { dep0 } else { 0 };
+    let batch_means = batch_sums
+        .iter()
+        .zip(&batch_counts)
+        .filter(|(_, c)| **c > 0)
+        .map(|(s, c)| *s as f64 / *c as f64)
+        .collect();
+    Ok(RunResult {
+        slots: t,
+        mean_queue: if counted > 0 {
+            q_sum as f64 / counted as f64
+        } else {
+            q as f64
+        },
+        max_queue,
+        final_queue: q,
+        utilization: if counted > 0 {
+            used_sum as f64 / counted as f64 / capacity
+        } else {
+            cluster.used() as f64 / capacity
+        },
+        throughput: departed_count as f64 / measured.max(1) as f64,
+        mean_wait: if n_placed > 0 {
+            waits as f64 / n_placed as f64
+        } else {
+            0.0
+        },
+        capped,
+        series,
+        batch_means,
+        arrived: source.arrived(),
+    })
+}
+
+fn check(
+    policy: &dyn Policy,
+    cluster: &Cluster,
+    source: &JobSource,
+    slot: u64,
+) -> Result<(), SimError> {
+    let err = |what: String| SimError::Invariant { slot, what };
+    cluster.check().map_err(err)?;
+    policy.check(cluster).map_err(err)?;
+    let accounted = policy.waiting() as u64 + cluster.in_service() + cluster.departed();
+    if accounted != source.arrived() {
+        return Err(err(format!(
+            "jobs not conserved: arrived {} ≠ waiting + in service + departed = {accounted}",
+            source.arrived()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! A stability verdict from one run's queue-size trajectory.
+//!
+//! The post-warm-up slots are cut into [`BATCHES`](super::BATCHES) equal batches; the batch
+//! means are regressed on time. Let `slope` be the least-squares slope (jobs per slot) with its
+//! 95 % confidence interval from Student's t (n − 2 degrees of freedom), `growth = slope · h`
+//! over the measured horizon h, and `level` the mean queue plus one job. Then:
+//! - `unstable` if the run hit the queue cap, or the interval lies above 0 and
+//!   `growth > level / 2` (the queue grew by a good part of its own level);
+//! - `stable` if even the interval's upper end, `ci_high · h`, is at most `level` (whatever
+//!   trend there is cannot be told from the fluctuations of a bounded queue);
+//! - `inconclusive` otherwise (typically close to the stability limit, or too short a run).
+//!
+//! Batch means of an autocorrelated queue understate the slope's standard error, so a run far
+//! too short for its load tends to `inconclusive` or a wrong call: the horizon matters.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::RunResult;
+
+/// Stable, unstable, or cannot tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    Stable,
+    Unstable,
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Stable => "stable",
+            Verdict::Unstable => "unstable",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The numbers behind a verdict.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VerdictEvidence {
+    /// Slope of the batch means, jobs per slot.
+    pub slope: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Slots measured after warm-up.
+    pub horizon: u64,
+    /// Mean queue + 1, jobs.
+    pub level: f64,
+    pub capped: bool,
+}
+
+impl std::fmt::Display for VerdictEvidence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.capped {
+            write!(f, "queue cap hit after {} slots", self.horizon)
+        } else {
+            write!(
+                f,
+                "slope {:.3e} jobs/slot (95% CI {:.3e} .. {:.3e}) over {} slots, level {:.2}",
+                self.slope, self.ci_low, self.ci_high, self.horizon, self.level
+            )
+        }
+    }
+}
+
+/// The verdict on a run with `warmup` slots of warm-up.
+pub fn verdict(r: &RunResult, warmup: u64) -> (Verdict, VerdictEvidence) {
+    let horizon = r.slots.saturating_sub(warmup);
+    let mut ev = VerdictEvidence {
+        slope: 0.0,
+        ci_low: 0.0,
+        ci_high: 0.0,
+        horizon,
+        level: r.mean_queue + 1.0,
+        capped: r.capped,
+    };
+    if r.capped {
+        ev.horizon = r.slots;
+        return (Verdict::Unstable, ev);
+    }
+    let y = &r.batch_means;
+    let n = y.len();
+    if n < 4 {
+        return (Verdict::Inconclusive, ev);
+    }
+    let blen = horizon as f64 / n as f64;
+    let x: Vec<f64> = (0..n).map(|b| (b as f64 + 0.5) * blen).collect();
+    let mx = x.iter().sum::<f64>() / n as f64;
+    let my = y.iter().sum::<f64>() / n as f64;
+    let sxx: f64 = x.iter().map(|xi| (xi - mx).powi(2)).sum();
+    let sxy: f64 = x.iter().zip(y).map(|(xi, yi)| (xi - mx) * (yi - my)).sum();
+    let slope = sxy / sxx;
+    let sse: f64 = x
+        .iter()
+        .zip(y)
+        .map(|(xi, yi)| (yi - my - slope * (xi - mx)).powi(2))
+        .sum();
+    let se = (sse / (n as f64 - 2.0) / sxx).sqrt();
+    let t = StudentsT::new(0.0, 1.0, n as f64 - 2.0)
+        .expect("n ≥ 4")
+        .inverse_cdf(0.975);
+    ev.slope = slope;
+    ev.ci_low = slope - t * se;
+    ev.ci_high = slope + t * se;
+    let h = horizon as f64;
+    let v = if ev.ci_low > 0.0 && slope * h > ev.level / 2.0 {
+        Verdict::Unstable
+    } else if ev.ci_high * h <= ev.level {
+        Verdict::Stable
+    } else {
+        Verdict::Inconclusive
+    };
+    (v, ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(batch_means: Vec<f64>, slots: u64) -> RunResult {
+        let mean = batch_means.iter().sum::<f64>() / batch_means.len() as f64;
+        RunResult {
+            slots,
+            mean_queue: mean,
+            max_queue: 0,
+            final_queue: 0,
+            utilization: 0.0,
+            throughput: 0.0,
+            mean_wait: 0.0,
+            capped: false,
+            series: vec![],
+            batch_means,
+            arrived: 0,
+        }
+    }
+
+    #[test]
+    fn linear_growth_is_unstable() {
+        let y = (0..32).map(|b| 10.0 * b as f64 + (b % 3) as f64).collect();
+        assert_eq!(verdict(&result(y, 32_000), 0).0, Verdict::Unstable);
+    }
+
+    #[test]
+    fn flat_noise_is_stable() {
+        let y = (0..32).map(|b| 50.0 + ((b * 7919) % 11) as f64).collect();
+        assert_eq!(verdict(&result(y, 32_000), 0).0, Verdict::Stable);
+    }
+
+    #[test]
+    fn cap_is_unstable() {
+        let mut r = result(vec![1.0; 32], 100);
+        r.capped = true;
+        assert_eq!(verdict(&r, 0).0, Verdict::Unstable);
+    }
+}
