@@ -32,7 +32,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("packlab: error: {e:#}");
+            eprintln!("packlab: error: {e}");
             ExitCode::from(2)
         }
     }

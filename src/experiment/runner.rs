@@ -100,7 +100,7 @@ pub fn simulate(
         check_every_slot: false,
     };
     let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
-    let (verdict, evidence) = sim::verdict(&result, exp.run.warmup);
+    let (verdict, evidence) = sim::verdict(&result, exp.run.warmup, exp.service.mean());
     Ok(RunRecord {
         policy,
         point,

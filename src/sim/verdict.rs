@@ -8,7 +8,9 @@
 //!   `growth > level / 2` (the queue grew by a good part of its own level);
 //! - `stable` if even the interval's upper end, `ci_high · h`, is at most `level` (whatever
 //!   trend there is cannot be told from the fluctuations of a bounded queue);
-//! - `inconclusive` otherwise (typically close to the stability limit, or too short a run).
+//! - `inconclusive` otherwise (typically close to the stability limit), and always when the
+//!   measured horizon is shorter than [`MIN_HORIZON_SERVICES`] mean service times: the queue
+//!   has not had time to forget its empty start, so a trend says nothing yet.
 //!
 //! Batch means of an autocorrelated queue understate the slope's standard error, so a run far
 //! too short for its load tends to `inconclusive` or a wrong call: the horizon matters.
@@ -16,6 +18,9 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::RunResult;
+
+/// The shortest horizon, in mean service times, on which a run's trend is judged.
+pub const MIN_HORIZON_SERVICES: f64 = 100.0;
 
 /// Stable, unstable, or cannot tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -69,8 +74,9 @@ impl std::fmt::Display for VerdictEvidence {
     }
 }
 
-/// The verdict on a run with `warmup` slots of warm-up.
-pub fn verdict(r: &RunResult, warmup: u64) -> (Verdict, VerdictEvidence) {
+/// The verdict on a run with `warmup` slots of warm-up and mean service time `mean_service`
+/// slots.
+pub fn verdict(r: &RunResult, warmup: u64, mean_service: f64) -> (Verdict, VerdictEvidence) {
     let horizon = r.slots.saturating_sub(warmup);
     let mut ev = VerdictEvidence {
         slope: 0.0,
@@ -86,7 +92,7 @@ pub fn verdict(r: &RunResult, warmup: u64) -> (Verdict, VerdictEvidence) {
     }
     let y = &r.batch_means;
     let n = y.len();
-    if n < 4 {
+    if n < 4 || (horizon as f64) < MIN_HORIZON_SERVICES * mean_service {
         return (Verdict::Inconclusive, ev);
     }
     let blen = horizon as f64 / n as f64;
@@ -143,19 +149,28 @@ mod tests {
     #[test]
     fn linear_growth_is_unstable() {
         let y = (0..32).map(|b| 10.0 * b as f64 + (b % 3) as f64).collect();
-        assert_eq!(verdict(&result(y, 32_000), 0).0, Verdict::Unstable);
+        assert_eq!(verdict(&result(y, 32_000), 0, 10.0).0, Verdict::Unstable);
     }
 
     #[test]
     fn flat_noise_is_stable() {
         let y = (0..32).map(|b| 50.0 + ((b * 7919) % 11) as f64).collect();
-        assert_eq!(verdict(&result(y, 32_000), 0).0, Verdict::Stable);
+        assert_eq!(verdict(&result(y, 32_000), 0, 10.0).0, Verdict::Stable);
+    }
+
+    #[test]
+    fn short_runs_are_inconclusive() {
+        let y = (0..32).map(|b| 10.0 * b as f64).collect();
+        assert_eq!(
+            verdict(&result(y, 32_000), 0, 1000.0).0,
+            Verdict::Inconclusive
+        );
     }
 
     #[test]
     fn cap_is_unstable() {
         let mut r = result(vec![1.0; 32], 100);
         r.capped = true;
-        assert_eq!(verdict(&r, 0).0, Verdict::Unstable);
+        assert_eq!(verdict(&r, 0, 10.0).0, Verdict::Unstable);
     }
 }

@@ -1,0 +1,226 @@
+//! The command line: byte-identical outputs whatever the thread count, and bad input exiting 2
+//! with a message naming the key, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn packlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("packlab-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const GOOD: &str = r#"
+name = "cli-test"
+seed = 5
+[cluster]
+servers = 4
+[workload]
+sizes = { dist = "uniform", low = 0.1, high = 0.7 }
+service = { dist = "geometric", mean = 10.0 }
+arrivals = { process = "poisson" }
+[run]
+slots = 20_000
+warmup = 2_000
+replications = 3
+[sweep]
+load = [0.6, 0.9]
+[[policy]]
+name = "bf-js"
+[[policy]]
+name = "fifo-ff"
+[[policy]]
+name = "bf-j"
+[[plot]]
+kind = "mean-queue-vs-load"
+[[plot]]
+kind = "queue-vs-time"
+load = 0.9
+[[claim]]
+policy = "bf-js"
+load = 0.6
+expect = "stable"
+"#;
+
+fn write_exp(dir: &Path, text: &str) -> PathBuf {
+    let f = dir.join("exp.toml");
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+#[test]
+fn outputs_are_identical_with_one_and_two_threads() {
+    let dir = tmp("threads");
+    let exp = write_exp(&dir, GOOD);
+    let mut outs = Vec::new();
+    for t in ["1", "2"] {
+        let out = dir.join(format!("out{t}"));
+        let o = packlab(&[
+            exp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--threads",
+            t,
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        outs.push(out);
+    }
+    for f in [
+        "runs.csv",
+        "summary.csv",
+        "timeseries.csv",
+        "claims.csv",
+        "report.md",
+        "mean-queue-vs-load-0.svg",
+        "queue-vs-time-1.svg",
+    ] {
+        let a = std::fs::read(outs[0].join(f)).unwrap();
+        let b = std::fs::read(outs[1].join(f)).unwrap();
+        assert!(!a.is_empty(), "{f} is empty");
+        assert!(a == b, "{f} differs between 1 and 2 threads");
+    }
+    let runs = std::fs::read_to_string(outs[0].join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2 * 3 * 3);
+    assert!(outs[0].join("mean-queue-vs-load-0.png").exists());
+}
+
+#[test]
+fn policies_see_the_same_jobs() {
+    // Common random numbers: at each (load, replication), every policy gets the same seed and
+    // the same number of arrivals, so their throughputs differ only through the queue.
+    let dir = tmp("crn");
+    let exp = write_exp(&dir, GOOD);
+    let out = dir.join("out");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut seeds = std::collections::BTreeMap::new();
+    for line in runs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let key = (f[1].to_string(), f[3].to_string());
+        let seed = f[4].to_string();
+        assert_eq!(seeds.entry(key).or_insert(seed.clone()), &seed);
+    }
+    assert_eq!(seeds.len(), 2 * 3);
+}
+
+#[test]
+fn failed_claim_exits_1() {
+    let dir = tmp("claim");
+    let text = GOOD.replace("expect = \"stable\"", "expect = \"unstable\"");
+    let exp = write_exp(&dir, &text);
+    let out = dir.join("out");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert!(claims.lines().nth(1).unwrap().ends_with(",false"));
+}
+
+fn assert_bad(text: Option<&str>, must_mention: &[&str]) {
+    let dir = tmp(&format!(
+        "bad-{}",
+        must_mention[0].replace(['.', ' ', '`', '/'], "_")
+    ));
+    let path = match text {
+        Some(t) => write_exp(&dir, t),
+        None => dir.join("missing.toml"),
+    };
+    let o = packlab(&[
+        path.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "panic: {err}");
+    assert!(
+        err.contains(path.file_name().unwrap().to_str().unwrap()),
+        "no file name: {err}"
+    );
+    for m in must_mention {
+        assert!(err.contains(m), "message does not mention {m:?}: {err}");
+    }
+}
+
+#[test]
+fn missing_file_exits_2() {
+    assert_bad(None, &["cannot read"]);
+}
+
+#[test]
+fn invalid_toml_exits_2() {
+    assert_bad(
+        Some("name = \"x\"\n[cluster\nservers = 3"),
+        &["TOML", "line"],
+    );
+}
+
+#[test]
+fn unknown_key_exits_2() {
+    let t = GOOD.replace("servers = 4", "servers = 4\nspeed = 2");
+    assert_bad(Some(&t), &["unknown field", "speed"]);
+}
+
+#[test]
+fn missing_key_exits_2() {
+    let t = GOOD.replace("slots = 20_000", "");
+    assert_bad(Some(&t), &["missing field", "slots"]);
+}
+
+#[test]
+fn negative_rate_exits_2() {
+    let t = GOOD.replace("load = [0.6, 0.9]", "arrival_rate = [0.3, -0.2]");
+    assert_bad(Some(&t), &["sweep.arrival_rate", "-0.2"]);
+}
+
+#[test]
+fn size_outside_unit_interval_exits_2() {
+    let t = GOOD.replace("high = 0.7", "high = 1.5");
+    assert_bad(Some(&t), &["workload.sizes.high", "(0, 1]"]);
+    let t = GOOD.replace("low = 0.1", "low = 0.0");
+    assert_bad(Some(&t), &["workload.sizes.low"]);
+}
+
+#[test]
+fn empty_sweep_exits_2() {
+    let t = GOOD.replace("load = [0.6, 0.9]", "load = []");
+    assert_bad(Some(&t), &["sweep.load", "non-empty"]);
+}
+
+#[test]
+fn unknown_policy_and_bad_probabilities_exit_2() {
+    let t = GOOD.replace("name = \"bf-j\"", "name = \"best\"");
+    assert_bad(Some(&t), &["policy[2].name", "bf-js"]);
+    let t = GOOD.replace(
+        "sizes = { dist = \"uniform\", low = 0.1, high = 0.7 }",
+        "sizes = { dist = \"discrete\", values = [0.2, 0.5], probs = [0.5, 0.6] }",
+    );
+    assert_bad(Some(&t), &["workload.sizes.probs", "adding up to 1"]);
+    let t = GOOD.replace("load = 0.6\nexpect", "load = 0.65\nexpect");
+    assert_bad(Some(&t), &["claim[0].load", "sweep.load"]);
+    // λ = 0.9 · 4 / (0.4 · 2) = 4.5 jobs per slot: impossible for Bernoulli arrivals
+    let t = GOOD
+        .replace("process = \"poisson\"", "process = \"bernoulli\"")
+        .replace("mean = 10.0", "mean = 2.0");
+    assert_bad(Some(&t), &["sweep.load", "≤ 1"]);
+}

@@ -1,0 +1,5 @@
+//! Integration tests, one binary with a module per topic.
+
+mod cli;
+mod markov;
+mod reference;

@@ -1,0 +1,282 @@
+//! The fast policies against simple, obviously correct implementations with linear scans, on
+//! random small instances, decision by decision; and the invariants after every slot.
+
+use packlab::model::{Job, ServerId, Size};
+use packlab::policy::{Policy, PolicySpec, SlotView};
+use packlab::sim::{self, Cluster, Placement, RunConfig};
+use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// Linear-scan versions of the paper's rules (paper-notes sections 3 and 8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    BfJs,
+    BfJ,
+    BfS,
+    FifoFf,
+}
+
+struct Reference {
+    rule: Rule,
+    /// Waiting jobs in arrival order.
+    queue: Vec<Job>,
+    /// Ids of this slot's batch.
+    batch: Vec<u64>,
+}
+
+impl Reference {
+    fn new(rule: Rule) -> Self {
+        Reference {
+            rule,
+            queue: Vec::new(),
+            batch: Vec::new(),
+        }
+    }
+
+    /// Largest waiting job with size ≤ free; ties: earliest arrival.
+    fn largest_fitting(&self, free: Size) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (k, j) in self.queue.iter().enumerate() {
+            if j.size <= free && best.is_none_or(|b| j.size > self.queue[b].size) {
+                best = Some(k);
+            }
+        }
+        best
+    }
+
+    /// Server with least free ≥ size; ties: lowest index.
+    fn best_server(cluster: &Cluster, size: Size) -> Option<ServerId> {
+        let mut best: Option<ServerId> = None;
+        for i in 0..cluster.servers() as ServerId {
+            let f = cluster.free(i);
+            if f >= size && best.is_none_or(|b| f < cluster.free(b)) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    fn bf_s(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
+        while let Some(k) = self.largest_fitting(cluster.free(i)) {
+            let job = self.queue.remove(k);
+            cluster.place(i, &job, now);
+        }
+    }
+}
+
+impl Policy for Reference {
+    fn enqueue(&mut self, job: Job) {
+        self.batch.push(job.id);
+        self.queue.push(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        let now = view.now;
+        match self.rule {
+            Rule::BfJs => {
+                for &i in view.departed {
+                    self.bf_s(cluster, i, now);
+                }
+                for id in std::mem::take(&mut self.batch) {
+                    let Some(k) = self.queue.iter().position(|j| j.id == id) else {
+                        continue;
+                    };
+                    if let Some(i) = Self::best_server(cluster, self.queue[k].size) {
+                        let job = self.queue.remove(k);
+                        cluster.place(i, &job, now);
+                    }
+                }
+            }
+            Rule::BfJ => {
+                let mut k = 0;
+                while k < self.queue.len() {
+                    if let Some(i) = Self::best_server(cluster, self.queue[k].size) {
+                        let job = self.queue.remove(k);
+                        cluster.place(i, &job, now);
+                    } else {
+                        k += 1;
+                    }
+                }
+            }
+            Rule::BfS => {
+                for i in 0..cluster.servers() as ServerId {
+                    self.bf_s(cluster, i, now);
+                }
+            }
+            Rule::FifoFf => {
+                while let Some(head) = self.queue.first() {
+                    let Some(i) =
+                        (0..cluster.servers() as ServerId).find(|&i| cluster.free(i) >= head.size)
+                    else {
+                        break;
+                    };
+                    let job = self.queue.remove(0);
+                    cluster.place(i, &job, now);
+                }
+            }
+        }
+        self.batch.clear();
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+struct Instance {
+    servers: usize,
+    sizes: SizeLaw,
+    service: ServiceLaw,
+    rate: f64,
+    seed: u64,
+}
+
+fn random_instance(rng: &mut Pcg64Mcg) -> Instance {
+    let servers = rng.random_range(1..=8);
+    let sizes = if rng.random_bool(0.5) {
+        // few distinct sizes: ties in size and in free capacity happen all the time
+        let k = rng.random_range(1..=4);
+        let values: Vec<Size> = (0..k)
+            .map(|_| Size(rng.random_range(1..=12u64) * Size::UNIT / 12))
+            .collect();
+        SizeLaw::discrete(values, vec![1.0; k]).unwrap()
+    } else {
+        let a = rng.random_range(1..Size::UNIT);
+        let b = rng.random_range(a..=Size::UNIT);
+        SizeLaw::uniform(Size(a), Size(b))
+    };
+    let service = if rng.random_bool(0.7) {
+        ServiceLaw::geometric(rng.random_range(1.0..15.0))
+    } else {
+        ServiceLaw::Deterministic(rng.random_range(1..10))
+    };
+    let load = rng.random_range(0.4..1.3);
+    let rate = load * servers as f64 / (sizes.mean() * service.mean());
+    Instance {
+        servers,
+        sizes,
+        service,
+        rate,
+        seed: rng.random(),
+    }
+}
+
+fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Placement> {
+    let arrivals = Arrivals::new(ArrivalProcess::Poisson, inst.rate).unwrap();
+    let mut source = JobSource::new(
+        inst.sizes.clone(),
+        inst.service.clone(),
+        arrivals,
+        inst.seed,
+    );
+    let mut cluster = Cluster::new(inst.servers, inst.service.mean());
+    cluster.enable_log();
+    let cfg = RunConfig {
+        slots,
+        warmup: 0,
+        queue_cap: 5_000,
+        samples: 10,
+        check_every_slot: true,
+    };
+    sim::run(policy, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
+    cluster.log().to_vec()
+}
+
+fn compare(spec: PolicySpec, rule: Rule) {
+    let mut rng = Pcg64Mcg::seed_from_u64(0xB357 + rule as u64);
+    for case in 0..60 {
+        let inst = random_instance(&mut rng);
+        let mut fast = spec.build(inst.servers);
+        let mut slow = Reference::new(rule);
+        let a = run_logged(&inst, fast.as_mut(), 3_000);
+        let b = run_logged(&inst, &mut slow, 3_000);
+        assert!(!a.is_empty(), "case {case}: nothing was placed");
+        if let Some(k) = (0..a.len().min(b.len())).find(|&k| a[k] != b[k]) {
+            panic!(
+                "case {case} ({} servers, rate {:.3}): decision {k} differs: fast {:?}, reference {:?}",
+                inst.servers, inst.rate, a[k], b[k]
+            );
+        }
+        assert_eq!(a.len(), b.len(), "case {case}: number of placements");
+    }
+}
+
+#[test]
+fn bf_js_matches_reference() {
+    compare(PolicySpec::BfJs, Rule::BfJs);
+}
+
+#[test]
+fn bf_j_matches_reference() {
+    compare(PolicySpec::BfJ, Rule::BfJ);
+}
+
+#[test]
+fn bf_s_matches_reference() {
+    compare(PolicySpec::BfS, Rule::BfS);
+}
+
+#[test]
+fn fifo_ff_matches_reference() {
+    compare(PolicySpec::FifoFf, Rule::FifoFf);
+}
+
+#[test]
+fn bf_js_never_leaves_a_fitting_job_waiting() {
+    // run_logged checks, after every slot: no server over capacity, jobs conserved, and the
+    // policy's invariant (for BF-J/S: no waiting job fits anywhere).
+    let mut rng = Pcg64Mcg::seed_from_u64(99);
+    for _ in 0..40 {
+        let inst = random_instance(&mut rng);
+        for spec in [
+            PolicySpec::BfJs,
+            PolicySpec::BfJ,
+            PolicySpec::BfS,
+            PolicySpec::FifoFf,
+        ] {
+            let mut p = spec.build(inst.servers);
+            run_logged(&inst, p.as_mut(), 2_000);
+        }
+    }
+}
+
+#[test]
+fn invariant_check_catches_a_lazy_policy() {
+    // A policy that never places anything breaks BF-J/S's invariant; the check must say so.
+    struct Lazy(Vec<Job>);
+    impl Policy for Lazy {
+        fn enqueue(&mut self, job: Job) {
+            self.0.push(job);
+        }
+        fn schedule(&mut self, _: &mut Cluster, _: SlotView<'_>) {}
+        fn waiting(&self) -> usize {
+            self.0.len()
+        }
+        fn check(&self, cluster: &Cluster) -> Result<(), String> {
+            let max = cluster.frees().iter().max().copied().unwrap_or_default();
+            match self.0.iter().map(|j| j.size).min() {
+                Some(s) if s <= max => Err("a waiting job fits".into()),
+                _ => Ok(()),
+            }
+        }
+    }
+    let inst = Instance {
+        servers: 2,
+        sizes: SizeLaw::uniform(Size::ratio(1, 10), Size::ratio(1, 2)),
+        service: ServiceLaw::geometric(5.0),
+        rate: 0.5,
+        seed: 1,
+    };
+    let arrivals = Arrivals::new(ArrivalProcess::Poisson, inst.rate).unwrap();
+    let mut source = JobSource::new(inst.sizes, inst.service, arrivals, 1);
+    let mut cluster = Cluster::new(2, 5.0);
+    let cfg = RunConfig {
+        slots: 100,
+        warmup: 0,
+        queue_cap: 1000,
+        samples: 10,
+        check_every_slot: true,
+    };
+    assert!(sim::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
+}
