@@ -34,12 +34,21 @@ fn nothing_fits(min_waiting: Option<crate::model::Size>, cluster: &Cluster) -> R
 }
 
 /// BF-J/S: the paper's best-fit policy.
+///
+/// This slot's batch is kept apart in arrival order and only the jobs still waiting after BF-J
+/// enter the size-ordered queue, so a job placed on arrival costs no tree operation. BF-S then
+/// looks at both: the largest fitting job of the queue and of the batch (the queue's wins a tie
+/// in size, having arrived earlier). A batch larger than [`BATCH_SCAN`] goes into the queue
+/// first, so the scan stays short.
 #[derive(Clone, Debug)]
 pub struct BestFitJS {
     queue: SizeQueue,
     servers: BestFitServers,
-    batch: Vec<SizeKey>,
+    batch: Vec<Job>,
 }
+
+/// Largest batch scanned linearly by BF-S.
+pub const BATCH_SCAN: usize = 16;
 
 impl BestFitJS {
     pub fn new(servers: usize) -> Self {
@@ -49,35 +58,74 @@ impl BestFitJS {
             batch: Vec::new(),
         }
     }
+
+    /// BF-S on server `i` over the queue and the (short) batch.
+    fn best_fit_server_with_batch(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
+        loop {
+            let free = cluster.free(i);
+            let mut pick: Option<usize> = None;
+            for (k, j) in self.batch.iter().enumerate() {
+                if j.size <= free && pick.is_none_or(|p| j.size > self.batch[p].size) {
+                    pick = Some(k);
+                }
+            }
+            let from_queue = self.queue.largest_at_most(free).map(|(k, j)| (k, j.size));
+            let job = match (from_queue, pick) {
+                (None, None) => return,
+                (Some((k, s)), p) if p.is_none_or(|p| s >= self.batch[p].size) => {
+                    self.queue.remove(&k).expect("present")
+                }
+                (_, Some(p)) => self.batch.remove(p),
+                (Some(_), None) => unreachable!("handled by the arm above"),
+            };
+            cluster.place(i, &job, now);
+        }
+    }
 }
 
 impl Policy for BestFitJS {
     fn enqueue(&mut self, job: Job) {
-        let k = self.queue.insert(job);
-        self.batch.push(k);
+        self.batch.push(job);
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        let spilled = self.batch.len() > BATCH_SCAN;
+        if spilled {
+            for j in &self.batch {
+                self.queue.insert(*j);
+            }
+        }
         for &i in view.departed {
-            if !self.queue.is_empty() {
+            if spilled {
                 best_fit_server(&mut self.queue, cluster, i, view.now);
+            } else if !self.queue.is_empty() || !self.batch.is_empty() {
+                self.best_fit_server_with_batch(cluster, i, view.now);
             }
             self.servers.update(i, cluster.free(i));
         }
-        for k in self.batch.drain(..) {
-            let Some(job) = self.queue.get(&k) else {
-                continue;
-            };
-            if let Some(i) = self.servers.best_fit(job.size) {
-                let job = self.queue.remove(&k).expect("present");
-                cluster.place(i, &job, view.now);
-                self.servers.update(i, cluster.free(i));
+        for job in self.batch.drain(..) {
+            let k = SizeKey::of(&job);
+            if spilled && !self.queue.contains(&k) {
+                continue; // placed by BF-S
+            }
+            match self.servers.best_fit(job.size) {
+                Some(i) => {
+                    if spilled {
+                        self.queue.remove(&k);
+                    }
+                    cluster.place(i, &job, view.now);
+                    self.servers.update(i, cluster.free(i));
+                }
+                None if !spilled => {
+                    self.queue.insert(job);
+                }
+                None => {}
             }
         }
     }
 
     fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.batch.len()
     }
 
     fn check(&self, cluster: &Cluster) -> Result<(), String> {

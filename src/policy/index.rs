@@ -62,6 +62,15 @@ impl SizeQueue {
         self.jobs.keys().next().map(|k| Size(k.0))
     }
 
+    /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes).
+    #[inline]
+    pub fn largest_at_most(&self, free: Size) -> Option<(SizeKey, &Job)> {
+        self.jobs
+            .range(..=SizeKey(free.0, u64::MAX))
+            .next_back()
+            .map(|(k, j)| (*k, j))
+    }
+
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
     #[inline]
     pub fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
@@ -75,18 +84,33 @@ impl SizeQueue {
     }
 }
 
-/// Servers ordered by free capacity, for best fit.
+/// Servers ordered by free capacity, for best fit: a sorted array (updated by one rotation) up
+/// to [`SMALL_CLUSTER`] servers, a B-tree above.
 #[derive(Clone, Debug)]
 pub struct BestFitServers {
-    set: BTreeSet<(u64, ServerId)>,
+    order: ServerOrder,
     free: Vec<Size>,
+}
+
+/// Largest cluster kept as a sorted array by [`BestFitServers`].
+pub const SMALL_CLUSTER: usize = 1024;
+
+#[derive(Clone, Debug)]
+enum ServerOrder {
+    Sorted(Vec<(u64, ServerId)>),
+    Tree(BTreeSet<(u64, ServerId)>),
 }
 
 impl BestFitServers {
     /// `servers` servers, all empty.
     pub fn new(servers: usize) -> Self {
+        let all = (0..servers as ServerId).map(|i| (Size::UNIT, i));
         BestFitServers {
-            set: (0..servers as ServerId).map(|i| (Size::UNIT, i)).collect(),
+            order: if servers <= SMALL_CLUSTER {
+                ServerOrder::Sorted(all.collect())
+            } else {
+                ServerOrder::Tree(all.collect())
+            },
             free: vec![Size::ONE; servers],
         }
     }
@@ -94,23 +118,50 @@ impl BestFitServers {
     /// Server `i` now has `free` capacity.
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
-        let old = self.free[i as usize];
-        if old != free {
-            self.set.remove(&(old.0, i));
-            self.set.insert((free.0, i));
-            self.free[i as usize] = free;
+        let old = (self.free[i as usize].0, i);
+        let new = (free.0, i);
+        if old == new {
+            return;
+        }
+        self.free[i as usize] = free;
+        match &mut self.order {
+            ServerOrder::Sorted(v) => {
+                let p = v.binary_search(&old).expect("server is in the order");
+                let q = v.partition_point(|x| *x < new);
+                if q > p {
+                    v[p..q].rotate_left(1);
+                    v[q - 1] = new;
+                } else {
+                    v[q..=p].rotate_right(1);
+                    v[q] = new;
+                }
+            }
+            ServerOrder::Tree(t) => {
+                t.remove(&old);
+                t.insert(new);
+            }
         }
     }
 
     /// The server with the least free capacity ≥ `size` (lowest index among ties).
     #[inline]
     pub fn best_fit(&self, size: Size) -> Option<ServerId> {
-        self.set.range((size.0, 0)..).next().map(|&(_, i)| i)
+        match &self.order {
+            ServerOrder::Sorted(v) => {
+                let p = v.partition_point(|x| x.0 < size.0);
+                v.get(p).map(|&(_, i)| i)
+            }
+            ServerOrder::Tree(t) => t.range((size.0, 0)..).next().map(|&(_, i)| i),
+        }
     }
 
     /// The largest free capacity of any server.
     pub fn max_free(&self) -> Size {
-        self.set.last().map_or(Size::ZERO, |&(f, _)| Size(f))
+        let last = match &self.order {
+            ServerOrder::Sorted(v) => v.last(),
+            ServerOrder::Tree(t) => t.last(),
+        };
+        last.map_or(Size::ZERO, |&(f, _)| Size(f))
     }
 }
 
@@ -344,11 +395,16 @@ mod tests {
 
     #[test]
     fn best_fit_servers_match_scan() {
+        for n in [1, 17, SMALL_CLUSTER + 3] {
+            best_fit_servers_match_scan_for(n);
+        }
+    }
+
+    fn best_fit_servers_match_scan_for(n: usize) {
         let mut rng = Pcg64Mcg::seed_from_u64(8);
-        let n = 17;
         let mut b = BestFitServers::new(n);
         let mut free = vec![Size::UNIT; n];
-        for _ in 0..5000 {
+        for _ in 0..3000 {
             let i = rng.random_range(0..n);
             // few distinct values so that ties happen
             free[i] = rng.random_range(0..=4) * Size::UNIT / 4;
@@ -359,6 +415,7 @@ mod tests {
                 .min_by_key(|&j| (free[j], j))
                 .map(|j| j as ServerId);
             assert_eq!(b.best_fit(Size(s)), want);
+            assert_eq!(b.max_free(), Size(*free.iter().max().unwrap()));
         }
     }
 

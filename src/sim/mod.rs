@@ -95,6 +95,9 @@ pub fn run(
     let mut at_warmup = (cluster.departed(), cluster.placed());
     let mut capped = false;
     let mut t = 0u64;
+    // batch index and slots left in it, and slots to the next sample: counters, not divisions
+    let (mut b, mut left_in_batch) = (0usize, batch_len);
+    let mut to_sample = 0u64;
 
     while t < cfg.slots {
         if t == warmup {
@@ -122,13 +125,24 @@ pub fn run(
             q_sum += q as u128;
             used_sum += cluster.used();
             counted += 1;
-            let b = (((t - warmup) / batch_len) as usize).min(BATCHES - 1);
             batch_sums[b] += q as u128;
             batch_counts[b] += 1;
+            left_in_batch -= 1;
+            if left_in_batch == 0 {
+                // the last batch takes the remainder of the horizon
+                if b + 1 < BATCHES {
+                    b += 1;
+                    left_in_batch = batch_len;
+                } else {
+                    left_in_batch = u64::MAX;
+                }
+            }
         }
-        if t % sample_every == 0 {
+        if to_sample == 0 {
             series.push((t, q));
+            to_sample = sample_every;
         }
+        to_sample -= 1;
         if cfg.check_every_slot {
             check(policy, cluster, source, t)?;
         }

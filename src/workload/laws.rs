@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
-use rand_distr::{Geometric, Poisson};
+use rand_distr::Poisson;
 
 use crate::model::Size;
 
@@ -95,7 +95,8 @@ fn merge_atoms(it: impl Iterator<Item = (Size, f64)>) -> Vec<(Size, f64)> {
 #[derive(Clone, Debug)]
 pub enum ServiceLaw {
     /// Geometric on 1, 2, … with success probability μ = 1/mean per slot (the paper's model).
-    Geometric { mean: f64, failures: Geometric },
+    /// Sampled by inversion: S = 1 + ⌊ln(1 − U) / ln(1 − μ)⌋, U uniform on [0, 1).
+    Geometric { mean: f64, inv_log_q: f64 },
     /// Always the same number of slots.
     Deterministic(u32),
     /// One of the listed slot counts, with the given probabilities.
@@ -109,8 +110,10 @@ pub enum ServiceLaw {
 impl ServiceLaw {
     /// Geometric with the given mean (≥ 1 slot; checked by the caller).
     pub fn geometric(mean: f64) -> Self {
-        let failures = Geometric::new(1.0 / mean).expect("mean ≥ 1 checked by the caller");
-        ServiceLaw::Geometric { mean, failures }
+        assert!(mean >= 1.0, "mean ≥ 1 checked by the caller");
+        // ln(1 − μ) = −∞ when μ = 1: every draw is then 1 slot, as it must be.
+        let inv_log_q = 1.0 / (-1.0 / mean).ln_1p();
+        ServiceLaw::Geometric { mean, inv_log_q }
     }
 
     /// Empirical law over slot counts ≥ 1.
@@ -129,8 +132,11 @@ impl ServiceLaw {
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         match self {
-            ServiceLaw::Geometric { failures, .. } => {
-                (1 + failures.sample(rng)).min(u32::MAX as u64) as u32
+            ServiceLaw::Geometric { inv_log_q, .. } => {
+                let u: f64 = rng.random();
+                let failures = (-u).ln_1p() * inv_log_q;
+                // saturating float-to-int cast; 0 · (−0) and the like give 0
+                (1.0 + failures).min(u32::MAX as f64) as u32
             }
             ServiceLaw::Deterministic(v) => *v,
             ServiceLaw::Empirical { values, index, .. } => values[index.sample(rng)],
@@ -221,5 +227,60 @@ impl Arrivals {
                 ((self.rate * (t + 1) as f64).floor() - (self.rate * t as f64).floor()) as u32
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64Mcg;
+
+    #[test]
+    fn geometric_service_has_the_right_law() {
+        // P(S = 1) = μ, P(S > k) = (1 − μ)^k, E[S] = 1/μ; n = 10^6 draws, 5-sigma bands.
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        for mean in [1.0, 1.5, 4.0, 100.0] {
+            let law = ServiceLaw::geometric(mean);
+            let mu = 1.0 / mean;
+            let n = 1_000_000;
+            let draws: Vec<u32> = (0..n).map(|_| law.sample(&mut rng)).collect();
+            assert!(draws.iter().all(|&s| s >= 1));
+            let m = draws.iter().map(|&s| s as f64).sum::<f64>() / n as f64;
+            let sd = ((1.0 - mu) / (mu * mu) / n as f64).sqrt();
+            assert!((m - mean).abs() <= 5.0 * sd + 1e-12, "mean {m} vs {mean}");
+            for k in [1u32, 2, 5] {
+                let p = (1.0 - mu).powi(k as i32);
+                let f = draws.iter().filter(|&&s| s > k).count() as f64 / n as f64;
+                let band = 5.0 * (p * (1.0 - p) / n as f64).sqrt() + 1e-12;
+                assert!((f - p).abs() <= band, "P(S > {k}) = {f} vs {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn batch_arrivals_spread_the_rate_exactly() {
+        let a = Arrivals::new(ArrivalProcess::Batch, 2.5).unwrap();
+        let mut rng = Pcg64Mcg::seed_from_u64(1);
+        let total: u32 = (0..1000).map(|t| a.sample(t, &mut rng)).sum();
+        assert_eq!(total, 2500);
+        let b = Arrivals::new(ArrivalProcess::Batch, 3.0).unwrap();
+        assert!((0..50).all(|t| b.sample(t, &mut rng) == 3));
+    }
+
+    #[test]
+    fn uniform_sizes_stay_in_range() {
+        let lo = Size::from_f64(0.1).unwrap();
+        let hi = Size::from_f64(0.9).unwrap();
+        let law = SizeLaw::uniform(lo, hi);
+        let mut rng = Pcg64Mcg::seed_from_u64(2);
+        let n = 200_000;
+        let mut sum = 0.0;
+        for _ in 0..n {
+            let s = law.sample(&mut rng);
+            assert!(s >= lo && s <= hi);
+            sum += s.as_f64();
+        }
+        assert!((sum / n as f64 - 0.5).abs() < 0.005);
     }
 }
