@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
@@ -35,7 +36,12 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Draw markers at the points (sweeps) or not (time series).
     pub markers: bool,
+    /// Logarithmic y axis (values below `LOG_FLOOR` are drawn at it).
+    pub log_y: bool,
 }
+
+/// Smallest value shown on a logarithmic axis.
+pub const LOG_FLOOR: f64 = 0.01;
 
 /// A fixed colour per policy name, so a policy looks the same in every figure.
 fn colour(label: &str, i: usize) -> RGBColor {
@@ -60,12 +66,8 @@ fn colour(label: &str, i: usize) -> RGBColor {
     }
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
+/// The data ranges of a chart: x, and y with error bars (y from 0 on a linear axis).
+fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
     let all = || chart.series.iter().flat_map(|s| s.points.iter());
     let bars = || {
         chart
@@ -92,18 +94,57 @@ where
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    y0 = y0.min(0.0);
-    if y1 <= y0 {
-        y1 = y0 + 1.0;
+    if chart.log_y {
+        y0 = y0.max(LOG_FLOOR);
+        y1 = (y1 * 2.0).max(y0 * 10.0);
+    } else {
+        y0 = y0.min(0.0);
+        y1 = if y1 <= y0 { y0 + 1.0 } else { y1 * 1.05 };
     }
     let pad = (x1 - x0) * 0.03;
-    let mut ctx = ChartBuilder::on(&root)
-        .caption(&chart.title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d((x0 - pad)..(x1 + pad), y0..(y1 * 1.05))
-        .map_err(err)?;
+    (((x0 - pad), (x1 + pad)), (y0, y1))
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let ((x0, x1), (y0, y1)) = ranges(chart);
+    let builder = || {
+        let mut b = ChartBuilder::on(&root);
+        b.caption(&chart.title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(45)
+            .y_label_area_size(70);
+        b
+    };
+    if chart.log_y {
+        let ctx = builder()
+            .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
+            .map_err(|e| e.to_string())?;
+        finish(ctx, chart, |y: f64| y.max(y0))?;
+    } else {
+        let ctx = builder()
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| e.to_string())?;
+        finish(ctx, chart, |y: f64| y)?;
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn finish<'a, DB, Y>(
+    mut ctx: ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
+    chart: &Chart,
+    clamp: impl Fn(f64) -> f64 + Copy,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
@@ -117,20 +158,24 @@ where
     for (i, s) in chart.series.iter().enumerate() {
         let c = colour(&s.label, i);
         let style = ShapeStyle::from(&c).stroke_width(2);
-        ctx.draw_series(LineSeries::new(s.points.iter().copied(), style))
-            .map_err(err)?
-            .label(&s.label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        ctx.draw_series(LineSeries::new(
+            s.points.iter().map(|&(x, y)| (x, clamp(y))),
+            style,
+        ))
+        .map_err(err)?
+        .label(&s.label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
         if chart.markers {
             ctx.draw_series(
                 s.points
                     .iter()
-                    .map(|&(x, y)| Circle::new((x, y), 3, ShapeStyle::from(&c).filled())),
+                    .map(|&(x, y)| Circle::new((x, clamp(y)), 3, ShapeStyle::from(&c).filled())),
             )
             .map_err(err)?;
         }
         if let Some(b) = &s.bars {
             ctx.draw_series(s.points.iter().zip(b).map(|(&(x, _), &(lo, hi))| {
+                let (lo, hi) = (clamp(lo), clamp(hi));
                 ErrorBar::new_vertical(x, lo, (lo + hi) / 2.0, hi, ShapeStyle::from(&c), 8)
             }))
             .map_err(err)?;
@@ -143,7 +188,6 @@ where
         .label_font(("sans-serif", 15))
         .draw()
         .map_err(err)?;
-    root.present().map_err(err)?;
     Ok(())
 }
 

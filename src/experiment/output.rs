@@ -166,7 +166,7 @@ fn x_label(exp: &Experiment) -> &'static str {
 
 fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
     match plot {
-        PlotSpec::MeanQueueVsLoad { title, file } => {
+        PlotSpec::MeanQueueVsLoad { title, file, log_y } => {
             let series = (0..exp.policies.len())
                 .map(|p| {
                     let rows: Vec<_> = out.summary.iter().filter(|r| r.policy == p).collect();
@@ -194,6 +194,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     y_label: "mean queue size (jobs)".into(),
                     series,
                     markers: true,
+                    log_y: *log_y,
                 },
                 file.clone(),
             )
@@ -203,6 +204,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
             replication,
             title,
             file,
+            log_y,
         } => {
             let series = (0..exp.policies.len())
                 .map(|p| {
@@ -238,6 +240,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     y_label: "queue size Q(t) (jobs)".into(),
                     series,
                     markers: false,
+                    log_y: *log_y,
                 },
                 file.clone(),
             )

@@ -115,6 +115,7 @@ struct RawPlot {
     replication: Option<i64>,
     title: Option<String>,
     file: Option<String>,
+    log_y: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,13 +161,18 @@ pub struct RunSpec {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlotSpec {
     /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
-    MeanQueueVsLoad { title: Option<String>, file: String },
+    MeanQueueVsLoad {
+        title: Option<String>,
+        file: String,
+        log_y: bool,
+    },
     /// Q(t) against t at one sweep point and replication, one curve per policy.
     QueueVsTime {
         point: usize,
         replication: u32,
         title: Option<String>,
         file: String,
+        log_y: bool,
     },
 }
 
@@ -525,6 +531,7 @@ impl Experiment {
                     plots.push(PlotSpec::MeanQueueVsLoad {
                         title: p.title.clone(),
                         file,
+                        log_y: p.log_y.unwrap_or(false),
                     })
                 }
                 "queue-vs-time" => {
@@ -549,6 +556,7 @@ impl Experiment {
                         replication,
                         title: p.title.clone(),
                         file,
+                        log_y: p.log_y.unwrap_or(false),
                     })
                 }
                 other => {

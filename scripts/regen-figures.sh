@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Re-runs every experiment in experiments/ (full length) and copies its figures, summary and
+# report into figures/<name>/, which is committed so readers see current results.
+# Usage: scripts/regen-figures.sh [experiments/some.toml ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(experiments/*.toml)
+for f in "${files[@]}"; do
+  name=$(sed -n 's/^name *= *"\(.*\)".*/\1/p' "$f" | head -1)
+  out="results/$name"
+  rm -rf "$out"
+  status=0
+  ./target/release/packlab "$f" --out "$out" || status=$?
+  if [ "$status" -ge 2 ]; then echo "failed: $f" >&2; exit "$status"; fi
+  mkdir -p "figures/$name"
+  rm -f "figures/$name"/*
+  cp "$out"/*.png "$out"/*.svg "$out"/summary.csv "$out"/report.md "figures/$name/" 2>/dev/null || true
+  [ -f "$out/claims.csv" ] && cp "$out/claims.csv" "figures/$name/"
+  echo "figures/$name: claims exit status $status"
+done
