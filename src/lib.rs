@@ -4,6 +4,7 @@
 //! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
 //! that turns a TOML file into CSV tables, figures and a report.
 
+pub mod configs;
 pub mod experiment;
 pub mod model;
 pub mod plot;

@@ -12,7 +12,7 @@ pub fn check(exp: &Experiment, out: &Outcome) -> Vec<super::ClaimResult> {
     exp.claims
         .iter()
         .map(|c| {
-            let policy = exp.policies[c.policy].label();
+            let policy = exp.labels[c.policy].clone();
             let p = exp.points[c.point];
             let at = match exp.sweep {
                 SweepKind::Load => format!("load {}", p.load),

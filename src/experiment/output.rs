@@ -42,7 +42,7 @@ pub fn write_outputs(
         source,
     })?;
     let mut files = Vec::new();
-    let label = |p: usize| exp.policies[p].label();
+    let label = |p: usize| exp.labels[p].clone();
 
     let mut s = String::from(
         "policy,load,arrival_rate,replication,seed,slots,mean_queue,max_queue,final_queue,\
@@ -118,6 +118,40 @@ pub fn write_outputs(
     }
     files.push(write(dir.join("timeseries.csv"), &s)?);
 
+    if out.runs.iter().any(|r| !r.result.class_series.is_empty()) {
+        let mut s = String::from("policy,load,replication,slot,class,queue\n");
+        for r in out.runs.iter().filter(|r| r.replication == 0) {
+            let load = num(exp.points[r.point].load);
+            for (&(t, _), lens) in r.result.series.iter().zip(&r.result.class_series) {
+                for (c, q) in lens.iter().enumerate() {
+                    writeln!(s, "{},{},0,{},{},{}", label(r.policy), load, t, c + 1, q)
+                        .expect("writing to a String");
+                }
+            }
+        }
+        files.push(write(dir.join("vq_timeseries.csv"), &s)?);
+    }
+
+    if out.runs.iter().any(|r| !r.result.config_mix.is_empty()) {
+        let mut s = String::from("policy,load,replication,configuration,share\n");
+        for r in &out.runs {
+            let load = num(exp.points[r.point].load);
+            for (c, share) in &r.result.config_mix {
+                writeln!(
+                    s,
+                    "{},{},{},{},{}",
+                    label(r.policy),
+                    load,
+                    r.replication,
+                    field(c),
+                    num(*share)
+                )
+                .expect("writing to a String");
+            }
+        }
+        files.push(write(dir.join("config_mix.csv"), &s)?);
+    }
+
     let mut s = String::from("claim,expected,observed,evidence,holds\n");
     for c in &out.claims {
         writeln!(
@@ -175,7 +209,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                         SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
                     };
                     Series {
-                        label: exp.policies[p].label(),
+                        label: exp.labels[p].clone(),
                         points: rows.iter().map(|r| (x(r.point), r.mean_queue)).collect(),
                         bars: Some(
                             rows.iter()
@@ -212,7 +246,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                         r.policy == p && r.point == *point && r.replication == *replication
                     });
                     Series {
-                        label: exp.policies[p].label(),
+                        label: exp.labels[p].clone(),
                         points: run
                             .map(|r| {
                                 r.result
@@ -284,7 +318,7 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
         let _ = writeln!(
             w,
             "| {} | {:.4} | {:.4} | {:.3} | {} | {:.4} | {:.2} | {} |",
-            exp.policies[r.policy].label(),
+            exp.labels[r.policy].clone(),
             p.load,
             p.arrival_rate,
             r.mean_queue,
@@ -293,6 +327,50 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             r.mean_wait,
             r.verdict
         );
+    }
+    let mixes: Vec<_> = out
+        .summary
+        .iter()
+        .filter_map(|row| {
+            let mut m: std::collections::BTreeMap<&str, f64> = Default::default();
+            let runs: Vec<_> = out
+                .runs
+                .iter()
+                .filter(|r| r.policy == row.policy && r.point == row.point)
+                .collect();
+            for r in &runs {
+                for (c, share) in &r.result.config_mix {
+                    *m.entry(c.as_str()).or_default() += share / runs.len() as f64;
+                }
+            }
+            if m.is_empty() {
+                return None;
+            }
+            let mut v: Vec<(&str, f64)> = m.into_iter().collect();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+            let top: Vec<String> = v
+                .iter()
+                .take(6)
+                .map(|(c, x)| format!("{c} {:.1}%", 100.0 * x))
+                .collect();
+            Some(format!(
+                "| {} | {:.4} | {} |",
+                exp.labels[row.policy],
+                exp.points[row.point].load,
+                top.join(", ")
+            ))
+        })
+        .collect();
+    if !mixes.is_empty() {
+        let _ = writeln!(
+            w,
+            "\n## Active configurations (share of servers busy with each, time average)\n"
+        );
+        let _ = writeln!(w, "| policy | load ρ | most used configurations |");
+        let _ = writeln!(w, "|---|---|---|");
+        for m in mixes {
+            let _ = writeln!(w, "{m}");
+        }
     }
     if !out.claims.is_empty() {
         let _ = writeln!(w, "\n## Claims\n");

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::ExperimentError;
+use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
 use crate::policy::PolicySpec;
 use crate::sim::Verdict;
@@ -104,6 +105,12 @@ struct RawSweep {
 #[serde(deny_unknown_fields)]
 struct RawPolicy {
     name: String,
+    #[serde(rename = "J")]
+    j: Option<i64>,
+    partition: Option<String>,
+    cuts: Option<Vec<f64>>,
+    stall: Option<f64>,
+    label: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -200,6 +207,8 @@ pub struct Experiment {
     pub sweep: SweepKind,
     pub points: Vec<Point>,
     pub policies: Vec<PolicySpec>,
+    /// One label per policy (its name unless the file gives `label`), used in every output.
+    pub labels: Vec<String>,
     pub plots: Vec<PlotSpec>,
     pub claims: Vec<ClaimSpec>,
 }
@@ -467,18 +476,30 @@ impl Experiment {
             return Err(cx.bad("policy", "at least one [[policy]] table", "none"));
         }
         let mut policies = Vec::new();
+        let mut labels: Vec<String> = Vec::new();
         for (i, p) in raw.policy.iter().enumerate() {
-            let spec = PolicySpec::from_name(&p.name).ok_or_else(|| {
-                cx.bad(
-                    &format!("policy[{i}].name"),
-                    &format!("one of {}", PolicySpec::NAMES.join(", ")),
-                    format!("\"{}\"", p.name),
-                )
-            })?;
-            if policies.contains(&spec) {
-                return Err(cx.bad(&format!("policy[{i}].name"), "each policy once", &p.name));
+            let spec = policy_spec(&cx, i, p, &sizes)?;
+            let label = p.label.clone().unwrap_or_else(|| spec.label());
+            if label.is_empty()
+                || !label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_.".contains(&b))
+            {
+                return Err(cx.bad(
+                    &format!("policy[{i}].label"),
+                    "a non-empty label of [a-z0-9_.-]",
+                    &label,
+                ));
+            }
+            if labels.contains(&label) {
+                return Err(cx.bad(
+                    &format!("policy[{i}].label"),
+                    "a label different from the other policies' (set `label` when a policy appears twice)",
+                    format!("\"{label}\""),
+                ));
             }
             policies.push(spec);
+            labels.push(label);
         }
 
         let find_point = |key: &str, load: Option<f64>, rate: Option<f64>| {
@@ -571,16 +592,16 @@ impl Experiment {
 
         let mut claims = Vec::new();
         for (i, c) in raw.claim.iter().enumerate() {
-            let spec = PolicySpec::from_name(&c.policy);
-            let policy = spec
-                .and_then(|s| policies.iter().position(|p| *p == s))
-                .ok_or_else(|| {
-                    cx.bad(
-                        &format!("claim[{i}].policy"),
-                        "the name of a [[policy]] of this file",
-                        format!("\"{}\"", c.policy),
-                    )
-                })?;
+            let policy = labels.iter().position(|l| *l == c.policy).ok_or_else(|| {
+                cx.bad(
+                    &format!("claim[{i}].policy"),
+                    &format!(
+                        "the label of a [[policy]] of this file ({})",
+                        labels.join(", ")
+                    ),
+                    format!("\"{}\"", c.policy),
+                )
+            })?;
             let point = find_point(&format!("claim[{i}].load"), c.load, c.arrival_rate)?;
             let expect = match c.expect.as_str() {
                 "stable" => Verdict::Stable,
@@ -614,6 +635,7 @@ impl Experiment {
             sweep,
             points,
             policies,
+            labels,
             plots,
             claims,
         })
@@ -631,6 +653,128 @@ impl Experiment {
                 *replication = 0;
             }
         }
+    }
+}
+
+/// Validates one `[[policy]]` table.
+fn policy_spec(
+    cx: &Ctx<'_>,
+    i: usize,
+    p: &RawPolicy,
+    sizes: &SizeLaw,
+) -> Result<PolicySpec, ExperimentError> {
+    let key = |k: &str| format!("policy[{i}].{k}");
+    let takes_partition = matches!(p.name.as_str(), "vqs" | "vqs-bf");
+    if !takes_partition {
+        for (k, given) in [
+            ("J", p.j.is_some()),
+            ("partition", p.partition.is_some()),
+            ("cuts", p.cuts.is_some()),
+            ("stall", p.stall.is_some()),
+        ] {
+            if given {
+                return Err(cx.bad(
+                    &key(k),
+                    &format!(
+                        "no `{k}` for policy \"{}\" (only vqs and vqs-bf take it)",
+                        p.name
+                    ),
+                    "a value",
+                ));
+            }
+        }
+    }
+    if let Some(spec) = PolicySpec::from_name(&p.name) {
+        return Ok(spec);
+    }
+    match p.name.as_str() {
+        "vqs" | "vqs-bf" => {
+            let partition = match (&p.cuts, p.partition.as_deref(), p.j) {
+                (Some(cuts), None | Some("custom"), None) => {
+                    let c = cuts
+                        .iter()
+                        .map(|&x| {
+                            Size::from_f64(x)
+                                .filter(|s| *s < Size::ONE)
+                                .ok_or_else(|| cx.bad(&key("cuts"), "cut points in (0, 1)", x))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Partition::custom(&c)
+                        .map_err(|e| cx.bad(&key("cuts"), &e, format!("{cuts:?}")))?
+                }
+                (Some(_), _, _) => {
+                    return Err(cx.bad(
+                        &key("cuts"),
+                        "no `J` and no `partition` other than \"custom\" next to `cuts`",
+                        "both",
+                    ));
+                }
+                (None, kind, j) => {
+                    let j = match j {
+                        Some(j) if (1..=MAX_J as i64).contains(&j) => j as u32,
+                        Some(j) => {
+                            return Err(cx.bad(
+                                &key("J"),
+                                &format!("an integer in [1, {MAX_J}]"),
+                                j,
+                            ));
+                        }
+                        None => {
+                            return Err(cx.bad(
+                                &key("J"),
+                                "the partition depth J (an integer in [1, 30]) or `cuts`",
+                                "nothing",
+                            ));
+                        }
+                    };
+                    match kind {
+                        None | Some("universal") => Partition::universal(j),
+                        Some("dyadic") => Partition::dyadic(j),
+                        Some(other) => {
+                            return Err(cx.bad(
+                                &key("partition"),
+                                "\"universal\" (X_J, default), \"dyadic\" or \"custom\" (with `cuts`)",
+                                format!("\"{other}\""),
+                            ));
+                        }
+                    }
+                }
+            };
+            let stall = match p.stall {
+                None => None,
+                Some(b) if b > 0.0 && b <= 1.0 => Some(b),
+                Some(b) => return Err(cx.bad(&key("stall"), "a fraction β in (0, 1]", b)),
+            };
+            Ok(if p.name == "vqs" {
+                PolicySpec::Vqs { partition, stall }
+            } else {
+                PolicySpec::VqsBf { partition, stall }
+            })
+        }
+        "max-weight" => {
+            let atoms = sizes.atoms().ok_or_else(|| {
+                cx.bad(
+                    &key("name"),
+                    "finitely many job sizes for \"max-weight\" (workload.sizes with dist = \"discrete\" or \"empirical\")",
+                    "a continuous size distribution",
+                )
+            })?;
+            if atoms.len() > 256 {
+                return Err(cx.bad(
+                    "workload.sizes",
+                    "at most 256 distinct sizes for \"max-weight\"",
+                    atoms.len(),
+                ));
+            }
+            Ok(PolicySpec::MaxWeight {
+                types: atoms.into_iter().map(|(s, _)| s).collect(),
+            })
+        }
+        other => Err(cx.bad(
+            &key("name"),
+            &format!("one of {}", PolicySpec::NAMES.join(", ")),
+            format!("\"{other}\""),
+        )),
     }
 }
 

@@ -176,10 +176,15 @@ pub struct FirstFitServers {
 impl FirstFitServers {
     /// `servers` servers, all empty.
     pub fn new(servers: usize) -> Self {
+        Self::with_value(servers, Size::ONE)
+    }
+
+    /// `servers` servers, each with value `value`.
+    pub fn with_value(servers: usize, value: Size) -> Self {
         let leaves = servers.next_power_of_two().max(1);
         let mut tree = vec![0; 2 * leaves];
         for i in 0..servers {
-            tree[leaves + i] = Size::UNIT;
+            tree[leaves + i] = value.0;
         }
         for v in (1..leaves).rev() {
             tree[v] = tree[2 * v].max(tree[2 * v + 1]);

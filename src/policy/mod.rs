@@ -5,13 +5,19 @@
 //! metrics and stopping.
 
 mod bestfit;
+pub mod classes;
 mod fifo;
 pub mod index;
+mod maxweight;
+mod vqs;
 
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
 pub use fifo::FifoFirstFit;
+pub use maxweight::MaxWeight;
+pub use vqs::{Vqs, VqsBf};
 
-use crate::model::{Departure, Job, ServerId};
+use crate::configs::Partition;
+use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::Cluster;
 
 /// What the slot loop tells a policy at step 3 of slot `now`.
@@ -40,22 +46,51 @@ pub trait Policy: Send {
     fn check(&self, _cluster: &Cluster) -> Result<(), String> {
         Ok(())
     }
+    /// Waiting jobs per class (virtual queue or job type), for policies that have classes.
+    fn class_lengths(&self) -> &[u64] {
+        &[]
+    }
+    /// Appends (configuration label, busy servers using it) for configuration-based policies.
+    fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
 }
 
 /// A policy as named in an experiment file, with its parameters (validated).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PolicySpec {
     BfJ,
     BfS,
     BfJs,
     FifoFf,
+    /// VQS over a partition (X_J unless given otherwise), with optional stalling β.
+    Vqs {
+        partition: Partition,
+        stall: Option<f64>,
+    },
+    /// VQS-BF over a partition, with optional stalling β.
+    VqsBf {
+        partition: Partition,
+        stall: Option<f64>,
+    },
+    /// MaxWeight over all feasible configurations of these job sizes.
+    MaxWeight {
+        types: Vec<Size>,
+    },
 }
 
 impl PolicySpec {
     /// Every policy name an experiment file may use.
-    pub const NAMES: &'static [&'static str] = &["bf-j", "bf-s", "bf-js", "fifo-ff"];
+    pub const NAMES: &'static [&'static str] = &[
+        "bf-j",
+        "bf-s",
+        "bf-js",
+        "fifo-ff",
+        "vqs",
+        "vqs-bf",
+        "max-weight",
+    ];
 
-    /// From the name in an experiment file.
+    /// A parameterless policy from its name (`None` for unknown names and for the policies that
+    /// need parameters).
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "bf-j" => PolicySpec::BfJ,
@@ -66,14 +101,22 @@ impl PolicySpec {
         })
     }
 
-    /// The label used in outputs and figures.
-    pub fn label(&self) -> String {
+    /// The policy's name as written in experiment files.
+    pub fn name(&self) -> &'static str {
         match self {
-            PolicySpec::BfJ => "bf-j".into(),
-            PolicySpec::BfS => "bf-s".into(),
-            PolicySpec::BfJs => "bf-js".into(),
-            PolicySpec::FifoFf => "fifo-ff".into(),
+            PolicySpec::BfJ => "bf-j",
+            PolicySpec::BfS => "bf-s",
+            PolicySpec::BfJs => "bf-js",
+            PolicySpec::FifoFf => "fifo-ff",
+            PolicySpec::Vqs { .. } => "vqs",
+            PolicySpec::VqsBf { .. } => "vqs-bf",
+            PolicySpec::MaxWeight { .. } => "max-weight",
         }
+    }
+
+    /// The default label used in outputs and figures: the name.
+    pub fn label(&self) -> String {
+        self.name().to_string()
     }
 
     /// A fresh policy for `servers` empty servers.
@@ -83,6 +126,13 @@ impl PolicySpec {
             PolicySpec::BfS => Box::new(BestFitS::new(servers)),
             PolicySpec::BfJs => Box::new(BestFitJS::new(servers)),
             PolicySpec::FifoFf => Box::new(FifoFirstFit::new(servers)),
+            PolicySpec::Vqs { partition, stall } => {
+                Box::new(Vqs::new(partition.clone(), servers, *stall))
+            }
+            PolicySpec::VqsBf { partition, stall } => {
+                Box::new(VqsBf::new(partition.clone(), servers, *stall))
+            }
+            PolicySpec::MaxWeight { types } => Box::new(MaxWeight::new(types.clone(), servers)),
         }
     }
 }

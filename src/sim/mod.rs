@@ -53,6 +53,12 @@ pub struct RunResult {
     pub capped: bool,
     /// Sampled (slot, Q) pairs.
     pub series: Vec<(u64, u64)>,
+    /// Per-class queue lengths (virtual queues, job types) at the same slots as `series`;
+    /// empty for policies without classes.
+    pub class_series: Vec<Vec<u64>>,
+    /// Active-configuration mix: for each configuration used, the time-average fraction of
+    /// servers busy with it (over the samples after warm-up), sorted by label.
+    pub config_mix: Vec<(String, f64)>,
     /// Means of Q over [`BATCHES`] equal batches of the post-warm-up slots.
     pub batch_means: Vec<f64>,
     /// Jobs that arrived.
@@ -98,6 +104,10 @@ pub fn run(
     // batch index and slots left in it, and slots to the next sample: counters, not divisions
     let (mut b, mut left_in_batch) = (0usize, batch_len);
     let mut to_sample = 0u64;
+    let mut class_series = Vec::new();
+    let mut mix: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut mix_samples = 0u64;
+    let mut usage = Vec::new();
 
     while t < cfg.slots {
         if t == warmup {
@@ -140,6 +150,18 @@ pub fn run(
         }
         if to_sample == 0 {
             series.push((t, q));
+            let lens = policy.class_lengths();
+            if !lens.is_empty() {
+                class_series.push(lens.to_vec());
+            }
+            if t >= warmup {
+                usage.clear();
+                policy.config_usage(&mut usage);
+                for (label, n) in usage.drain(..) {
+                    *mix.entry(label).or_default() += n;
+                }
+                mix_samples += 1;
+            }
             to_sample = sample_every;
         }
         to_sample -= 1;
@@ -155,7 +177,16 @@ pub fn run(
     check(policy, cluster, source, t)?;
     if series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
         series.push((t - 1, q));
+        let lens = policy.class_lengths();
+        if !lens.is_empty() {
+            class_series.push(lens.to_vec());
+        }
     }
+    let denom = (mix_samples.max(1) * servers as u64) as f64;
+    let config_mix = mix
+        .into_iter()
+        .map(|(label, n)| (label, n as f64 / denom))
+        .collect();
 
     let (dep0, (placed0, wait0)) = at_warmup;
     let (placed1, wait1) = cluster.placed();
@@ -192,6 +223,8 @@ pub fn run(
         },
         capped,
         series,
+        class_series,
+        config_mix,
         batch_means,
         arrived: source.arrived(),
     })

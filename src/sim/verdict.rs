@@ -141,6 +141,8 @@ mod tests {
             mean_wait: 0.0,
             capped: false,
             series: vec![],
+            class_series: vec![],
+            config_mix: vec![],
             batch_means,
             arrived: 0,
         }

@@ -3,3 +3,4 @@
 mod cli;
 mod markov;
 mod reference;
+mod vq;

@@ -1,0 +1,177 @@
+//! Feasible configurations of finitely many sizes (paper-notes section 2, Definition 1) and the
+//! max-weight configuration over all of them: an unbounded integer knapsack of capacity 1,
+//! solved exactly by branch and bound, never by enumeration.
+
+use crate::model::Size;
+
+/// A feasible configuration: how many jobs of each type share one server.
+pub type Counts = Vec<u32>;
+
+/// Is `k` feasible for `sizes`: Σ k_i s_i ≤ 1, exactly?
+pub fn feasible(sizes: &[Size], k: &[u32]) -> bool {
+    let used: u128 = sizes
+        .iter()
+        .zip(k)
+        .map(|(s, &n)| s.0 as u128 * n as u128)
+        .sum();
+    used <= Size::UNIT as u128
+}
+
+/// Every feasible configuration of `sizes` (the zero vector included), in lexicographic order,
+/// or `None` if there are more than `limit`.
+pub fn enumerate(sizes: &[Size], limit: usize) -> Option<Vec<Counts>> {
+    fn rec(
+        sizes: &[Size],
+        i: usize,
+        free: u64,
+        cur: &mut Counts,
+        out: &mut Vec<Counts>,
+        limit: usize,
+    ) -> bool {
+        if i == sizes.len() {
+            out.push(cur.clone());
+            return out.len() <= limit;
+        }
+        let max = free / sizes[i].0;
+        for n in 0..=max {
+            cur[i] = n as u32;
+            if !rec(sizes, i + 1, free - n * sizes[i].0, cur, out, limit) {
+                return false;
+            }
+        }
+        cur[i] = 0;
+        true
+    }
+    let mut out = Vec::new();
+    let mut cur = vec![0; sizes.len()];
+    rec(sizes, 0, Size::UNIT, &mut cur, &mut out, limit).then_some(out)
+}
+
+/// The max-weight configuration: argmax Σ k_i w_i over feasible k (exact capacities, weights
+/// as given). Types with weight ≤ 0 are left out. Branch and bound over the types in order of
+/// decreasing weight per unit of size, trying larger counts first, pruned by the fractional
+/// (LP) bound; the first configuration found with the best weight is returned, so the result is
+/// deterministic. Returns (k, weight).
+pub fn max_weight(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
+    assert_eq!(sizes.len(), weights.len());
+    let mut order: Vec<usize> = (0..sizes.len()).filter(|&i| weights[i] > 0.0).collect();
+    let density = |i: usize| weights[i] / sizes[i].0 as f64;
+    order.sort_by(|&a, &b| density(b).total_cmp(&density(a)).then(a.cmp(&b)));
+    let mut s = Search {
+        sizes,
+        weights,
+        order: &order,
+        cur: vec![0; sizes.len()],
+        best: vec![0; sizes.len()],
+        best_w: 0.0,
+    };
+    s.dfs(0, Size::UNIT, 0.0);
+    (s.best, s.best_w)
+}
+
+struct Search<'a> {
+    sizes: &'a [Size],
+    weights: &'a [f64],
+    order: &'a [usize],
+    cur: Counts,
+    best: Counts,
+    best_w: f64,
+}
+
+impl Search<'_> {
+    fn dfs(&mut self, d: usize, free: u64, w: f64) {
+        if w > self.best_w {
+            self.best_w = w;
+            self.best.clone_from(&self.cur);
+        }
+        if d == self.order.len() {
+            return;
+        }
+        let t = self.order[d];
+        // fractional bound: fill what is free with the best remaining density
+        let bound = w + free as f64 * self.weights[t] / self.sizes[t].0 as f64;
+        // a small slack keeps rounding in the bound from pruning a strictly better branch
+        if bound <= self.best_w + 1e-12 * self.best_w.abs().max(1.0) && d > 0 {
+            return;
+        }
+        let s = self.sizes[t].0;
+        let max = free / s;
+        for n in (0..=max).rev() {
+            self.cur[t] = n as u32;
+            self.dfs(d + 1, free - n * s, w + n as f64 * self.weights[t]);
+        }
+        self.cur[t] = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    #[test]
+    fn enumerates_two_sizes() {
+        // sizes 0.45 and 0.55: (0,0) (0,1) (1,0) (1,1) (2,0)
+        let s = [Size::from_f64(0.45).unwrap(), Size::from_f64(0.55).unwrap()];
+        let all = enumerate(&s, 100).unwrap();
+        assert_eq!(
+            all,
+            vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1], vec![2, 0]]
+        );
+        assert!(enumerate(&s, 3).is_none());
+    }
+
+    #[test]
+    fn max_weight_equals_brute_force_on_random_instances() {
+        let mut rng = Pcg64Mcg::seed_from_u64(17);
+        for case in 0..500 {
+            let n = rng.random_range(1..=5);
+            let sizes: Vec<Size> = (0..n)
+                .map(|_| Size(rng.random_range(Size::UNIT / 12..=Size::UNIT)))
+                .collect();
+            let weights: Vec<f64> = (0..n)
+                .map(|_| {
+                    if rng.random_bool(0.2) {
+                        0.0
+                    } else if case % 2 == 0 {
+                        rng.random_range(0..20) as f64
+                    } else {
+                        rng.random_range(0.0..10.0)
+                    }
+                })
+                .collect();
+            let all = enumerate(&sizes, 1_000_000).unwrap();
+            let brute = all
+                .iter()
+                .map(|k| {
+                    k.iter()
+                        .zip(&weights)
+                        .map(|(&c, w)| c as f64 * w)
+                        .sum::<f64>()
+                })
+                .fold(0.0, f64::max);
+            let (k, w) = max_weight(&sizes, &weights);
+            assert!(feasible(&sizes, &k), "case {case}: infeasible {k:?}");
+            let wk: f64 = k.iter().zip(&weights).map(|(&c, w)| c as f64 * w).sum();
+            assert!((wk - w).abs() < 1e-9);
+            assert!(
+                (w - brute).abs() <= 1e-9 * brute.max(1.0),
+                "case {case}: B&B {w} vs brute force {brute}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_types_are_solved_without_enumeration() {
+        // 60 types down to 1/64: far too many configurations to enumerate.
+        let sizes: Vec<Size> = (0..60)
+            .map(|i| Size(Size::UNIT / 64 + i * (Size::UNIT / 70)))
+            .collect();
+        let weights: Vec<f64> = (0..60).map(|i| 1.0 + (i % 7) as f64).collect();
+        assert!(enumerate(&sizes, 1_000_000).is_none());
+        let (k, w) = max_weight(&sizes, &weights);
+        assert!(feasible(&sizes, &k));
+        assert!(w > 0.0);
+    }
+}

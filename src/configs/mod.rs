@@ -1,0 +1,8 @@
+//! Partitions, configurations and the reduced set K_RED (paper-notes sections 2, 4 and 5).
+
+pub mod knapsack;
+mod partition;
+mod reduced;
+
+pub use partition::{MAX_J, Partition, PartitionKind};
+pub use reduced::{ReducedConfig, ReducedSet, VQ2};

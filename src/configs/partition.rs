@@ -1,0 +1,207 @@
+//! Partitions of (0, 1] into intervals open below and closed above (paper-notes sections 2
+//! and 4): the universal partition X_J, the dyadic partition, and user-given cut points.
+
+use crate::model::Size;
+
+/// Which family a partition belongs to (for labels and K_RED).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartitionKind {
+    /// X_J: cuts at 2^−m and (2/3)·2^−m, 2J+1 intervals (section 4).
+    Universal { j: u32 },
+    /// Cuts at 2^−m only, J+1 intervals (section 6's 1/2-only partition).
+    Dyadic { j: u32 },
+    /// Any list of cut points.
+    Custom,
+}
+
+/// A partition of (0, 1] into intervals I_1 = (c_1, 1], I_2 = (c_2, c_1], …, I_n = (0, c_{n−1}],
+/// numbered from the largest sizes down (the paper's order: VQ_1 holds the largest jobs).
+/// Index k (0-based) is the paper's interval k+1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partition {
+    /// Upper ends, strictly decreasing, `uppers[0] = 1`.
+    uppers: Vec<Size>,
+    kind: PartitionKind,
+}
+
+/// Largest J accepted: every cut point of X_J is exact on the fixed-point grid up to 2^−30.
+pub const MAX_J: u32 = 30;
+
+impl Partition {
+    /// The universal partition X_J (2J+1 intervals), 1 ≤ J ≤ [`MAX_J`].
+    pub fn universal(j: u32) -> Partition {
+        assert!((1..=MAX_J).contains(&j), "J in 1..=30");
+        let mut uppers = Vec::with_capacity(2 * j as usize + 1);
+        for m in 1..=j {
+            let p = 1u64 << (m - 1);
+            uppers.push(Size::ratio(1, p)); // 2^−(m−1)
+            uppers.push(Size::ratio(2, 3 * p)); // (2/3)·2^−(m−1)
+        }
+        uppers.push(Size::ratio(1, 1 << j)); // 2^−J
+        Partition {
+            uppers,
+            kind: PartitionKind::Universal { j },
+        }
+    }
+
+    /// The dyadic partition (2^−m, 2^−(m−1)], m = 1…J, and (0, 2^−J]: J+1 intervals.
+    pub fn dyadic(j: u32) -> Partition {
+        assert!((1..=MAX_J).contains(&j), "J in 1..=30");
+        let uppers = (0..=j).map(|m| Size::ratio(1, 1 << m)).collect();
+        Partition {
+            uppers,
+            kind: PartitionKind::Dyadic { j },
+        }
+    }
+
+    /// A partition with the given cut points, each strictly inside (0, 1), in any order.
+    pub fn custom(cuts: &[Size]) -> Result<Partition, String> {
+        let mut c: Vec<Size> = cuts.to_vec();
+        c.sort_unstable_by(|a, b| b.cmp(a));
+        if c.windows(2).any(|w| w[0] == w[1]) {
+            return Err("distinct cut points".into());
+        }
+        if c.iter().any(|&x| x == Size::ZERO || x >= Size::ONE) {
+            return Err("cut points strictly between 0 and 1".into());
+        }
+        let mut uppers = vec![Size::ONE];
+        uppers.extend(c);
+        Ok(Partition {
+            uppers,
+            kind: PartitionKind::Custom,
+        })
+    }
+
+    pub fn kind(&self) -> PartitionKind {
+        self.kind
+    }
+
+    /// Number of intervals n.
+    pub fn len(&self) -> usize {
+        self.uppers.len()
+    }
+
+    /// Never true: a partition has at least the interval (0, 1].
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The 0-based interval containing `s` (s in (0, 1]).
+    #[inline]
+    pub fn index(&self, s: Size) -> usize {
+        self.uppers.partition_point(|&u| u >= s) - 1
+    }
+
+    /// Upper end of interval k (the upper-rounded size r̄_k).
+    pub fn upper(&self, k: usize) -> Size {
+        self.uppers[k]
+    }
+
+    /// Lower end of interval k (0 for the last interval).
+    pub fn lower(&self, k: usize) -> Size {
+        self.uppers.get(k + 1).copied().unwrap_or(Size::ZERO)
+    }
+
+    /// `s` rounded up to its interval's upper end.
+    pub fn round_up(&self, s: Size) -> Size {
+        self.upper(self.index(s))
+    }
+
+    /// `s` rounded down to its interval's lower end (0 in the last interval).
+    pub fn round_down(&self, s: Size) -> Size {
+        self.lower(self.index(s))
+    }
+
+    /// All upper ends, from 1 down.
+    pub fn uppers(&self) -> &[Size] {
+        &self.uppers
+    }
+
+    /// A short name: `X_4`, `dyadic_4`, `custom(0.5,0.25)`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            PartitionKind::Universal { j } => format!("X_{j}"),
+            PartitionKind::Dyadic { j } => format!("dyadic_{j}"),
+            PartitionKind::Custom => {
+                let cuts: Vec<String> = self.uppers[1..].iter().map(|c| c.to_string()).collect();
+                format!("custom({})", cuts.join(","))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-written interval table of X_J (paper-notes section 4), as (lower, upper) with
+    /// exact rationals (num, den).
+    fn xj_table(j: u32) -> Vec<((u64, u64), (u64, u64))> {
+        let mut v = Vec::new();
+        for m in 1..=j as u64 {
+            let p = 1u64 << (m - 1);
+            v.push(((2, 3 * p), (1, p))); // I_{2m−1} = ((2/3)2^−(m−1), 2^−(m−1)]
+            v.push(((1, 2 * p), (2, 3 * p))); // I_{2m} = (2^−m, (2/3)2^−(m−1)]
+        }
+        v.push(((0, 1), (1, 1 << j))); // I_{2J+1} = (0, 2^−J]
+        v
+    }
+
+    #[test]
+    fn universal_partition_intervals_for_j_1_to_6() {
+        for j in 1..=6 {
+            let p = Partition::universal(j);
+            let table = xj_table(j);
+            assert_eq!(p.len(), 2 * j as usize + 1);
+            for (k, &((ln, ld), (un, ud))) in table.iter().enumerate() {
+                let lo = if ln == 0 {
+                    Size::ZERO
+                } else {
+                    Size::ratio(ln, ld)
+                };
+                let hi = Size::ratio(un, ud);
+                assert_eq!(p.lower(k), lo, "J={j} interval {k} lower");
+                assert_eq!(p.upper(k), hi, "J={j} interval {k} upper");
+                // open below, closed above
+                assert_eq!(p.index(hi), k);
+                assert_eq!(p.index(Size(lo.0 + 1)), k);
+                if lo > Size::ZERO {
+                    assert_eq!(p.index(lo), k + 1);
+                }
+                assert_eq!(p.round_up(Size(lo.0 + 1)), hi);
+                assert_eq!(p.round_down(hi), lo);
+            }
+        }
+    }
+
+    #[test]
+    fn named_cut_points() {
+        let p = Partition::universal(3);
+        let cuts: Vec<f64> = p.uppers().iter().map(|s| s.as_f64()).collect();
+        let want = [1.0, 2.0 / 3.0, 0.5, 1.0 / 3.0, 0.25, 1.0 / 6.0, 0.125];
+        for (a, b) in cuts.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12);
+        }
+        // sizes of Fig. 3(a): 0.55 in I_2, 0.45 in I_3
+        assert_eq!(p.index(Size::from_f64(0.55).unwrap()), 1);
+        assert_eq!(p.index(Size::from_f64(0.45).unwrap()), 2);
+        // Fig. 3(b): 0.2 in I_5 = (1/6, 1/4]
+        assert_eq!(p.index(Size::from_f64(0.2).unwrap()), 4);
+    }
+
+    #[test]
+    fn dyadic_and_custom() {
+        let d = Partition::dyadic(3);
+        assert_eq!(d.len(), 4);
+        assert_eq!(d.index(Size::from_f64(0.55).unwrap()), 0);
+        assert_eq!(d.index(Size::from_f64(0.5).unwrap()), 1);
+        assert_eq!(d.round_up(Size::from_f64(0.3).unwrap()), Size::ratio(1, 2));
+        let c = Partition::custom(&[Size::ratio(1, 4), Size::ratio(1, 2)]).unwrap();
+        assert_eq!(
+            c.uppers(),
+            &[Size::ONE, Size::ratio(1, 2), Size::ratio(1, 4)]
+        );
+        assert!(Partition::custom(&[Size::ONE]).is_err());
+        assert!(Partition::custom(&[Size::ratio(1, 2), Size::ratio(1, 2)]).is_err());
+    }
+}

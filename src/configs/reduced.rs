@@ -1,0 +1,219 @@
+//! The reduced configuration set K_RED (paper-notes section 5, Definition 5; reconstructed).
+//!
+//! Over the intervals of X_J with upper-rounded sizes r̄_j, 4J−1 configurations, in this order
+//! (which is the tie-breaking order of the max-weight choice):
+//! 1. homogeneous: ⌊1/r̄_j⌋·e_j for j = 1 … 2J+1 (1, 1, 2, 3, 4, 6, 8, 12, … jobs);
+//! 2. special: e_2 + ⌊(1/3)/r̄_j⌋·e_j for j = 4 … 2J+1 — one VQ_2 job (rounded to 2/3) plus jobs
+//!    of one other VQ in the remaining 1/3.
+//!
+//! Indices in code are 0-based: VQ_2 is index 1.
+
+use super::Partition;
+use crate::model::Size;
+
+/// Index of VQ_2 (the interval (1/2, 2/3]).
+pub const VQ2: usize = 1;
+
+/// A configuration of K_RED: at most one VQ_2 job, and `count` jobs of one other VQ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ReducedConfig {
+    /// k_2 = 1: one VQ_2 job, with 2/3 of the server reserved for it.
+    pub vq2: bool,
+    /// (VQ index, k_j) of the other VQ, if any.
+    pub other: Option<(usize, u32)>,
+}
+
+impl ReducedConfig {
+    /// ⟨k, Q⟩ for VQ lengths `q`.
+    #[inline]
+    pub fn weight(&self, q: &[u64]) -> u64 {
+        let a = if self.vq2 { q[VQ2] } else { 0 };
+        a + self.other.map_or(0, |(j, n)| n as u64 * q[j])
+    }
+
+    /// The paper's notation with 1-based VQs, e.g. `3·VQ4` or `VQ2+2·VQ6`.
+    pub fn label(&self) -> String {
+        let other = self.other.map(|(j, n)| {
+            if n == 1 {
+                format!("VQ{}", j + 1)
+            } else {
+                format!("{n}·VQ{}", j + 1)
+            }
+        });
+        match (self.vq2, other) {
+            (true, Some(o)) => format!("VQ2+{o}"),
+            (true, None) => "VQ2".into(),
+            (false, Some(o)) => o,
+            (false, None) => "empty".into(),
+        }
+    }
+
+    /// As a dense vector over `n` VQs.
+    pub fn dense(&self, n: usize) -> Vec<u32> {
+        let mut v = vec![0; n];
+        if self.vq2 {
+            v[VQ2] += 1;
+        }
+        if let Some((j, c)) = self.other {
+            v[j] += c;
+        }
+        v
+    }
+}
+
+/// K_RED for a universal partition X_J. On any other partition (dyadic, custom cuts) the set
+/// has only the homogeneous configurations ⌊1/r̄_j⌋·e_j and no VQ_2 reservation: the 1/2-only
+/// scheme of paper-notes section 6.
+#[derive(Clone, Debug)]
+pub struct ReducedSet {
+    configs: Vec<ReducedConfig>,
+    universal: bool,
+}
+
+impl ReducedSet {
+    /// K_RED of `p` (see the type's documentation for non-universal partitions).
+    pub fn new(p: &Partition) -> ReducedSet {
+        let n = p.len();
+        if !matches!(p.kind(), super::PartitionKind::Universal { .. }) {
+            let configs = (0..n)
+                .map(|j| ReducedConfig {
+                    vq2: false,
+                    other: Some((j, (Size::UNIT / p.upper(j).0) as u32)),
+                })
+                .collect();
+            return ReducedSet {
+                configs,
+                universal: false,
+            };
+        }
+        let fit = |cap: u64, j: usize| (cap / p.upper(j).0) as u32;
+        let mut configs = Vec::with_capacity(2 * n - 3);
+        for j in 0..n {
+            let c = fit(Size::UNIT, j);
+            configs.push(if j == VQ2 {
+                ReducedConfig {
+                    vq2: true,
+                    other: None,
+                }
+            } else {
+                ReducedConfig {
+                    vq2: false,
+                    other: Some((j, c)),
+                }
+            });
+        }
+        let third = Size::ratio(1, 3).0;
+        for j in 3..n {
+            configs.push(ReducedConfig {
+                vq2: true,
+                other: Some((j, fit(third, j))),
+            });
+        }
+        ReducedSet {
+            configs,
+            universal: true,
+        }
+    }
+
+    /// Does the set reserve 2/3 for VQ_2 (built on X_J)?
+    pub fn has_vq2(&self) -> bool {
+        self.universal
+    }
+
+    pub fn len(&self) -> usize {
+        self.configs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.configs.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> ReducedConfig {
+        self.configs[i]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &ReducedConfig> {
+        self.configs.iter()
+    }
+
+    /// The max-weight configuration for VQ lengths `q`: argmax ⟨k, Q⟩, ties to the lowest
+    /// index. O(J). Returns (index, weight).
+    #[inline]
+    pub fn max_weight(&self, q: &[u64]) -> (usize, u64) {
+        let mut best = (0, self.configs[0].weight(q));
+        for (i, c) in self.configs.iter().enumerate().skip(1) {
+            let w = c.weight(q);
+            if w > best.1 {
+                best = (i, w);
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn k_red_for_j_2_and_3_matches_hand_table() {
+        // J = 2: X_2 = (2/3,1], (1/2,2/3], (1/3,1/2], (1/4,1/3], (0,1/4]; 4J−1 = 7 configs.
+        let want2 = [
+            "VQ1", "VQ2", "2·VQ3", "3·VQ4", "4·VQ5", "VQ2+VQ4", "VQ2+VQ5",
+        ];
+        // J = 3: adds (1/6,1/4] and (0,1/8] in place of (0,1/4]; 11 configs.
+        let want3 = [
+            "VQ1",
+            "VQ2",
+            "2·VQ3",
+            "3·VQ4",
+            "4·VQ5",
+            "6·VQ6",
+            "8·VQ7",
+            "VQ2+VQ4",
+            "VQ2+VQ5",
+            "VQ2+2·VQ6",
+            "VQ2+2·VQ7",
+        ];
+        for (j, want) in [(2, &want2[..]), (3, &want3[..])] {
+            let k = ReducedSet::new(&Partition::universal(j));
+            let got: Vec<String> = k.iter().map(|c| c.label()).collect();
+            assert_eq!(got, want, "J = {j}");
+            assert_eq!(k.len(), 4 * j as usize - 1);
+        }
+    }
+
+    #[test]
+    fn k_red_configs_fit_when_rounded_up() {
+        for j in 1..=8 {
+            let p = Partition::universal(j);
+            for c in ReducedSet::new(&p).iter() {
+                let used: u64 = c
+                    .dense(p.len())
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| n as u64 * p.upper(i).0)
+                    .sum();
+                assert!(used <= Size::UNIT, "{} over capacity", c.label());
+            }
+        }
+    }
+
+    #[test]
+    fn dyadic_set_is_homogeneous() {
+        let k = ReducedSet::new(&Partition::dyadic(3));
+        let got: Vec<String> = k.iter().map(|c| c.label()).collect();
+        assert_eq!(got, ["VQ1", "2·VQ2", "4·VQ3", "8·VQ4"]);
+        assert!(!k.has_vq2());
+    }
+
+    #[test]
+    fn max_weight_ties_to_lowest_index() {
+        let k = ReducedSet::new(&Partition::universal(2));
+        assert_eq!(k.max_weight(&[0, 0, 0, 0, 0]), (0, 0));
+        // Q_2 = 3, Q_4 = 1: VQ2 weighs 3, VQ2+VQ4 weighs 4, 3·VQ4 weighs 3.
+        assert_eq!(k.max_weight(&[0, 3, 0, 1, 0]), (5, 4));
+        // Q_3 = 2: 2·VQ3 weighs 4; Q_5 = 1: 4·VQ5 weighs 4 too — the lower index wins.
+        assert_eq!(k.max_weight(&[0, 0, 2, 0, 1]), (2, 4));
+    }
+}

@@ -1,0 +1,153 @@
+//! MaxWeight over all feasible configurations, for finitely many job types (paper-notes
+//! section 2; the classical optimal-throughput baseline of the finite-type literature).
+//!
+//! Each type (a distinct job size) has a FIFO queue. Every slot every server is visited in index
+//! order; an empty server renews its configuration to argmax ⟨k, Q⟩ over *all* feasible
+//! configurations k (Σ k_i s_i ≤ 1 with true sizes), found by the exact branch-and-bound
+//! knapsack of [`crate::configs::knapsack`]; a busy server keeps it until it empties and takes
+//! head-of-line jobs of each type i while it holds fewer than k_i of them.
+
+use std::collections::BTreeMap;
+
+use super::classes::{Activity, ClassQueues};
+use super::{Policy, SlotView};
+use crate::configs::knapsack::{self, Counts};
+use crate::model::{Job, ServerId, Size};
+use crate::sim::Cluster;
+
+#[derive(Clone, Debug, Default)]
+struct ServerState {
+    busy: bool,
+    cfg: Counts,
+    held: Vec<u32>,
+}
+
+/// MaxWeight with configurations renewed when a server empties.
+#[derive(Clone, Debug)]
+pub struct MaxWeight {
+    /// The job sizes, ascending; a job's class is its index here.
+    types: Vec<Size>,
+    queues: ClassQueues,
+    activity: Activity,
+    servers: Vec<ServerState>,
+    usage: BTreeMap<Counts, u64>,
+    weights: Vec<f64>,
+}
+
+impl MaxWeight {
+    /// `types`: the distinct job sizes (any order; every job must have one of them).
+    pub fn new(mut types: Vec<Size>, servers: usize) -> Self {
+        types.sort_unstable();
+        types.dedup();
+        assert!(types.len() <= u8::MAX as usize + 1, "at most 256 types");
+        let n = types.len();
+        MaxWeight {
+            queues: ClassQueues::new(n),
+            activity: Activity::new(servers, n),
+            servers: vec![
+                ServerState {
+                    busy: false,
+                    cfg: vec![0; n],
+                    held: vec![0; n],
+                };
+                servers
+            ],
+            usage: BTreeMap::new(),
+            weights: vec![0.0; n],
+            types,
+        }
+    }
+
+    fn refresh(&mut self, i: ServerId) {
+        let s = &self.servers[i as usize];
+        self.activity.set_empty(i, !s.busy);
+        for t in 0..self.types.len() {
+            let want = s.busy && s.held[t] < s.cfg[t];
+            self.activity
+                .offer(i, t, if want { Size::ONE } else { Size::ZERO });
+        }
+    }
+
+    fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
+        let s = &mut self.servers[i as usize];
+        if !s.busy {
+            for (w, &q) in self.weights.iter_mut().zip(self.queues.lengths()) {
+                *w = q as f64;
+            }
+            s.cfg = knapsack::max_weight(&self.types, &self.weights).0;
+        }
+        for t in 0..self.types.len() {
+            while s.held[t] < s.cfg[t] {
+                let Some(job) = self.queues.pop(t) else { break };
+                cluster.place(i, &job, now);
+                s.held[t] += 1;
+                if !s.busy {
+                    s.busy = true;
+                    *self.usage.entry(s.cfg.clone()).or_default() += 1;
+                }
+            }
+        }
+        self.refresh(i);
+    }
+
+    fn label(&self, k: &Counts) -> String {
+        let parts: Vec<String> = k
+            .iter()
+            .zip(&self.types)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, s)| format!("{n}×{s}"))
+            .collect();
+        parts.join("+")
+    }
+}
+
+impl Policy for MaxWeight {
+    fn enqueue(&mut self, mut job: Job) {
+        let t = self
+            .types
+            .binary_search(&job.size)
+            .expect("every job size is one of the types (checked with the spec)");
+        job.class = t as u8;
+        self.queues.push(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for d in view.departures {
+            self.servers[d.server as usize].held[d.class as usize] -= 1;
+        }
+        for &i in view.departed {
+            let s = &mut self.servers[i as usize];
+            if s.busy && cluster.jobs_on(i) == 0 {
+                s.busy = false;
+                let n = self
+                    .usage
+                    .get_mut(&s.cfg)
+                    .expect("counted when it became busy");
+                *n -= 1;
+                if *n == 0 {
+                    self.usage.remove(&s.cfg);
+                }
+            }
+            self.refresh(i);
+        }
+        let mut from = 0;
+        while let Some(i) = self.activity.next(from, &self.queues) {
+            self.visit(i, cluster, view.now);
+            from = i + 1;
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queues.total()
+    }
+
+    fn class_lengths(&self) -> &[u64] {
+        self.queues.lengths()
+    }
+
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        for (k, &n) in &self.usage {
+            out.push((self.label(k), n));
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! VQS and VQS-BF (paper-notes sections 6, 7 and 9; seed 004, Sections V-B and VI).
+//!
+//! A job of size r in interval I_j of the partition waits in virtual queue VQ_j with its true
+//! size. Each server keeps an active configuration of K_RED, renewed to the max-weight one
+//! (argmax ⟨k, Q⟩ over K_RED with Q the VQ lengths at that moment, ties to the lowest index)
+//! only when the server is empty at its visit. Every slot every server is visited in index
+//! order; servers whose visit cannot change anything are skipped (see [`super::classes`]).
+//!
+//! - **VQS**, configuration k: if k_2 = 1 the server reserves 2/3 for VQ_2, holds at most one
+//!   VQ_2 job and takes VQ_2's head of line when it holds none; the other VQ j of k is served
+//!   from its head of line into the capacity not reserved (1/3 − what VQ_j jobs use, or the
+//!   whole free capacity when k_2 = 0) until the head of line does not fit. Guarantee: 2/3 of ρ*
+//!   when every job is larger than 2^−J.
+//! - **VQS-BF**, configuration k: (1) if k_2 = 1 and the server holds no VQ_2 job, the largest
+//!   VQ_2 job that fits (no reservation); (2) the largest VQ_j jobs that fit until the server
+//!   holds k_j of them, VQ_j is empty or none fits; (3) BF-S from the whole queue.
+//! - **Stalling** (section 9, optional, parameter β): a busy server whose configuration weighs
+//!   less than β times the max weight over K_RED at its visit is stalled: it takes no job until
+//!   it empties. With stalling every server is visited every slot (no skipping).
+
+use super::classes::{Activity, ClassQueues};
+use super::index::{FirstFitServers, SizeQueue};
+use super::{Policy, SlotView};
+use crate::configs::{Partition, ReducedConfig, ReducedSet, VQ2};
+use crate::model::{Departure, Job, ServerId, Size};
+use crate::sim::Cluster;
+
+/// The capacity left to the other VQ next to a VQ_2 reservation: 1/3.
+const THIRD: Size = Size::ratio(1, 3);
+/// The VQ_2 reservation: 2/3.
+const TWO_THIRDS: Size = Size::ratio(2, 3);
+
+/// What a server holds, as far as its configuration is concerned.
+#[derive(Clone, Copy, Debug, Default)]
+struct ServerState {
+    /// Index of the active configuration in K_RED.
+    cfg: usize,
+    busy: bool,
+    stalled: bool,
+    /// VQ_2 jobs on the server.
+    vq2_jobs: u32,
+    /// Jobs of the configuration's other VQ on the server, and their total size.
+    other_jobs: u32,
+    other_used: Size,
+}
+
+/// What VQS and VQS-BF share: partition, K_RED, server states, configuration usage.
+#[derive(Clone, Debug)]
+struct Common {
+    partition: Partition,
+    kred: ReducedSet,
+    servers: Vec<ServerState>,
+    /// Busy servers per configuration of K_RED.
+    usage: Vec<u64>,
+    stall: Option<f64>,
+    /// The class with a 2/3 reservation (VQ_2 of X_J), if any.
+    vq2: Option<usize>,
+}
+
+impl Common {
+    fn new(partition: Partition, servers: usize, stall: Option<f64>) -> Self {
+        let kred = ReducedSet::new(&partition);
+        let usage = vec![0; kred.len()];
+        let vq2 = kred.has_vq2().then_some(VQ2);
+        Common {
+            vq2,
+            partition,
+            kred,
+            servers: vec![ServerState::default(); servers],
+            usage,
+            stall,
+        }
+    }
+
+    fn config(&self, i: ServerId) -> ReducedConfig {
+        self.kred.get(self.servers[i as usize].cfg)
+    }
+
+    /// Applies a departure to the server's counts.
+    fn depart(&mut self, d: &Departure) {
+        let cfg = self.config(d.server);
+        let s = &mut self.servers[d.server as usize];
+        if self.vq2 == Some(d.class as usize) {
+            s.vq2_jobs -= 1;
+        } else if cfg.other.is_some_and(|(j, _)| j == d.class as usize) {
+            s.other_jobs -= 1;
+            s.other_used.0 -= d.size.0;
+        }
+    }
+
+    /// After departures: a server left empty is no longer busy. Returns whether it emptied.
+    fn settle(&mut self, i: ServerId, cluster: &Cluster) -> bool {
+        let s = &mut self.servers[i as usize];
+        if s.busy && cluster.jobs_on(i) == 0 {
+            self.usage[s.cfg] -= 1;
+            *s = ServerState {
+                cfg: s.cfg,
+                ..ServerState::default()
+            };
+            return true;
+        }
+        false
+    }
+
+    /// Start of a visit: renew if empty, then apply stalling. Returns false if the server takes
+    /// nothing this visit.
+    fn begin_visit(&mut self, i: ServerId, q: &[u64]) -> bool {
+        let s = &mut self.servers[i as usize];
+        if !s.busy {
+            s.cfg = self.kred.max_weight(q).0;
+            return true;
+        }
+        if s.stalled {
+            return false;
+        }
+        if let Some(beta) = self.stall {
+            let w = self.kred.get(s.cfg).weight(q) as f64;
+            if w < beta * self.kred.max_weight(q).1 as f64 {
+                s.stalled = true;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Records a placement of a job of class `class` and size `size` on server `i`.
+    fn placed(&mut self, i: ServerId, class: usize, size: Size) {
+        let other = self.config(i).other;
+        let s = &mut self.servers[i as usize];
+        if !s.busy {
+            s.busy = true;
+            self.usage[s.cfg] += 1;
+        }
+        if self.vq2 == Some(class) {
+            s.vq2_jobs += 1;
+        } else if other.is_some_and(|(j, _)| j == class) {
+            s.other_jobs += 1;
+            s.other_used.0 += size.0;
+        }
+    }
+
+    fn usage(&self, out: &mut Vec<(String, u64)>) {
+        for (c, &n) in self.kred.iter().zip(&self.usage) {
+            if n > 0 {
+                out.push((c.label(), n));
+            }
+        }
+    }
+}
+
+/// VQS: virtual queues over a partition, K_RED configurations, head-of-line service.
+#[derive(Clone, Debug)]
+pub struct Vqs {
+    c: Common,
+    queues: ClassQueues,
+    activity: Activity,
+}
+
+impl Vqs {
+    /// VQS over the universal partition `partition` (X_J) on `servers` servers, with optional
+    /// stalling parameter β.
+    pub fn new(partition: Partition, servers: usize, stall: Option<f64>) -> Self {
+        let n = partition.len();
+        Vqs {
+            c: Common::new(partition, servers, stall),
+            queues: ClassQueues::new(n),
+            activity: Activity::new(servers, n),
+        }
+    }
+
+    /// Publishes what server `i` offers each class after a change.
+    fn refresh(&mut self, i: ServerId, cluster: &Cluster) {
+        let s = self.c.servers[i as usize];
+        let cfg = self.c.config(i);
+        self.activity.set_empty(i, !s.busy);
+        let live = s.busy && !s.stalled;
+        let vq2 = if live && cfg.vq2 && s.vq2_jobs == 0 {
+            TWO_THIRDS
+        } else {
+            Size::ZERO
+        };
+        if cfg.vq2 {
+            self.activity.offer(i, VQ2, vq2);
+        }
+        if let Some((j, _)) = cfg.other {
+            let cap = match (live, cfg.vq2) {
+                (false, _) => Size::ZERO,
+                (true, true) => Size(THIRD.0 - s.other_used.0),
+                (true, false) => cluster.free(i),
+            };
+            self.activity.offer(i, j, cap);
+        }
+    }
+
+    fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
+        if !self.c.begin_visit(i, self.queues.lengths()) {
+            self.refresh(i, cluster);
+            return;
+        }
+        let cfg = self.c.config(i);
+        if cfg.vq2
+            && self.c.servers[i as usize].vq2_jobs == 0
+            && let Some(job) = self.queues.pop(VQ2)
+        {
+            cluster.place(i, &job, now);
+            self.c.placed(i, VQ2, job.size);
+        }
+        if let Some((j, _)) = cfg.other {
+            while let Some(h) = self.queues.head(j) {
+                let room = if cfg.vq2 {
+                    Size(THIRD.0 - self.c.servers[i as usize].other_used.0)
+                } else {
+                    cluster.free(i)
+                };
+                if h.size > room {
+                    break;
+                }
+                let job = self.queues.pop(j).expect("head exists");
+                cluster.place(i, &job, now);
+                self.c.placed(i, j, job.size);
+            }
+        }
+        self.refresh(i, cluster);
+    }
+}
+
+impl Policy for Vqs {
+    fn enqueue(&mut self, mut job: Job) {
+        job.class = self.c.partition.index(job.size) as u8;
+        self.queues.push(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for d in view.departures {
+            self.c.depart(d);
+        }
+        for &i in view.departed {
+            self.c.settle(i, cluster);
+            self.refresh(i, cluster);
+        }
+        if self.c.stall.is_some() {
+            for i in 0..cluster.servers() as ServerId {
+                self.visit(i, cluster, view.now);
+            }
+            return;
+        }
+        let mut from = 0;
+        while let Some(i) = self.activity.next(from, &self.queues) {
+            self.visit(i, cluster, view.now);
+            from = i + 1;
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queues.total()
+    }
+
+    fn class_lengths(&self) -> &[u64] {
+        self.queues.lengths()
+    }
+
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        self.c.usage(out);
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        for (i, s) in self.c.servers.iter().enumerate() {
+            let cfg = self.c.kred.get(s.cfg);
+            if s.busy != (cluster.jobs_on(i as ServerId) > 0) {
+                return Err(format!("server {i}: busy flag drifted"));
+            }
+            if cfg.vq2 && (s.vq2_jobs > 1 || s.other_used > THIRD) {
+                return Err(format!("server {i}: VQ_2 reservation broken"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// VQS-BF: VQS's configurations with best-fit filling.
+#[derive(Clone, Debug)]
+pub struct VqsBf {
+    c: Common,
+    queue: SizeQueue,
+    lens: Vec<u64>,
+    free: FirstFitServers,
+}
+
+impl VqsBf {
+    /// VQS-BF over the universal partition `partition` (X_J) on `servers` servers, with optional
+    /// stalling parameter β.
+    pub fn new(partition: Partition, servers: usize, stall: Option<f64>) -> Self {
+        let n = partition.len();
+        VqsBf {
+            c: Common::new(partition, servers, stall),
+            queue: SizeQueue::default(),
+            lens: vec![0; n],
+            free: FirstFitServers::new(servers),
+        }
+    }
+
+    /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
+    fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
+        let cap = free.min(self.c.partition.upper(j));
+        let (k, job) = self.queue.largest_at_most(cap)?;
+        if job.size <= self.c.partition.lower(j) {
+            return None;
+        }
+        self.queue.remove(&k)
+    }
+
+    fn put(&mut self, i: ServerId, job: Job, cluster: &mut Cluster, now: u64) {
+        cluster.place(i, &job, now);
+        self.lens[job.class as usize] -= 1;
+        self.c.placed(i, job.class as usize, job.size);
+    }
+
+    fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
+        if self.c.begin_visit(i, &self.lens) {
+            let cfg = self.c.config(i);
+            if cfg.vq2
+                && self.c.servers[i as usize].vq2_jobs == 0
+                && let Some(job) = self.take_largest_in(VQ2, cluster.free(i))
+            {
+                self.put(i, job, cluster, now);
+            }
+            if let Some((j, k)) = cfg.other {
+                while self.c.servers[i as usize].other_jobs < k {
+                    let Some(job) = self.take_largest_in(j, cluster.free(i)) else {
+                        break;
+                    };
+                    self.put(i, job, cluster, now);
+                }
+            }
+            while let Some(job) = self.queue.take_largest_at_most(cluster.free(i)) {
+                self.put(i, job, cluster, now);
+            }
+        }
+        let s = self.c.servers[i as usize];
+        let offer = if s.stalled {
+            Size::ZERO
+        } else {
+            cluster.free(i)
+        };
+        self.free.update(i, offer);
+    }
+}
+
+impl Policy for VqsBf {
+    fn enqueue(&mut self, mut job: Job) {
+        job.class = self.c.partition.index(job.size) as u8;
+        self.lens[job.class as usize] += 1;
+        self.queue.insert(job);
+    }
+
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for d in view.departures {
+            self.c.depart(d);
+        }
+        for &i in view.departed {
+            self.c.settle(i, cluster);
+            let offer = if self.c.servers[i as usize].stalled {
+                Size::ZERO
+            } else {
+                cluster.free(i)
+            };
+            self.free.update(i, offer);
+        }
+        if self.c.stall.is_some() {
+            for i in 0..cluster.servers() as ServerId {
+                self.visit(i, cluster, view.now);
+            }
+            return;
+        }
+        // A visit places something iff the smallest waiting job fits in the server's free
+        // capacity (an empty server renews and then always takes a job).
+        let mut from = 0;
+        while let Some(min) = self.queue.min_size() {
+            let Some(i) = self.free.first_fit_from(from, min) else {
+                break;
+            };
+            self.visit(i, cluster, view.now);
+            from = i + 1;
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn class_lengths(&self) -> &[u64] {
+        &self.lens
+    }
+
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        self.c.usage(out);
+    }
+
+    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        for (i, s) in self.c.servers.iter().enumerate() {
+            if s.busy != (cluster.jobs_on(i as ServerId) > 0) {
+                return Err(format!("server {i}: busy flag drifted"));
+            }
+        }
+        Ok(())
+    }
+}
