@@ -1,6 +1,7 @@
 //! Integration tests, one binary with a module per topic.
 
 mod cli;
+mod figures;
 mod markov;
 mod reference;
 mod vq;
