@@ -94,6 +94,9 @@ pub struct BestFitServers {
 
 /// Largest cluster kept as a sorted array by [`BestFitServers`].
 pub const SMALL_CLUSTER: usize = 1024;
+/// Largest cluster whose sorted array is updated by a stepwise shift instead of a binary search
+/// and a rotation.
+pub const STEPWISE: usize = 64;
 
 #[derive(Clone, Debug)]
 enum ServerOrder {
@@ -125,6 +128,25 @@ impl BestFitServers {
         }
         self.free[i as usize] = free;
         match &mut self.order {
+            ServerOrder::Sorted(v) if v.len() <= STEPWISE => {
+                // insertion-sort step: find and shift in one pass (short arrays)
+                let mut k = v
+                    .iter()
+                    .position(|x| *x == old)
+                    .expect("server is in the order");
+                if new > old {
+                    while k + 1 < v.len() && v[k + 1] < new {
+                        v[k] = v[k + 1];
+                        k += 1;
+                    }
+                } else {
+                    while k > 0 && v[k - 1] > new {
+                        v[k] = v[k - 1];
+                        k -= 1;
+                    }
+                }
+                v[k] = new;
+            }
             ServerOrder::Sorted(v) => {
                 let p = v.binary_search(&old).expect("server is in the order");
                 let q = v.partition_point(|x| *x < new);
@@ -400,7 +422,7 @@ mod tests {
 
     #[test]
     fn best_fit_servers_match_scan() {
-        for n in [1, 17, SMALL_CLUSTER + 3] {
+        for n in [1, 5, 17, STEPWISE + 1, SMALL_CLUSTER + 3] {
             best_fit_servers_match_scan_for(n);
         }
     }
