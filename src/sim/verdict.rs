@@ -58,12 +58,21 @@ pub struct VerdictEvidence {
     /// Mean queue + 1, jobs.
     pub level: f64,
     pub capped: bool,
+    /// The horizon was shorter than [`MIN_HORIZON_SERVICES`] mean service times.
+    pub short: bool,
 }
 
 impl std::fmt::Display for VerdictEvidence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.capped {
             write!(f, "queue cap hit after {} slots", self.horizon)
+        } else if self.short {
+            write!(
+                f,
+                "horizon of {} slots is shorter than {MIN_HORIZON_SERVICES} mean service times; \
+                 slope {:.3e} jobs/slot not judged",
+                self.horizon, self.slope
+            )
         } else {
             write!(
                 f,
@@ -85,6 +94,7 @@ pub fn verdict(r: &RunResult, warmup: u64, mean_service: f64) -> (Verdict, Verdi
         horizon,
         level: r.mean_queue + 1.0,
         capped: r.capped,
+        short: (horizon as f64) < MIN_HORIZON_SERVICES * mean_service,
     };
     if r.capped {
         ev.horizon = r.slots;
@@ -92,7 +102,7 @@ pub fn verdict(r: &RunResult, warmup: u64, mean_service: f64) -> (Verdict, Verdi
     }
     let y = &r.batch_means;
     let n = y.len();
-    if n < 4 || (horizon as f64) < MIN_HORIZON_SERVICES * mean_service {
+    if n < 4 {
         return (Verdict::Inconclusive, ev);
     }
     let blen = horizon as f64 / n as f64;
@@ -115,7 +125,9 @@ pub fn verdict(r: &RunResult, warmup: u64, mean_service: f64) -> (Verdict, Verdi
     ev.ci_low = slope - t * se;
     ev.ci_high = slope + t * se;
     let h = horizon as f64;
-    let v = if ev.ci_low > 0.0 && slope * h > ev.level / 2.0 {
+    let v = if ev.short {
+        Verdict::Inconclusive
+    } else if ev.ci_low > 0.0 && slope * h > ev.level / 2.0 {
         Verdict::Unstable
     } else if ev.ci_high * h <= ev.level {
         Verdict::Stable

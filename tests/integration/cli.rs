@@ -224,3 +224,68 @@ fn unknown_policy_and_bad_probabilities_exit_2() {
         .replace("mean = 10.0", "mean = 2.0");
     assert_bad(Some(&t), &["sweep.load", "≤ 1"]);
 }
+
+#[test]
+fn bad_policy_parameters_exit_2() {
+    let with = |policy: &str| GOOD.replace("[[policy]]\nname = \"bf-j\"", policy);
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"vqs\"")),
+        &["policy[2].J", "partition depth"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"vqs\"\nJ = 0")),
+        &["policy[2].J", "[1, 30]"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"vqs-bf\"\nJ = 4\nstall = 1.5")),
+        &["policy[2].stall", "(0, 1]"],
+    );
+    assert_bad(
+        Some(&with(
+            "[[policy]]\nname = \"vqs\"\nJ = 4\npartition = \"binary\"",
+        )),
+        &["policy[2].partition", "dyadic"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"vqs\"\ncuts = [0.5, 1.2]")),
+        &["policy[2].cuts", "(0, 1)"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"bf-j\"\nJ = 4")),
+        &["policy[2].J", "only vqs and vqs-bf"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"max-weight\"")),
+        &["policy[2].name", "finitely many job sizes"],
+    );
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"bf-js\"")),
+        &["policy[2].label", "different"],
+    );
+}
+
+#[test]
+fn a_policy_twice_with_labels_runs() {
+    let t = GOOD.replace(
+        "[[policy]]\nname = \"bf-j\"",
+        "[[policy]]\nname = \"vqs\"\nJ = 2\nlabel = \"vqs-j2\"\n[[policy]]\nname = \"vqs\"\nJ = 5\nlabel = \"vqs-j5\"\n[[policy]]\nname = \"vqs\"\nJ = 3\npartition = \"dyadic\"\nlabel = \"vqs-dyadic\"",
+    );
+    let dir = tmp("labels");
+    let exp = write_exp(&dir, &t);
+    let out = dir.join("out");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    for l in ["vqs-j2,", "vqs-j5,", "vqs-dyadic,"] {
+        assert!(summary.contains(l), "{l} missing");
+    }
+    let mix = std::fs::read_to_string(out.join("config_mix.csv")).unwrap();
+    assert!(mix.lines().count() > 1);
+    let vq = std::fs::read_to_string(out.join("vq_timeseries.csv")).unwrap();
+    assert!(vq.starts_with("policy,load,replication,slot,class,queue\n"));
+}

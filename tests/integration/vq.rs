@@ -219,11 +219,21 @@ struct Reference {
     held: Vec<Vec<(usize, Size)>>,
     cfg: Vec<usize>,
     mw_cfg: Vec<Vec<u32>>,
+    stall: Option<f64>,
+    stalled: Vec<bool>,
 }
 
 impl Reference {
-    fn new(kind: Kind, partition: Partition, types: Vec<Size>, servers: usize) -> Self {
+    fn new(
+        kind: Kind,
+        partition: Partition,
+        types: Vec<Size>,
+        servers: usize,
+        stall: Option<f64>,
+    ) -> Self {
         Reference {
+            stall,
+            stalled: vec![false; servers],
             kind,
             kred: ReducedSet::new(&partition),
             partition,
@@ -293,15 +303,26 @@ impl Reference {
             }
             return;
         }
-        if empty {
-            let q = self.lengths();
-            let mut best = 0;
-            for k in 1..self.kred.len() {
-                if self.kred.get(k).weight(&q) > self.kred.get(best).weight(&q) {
-                    best = k;
-                }
+        let q = self.lengths();
+        let mut best = 0;
+        for k in 1..self.kred.len() {
+            if self.kred.get(k).weight(&q) > self.kred.get(best).weight(&q) {
+                best = k;
             }
+        }
+        if empty {
             self.cfg[iu] = best;
+            self.stalled[iu] = false;
+        } else if let Some(beta) = self.stall {
+            // section 9: a busy server whose configuration weighs less than β · max stalls
+            // until it empties
+            let w = self.kred.get(self.cfg[iu]).weight(&q) as f64;
+            if w < beta * self.kred.get(best).weight(&q) as f64 {
+                self.stalled[iu] = true;
+            }
+        }
+        if self.stalled[iu] {
+            return;
         }
         let cfg = self.kred.get(self.cfg[iu]);
         let count = |held: &Vec<(usize, Size)>, c: usize| held.iter().filter(|h| h.0 == c).count();
@@ -412,8 +433,9 @@ fn run_logged(
     cluster.log().to_vec()
 }
 
-fn compare(kind: Kind) {
+fn compare(kind: Kind, stall: Option<f64>) {
     let mut rng = Pcg64Mcg::seed_from_u64(0x5EED + kind as u64);
+    let mut stall_mattered = 0;
     for case in 0..50 {
         let servers = rng.random_range(1..=6);
         let j = rng.random_range(2..=5);
@@ -439,11 +461,11 @@ fn compare(kind: Kind) {
         types.sort_unstable();
         types.dedup();
         let mut fast: Box<dyn Policy> = match kind {
-            Kind::Vqs => Box::new(Vqs::new(partition.clone(), servers, None)),
-            Kind::VqsBf => Box::new(VqsBf::new(partition.clone(), servers, None)),
+            Kind::Vqs => Box::new(Vqs::new(partition.clone(), servers, stall)),
+            Kind::VqsBf => Box::new(VqsBf::new(partition.clone(), servers, stall)),
             Kind::MaxWeight => Box::new(MaxWeight::new(types.clone(), servers)),
         };
-        let mut slow = Reference::new(kind, partition, types, servers);
+        let mut slow = Reference::new(kind, partition, types, servers, stall);
         let a = run_logged(fast.as_mut(), servers, &sizes, &service, rate, seed);
         let b = run_logged(&mut slow, servers, &sizes, &service, rate, seed);
         assert!(!a.is_empty());
@@ -454,20 +476,42 @@ fn compare(kind: Kind) {
             );
         }
         assert_eq!(a.len(), b.len(), "{kind:?} case {case}");
+        if stall.is_some() {
+            let partition = Partition::universal(j);
+            let mut plain: Box<dyn Policy> = match kind {
+                Kind::Vqs => Box::new(Vqs::new(partition, servers, None)),
+                _ => Box::new(VqsBf::new(partition, servers, None)),
+            };
+            if run_logged(plain.as_mut(), servers, &sizes, &service, rate, seed) != a {
+                stall_mattered += 1;
+            }
+        }
+    }
+    if stall.is_some() {
+        assert!(
+            stall_mattered > 5,
+            "stalling changed only {stall_mattered} of 50 cases"
+        );
     }
 }
 
 #[test]
 fn vqs_matches_reference() {
-    compare(Kind::Vqs);
+    compare(Kind::Vqs, None);
 }
 
 #[test]
 fn vqs_bf_matches_reference() {
-    compare(Kind::VqsBf);
+    compare(Kind::VqsBf, None);
 }
 
 #[test]
 fn max_weight_matches_reference() {
-    compare(Kind::MaxWeight);
+    compare(Kind::MaxWeight, None);
+}
+
+#[test]
+fn stalling_vqs_and_vqs_bf_match_reference() {
+    compare(Kind::Vqs, Some(0.7));
+    compare(Kind::VqsBf, Some(0.7));
 }
