@@ -10,6 +10,7 @@ pub mod model;
 pub mod plot;
 pub mod policy;
 pub mod sim;
+pub mod stability;
 pub mod workload;
 
 pub use model::{Job, ServerId, Size};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use packlab::experiment::{self, Experiment};
+use packlab::experiment::{self, ExperimentFile};
 
 /// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
 #[derive(Parser, Debug)]
@@ -39,23 +39,38 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> anyhow::Result<bool> {
-    let mut exp = Experiment::load(&cli.experiment)?;
-    if cli.quick {
-        exp.quick();
-    }
-    let out = experiment::execute(&exp, cli.threads.map(usize::from))?;
+    let file = ExperimentFile::load(&cli.experiment)?;
     let dir = cli
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&exp.name));
-    experiment::write_outputs(&exp, &out, &dir)?;
-    eprintln!(
-        "packlab: {} runs of {} written to {}",
-        out.runs.len(),
-        exp.name,
-        dir.display()
-    );
-    for c in &out.claims {
+        .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
+    let threads = cli.threads.map(usize::from);
+    let claims = match file {
+        ExperimentFile::Queueing(mut exp) => {
+            if cli.quick {
+                exp.quick();
+            }
+            let out = experiment::execute(&exp, threads)?;
+            experiment::write_outputs(&exp, &out, &dir)?;
+            eprintln!(
+                "packlab: {} runs of {} written to {}",
+                out.runs.len(),
+                exp.name,
+                dir.display()
+            );
+            out.claims
+        }
+        ExperimentFile::Region(mut exp) => {
+            if cli.quick {
+                exp.quick();
+            }
+            let out = experiment::execute_region(&exp, threads)?;
+            experiment::write_region_outputs(&exp, &out, &dir)?;
+            eprintln!("packlab: region {} written to {}", exp.name, dir.display());
+            out.claims
+        }
+    };
+    for c in &claims {
         eprintln!(
             "  claim {}: {} (observed {}; {})",
             if c.holds { "holds " } else { "FAILS " },
@@ -64,5 +79,5 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             c.evidence
         );
     }
-    Ok(out.claims_hold())
+    Ok(claims.iter().all(|c| c.holds))
 }

@@ -25,6 +25,8 @@ pub struct Series {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub bars: Option<Vec<(f64, f64)>>,
+    /// Draw the points as a scatter, without a line.
+    pub points_only: bool,
 }
 
 /// A line chart.
@@ -54,6 +56,10 @@ fn colour(label: &str, i: usize) -> RGBColor {
         "bf-j" => RGBColor(255, 127, 14),
         "bf-s" => RGBColor(148, 103, 189),
         "max-weight" => RGBColor(140, 86, 75),
+        "K_RED" => RGBColor(31, 119, 180),
+        "dyadic" => RGBColor(214, 39, 40),
+        "2/3" => RGBColor(31, 119, 180),
+        "1/2" => RGBColor(214, 39, 40),
         _ => {
             let p = [
                 RGBColor(23, 190, 207),
@@ -158,6 +164,17 @@ where
     for (i, s) in chart.series.iter().enumerate() {
         let c = colour(&s.label, i);
         let style = ShapeStyle::from(&c).stroke_width(2);
+        if s.points_only {
+            ctx.draw_series(
+                s.points
+                    .iter()
+                    .map(|&(x, y)| Circle::new((x, clamp(y)), 2, ShapeStyle::from(&c).filled())),
+            )
+            .map_err(err)?
+            .label(&s.label)
+            .legend(move |(x, y)| Circle::new((x + 10, y), 3, ShapeStyle::from(&c).filled()));
+            continue;
+        }
         ctx.draw_series(LineSeries::new(
             s.points.iter().map(|&(x, y)| (x, clamp(y))),
             style,

@@ -47,13 +47,70 @@ pub fn enumerate(sizes: &[Size], limit: usize) -> Option<Vec<Counts>> {
     rec(sizes, 0, Size::UNIT, &mut cur, &mut out, limit).then_some(out)
 }
 
+/// Largest capacity grid (server capacity in units of the sizes' greatest common divisor) on
+/// which [`max_weight`] uses dynamic programming.
+pub const DP_CELLS: u64 = 1 << 14;
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// The max-weight configuration: argmax Σ k_i w_i over feasible k (exact capacities, weights
-/// as given). Types with weight ≤ 0 are left out. Branch and bound over the types in order of
-/// decreasing weight per unit of size, trying larger counts first, pruned by the fractional
-/// (LP) bound; the first configuration found with the best weight is returned, so the result is
-/// deterministic. Returns (k, weight).
+/// as given). Types with weight ≤ 0 are left out. When every size is a multiple of 1/C of the
+/// server for some C ≤ [`DP_CELLS`] (a grid partition, say), an exact dynamic programme over the
+/// C capacity cells; otherwise branch and bound over the types in order of decreasing weight
+/// per unit of size, trying larger counts first, pruned by the fractional (LP) bound. Either
+/// way the result is exact and deterministic (among equal weights, a fixed but unspecified
+/// choice). Returns (k, weight).
 pub fn max_weight(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
     assert_eq!(sizes.len(), weights.len());
+    let live: Vec<usize> = (0..sizes.len()).filter(|&i| weights[i] > 0.0).collect();
+    let g = live.iter().fold(Size::UNIT, |g, &i| gcd(g, sizes[i].0));
+    let cells = Size::UNIT / g;
+    if !live.is_empty() && cells <= DP_CELLS && (cells as usize) * live.len() <= 50_000_000 {
+        return dynamic(sizes, weights, &live, g, cells as usize);
+    }
+    branch_and_bound(sizes, weights)
+}
+
+/// Unbounded knapsack by dynamic programming over `cells` capacity units of `g`.
+fn dynamic(sizes: &[Size], weights: &[f64], live: &[usize], g: u64, cells: usize) -> (Counts, f64) {
+    const CARRY: usize = usize::MAX;
+    let mut best = vec![0.0f64; cells + 1];
+    let mut choice = vec![CARRY; cells + 1];
+    let units: Vec<usize> = live.iter().map(|&i| (sizes[i].0 / g) as usize).collect();
+    for c in 1..=cells {
+        best[c] = best[c - 1];
+        for (t, &i) in live.iter().enumerate() {
+            let u = units[t];
+            if u <= c {
+                let cand = best[c - u] + weights[i];
+                if cand > best[c] {
+                    best[c] = cand;
+                    choice[c] = t;
+                }
+            }
+        }
+    }
+    let mut k = vec![0u32; sizes.len()];
+    let mut c = cells;
+    while c > 0 {
+        match choice[c] {
+            CARRY => c -= 1,
+            t => {
+                k[live[t]] += 1;
+                c -= units[t];
+            }
+        }
+    }
+    let w = k.iter().zip(weights).map(|(&n, w)| n as f64 * w).sum();
+    (k, w)
+}
+
+fn branch_and_bound(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
     let mut order: Vec<usize> = (0..sizes.len()).filter(|&i| weights[i] > 0.0).collect();
     let density = |i: usize| weights[i] / sizes[i].0 as f64;
     order.sort_by(|&a, &b| density(b).total_cmp(&density(a)).then(a.cmp(&b)));
@@ -158,6 +215,26 @@ mod tests {
             assert!(
                 (w - brute).abs() <= 1e-9 * brute.max(1.0),
                 "case {case}: B&B {w} vs brute force {brute}"
+            );
+        }
+    }
+
+    #[test]
+    fn dynamic_programme_equals_branch_and_bound_on_grids() {
+        let mut rng = Pcg64Mcg::seed_from_u64(23);
+        for case in 0..300 {
+            let grid = [8u64, 12, 16, 60, 256][case % 5];
+            let n = rng.random_range(1..=8);
+            let sizes: Vec<Size> = (0..n)
+                .map(|_| Size(rng.random_range(1..=grid) * (Size::UNIT / grid)))
+                .collect();
+            let weights: Vec<f64> = (0..n).map(|_| rng.random_range(0.0..5.0)).collect();
+            let (k1, w1) = max_weight(&sizes, &weights); // grid: dynamic programme
+            let (k2, w2) = branch_and_bound(&sizes, &weights);
+            assert!(feasible(&sizes, &k1) && feasible(&sizes, &k2));
+            assert!(
+                (w1 - w2).abs() <= 1e-9 * w2.max(1.0),
+                "case {case}: {w1} vs {w2}"
             );
         }
     }

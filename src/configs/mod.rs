@@ -3,6 +3,7 @@
 pub mod knapsack;
 mod partition;
 mod reduced;
+pub mod region;
 
 pub use partition::{MAX_J, Partition, PartitionKind};
 pub use reduced::{ReducedConfig, ReducedSet, VQ2};

@@ -4,8 +4,11 @@
 mod claims;
 mod error;
 mod output;
+mod region;
 mod runner;
 mod spec;
+
+pub use region::{RegionExperiment, RegionOutcome, execute_region, write_region_outputs};
 
 pub use error::ExperimentError;
 pub use output::write_outputs;
@@ -16,3 +19,43 @@ pub use spec::{ClaimSpec, Experiment, PlotSpec, Point, RunSpec, SweepKind};
 
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// An experiment file of any kind.
+#[derive(Clone, Debug)]
+pub enum ExperimentFile {
+    Queueing(Experiment),
+    Region(RegionExperiment),
+}
+
+impl ExperimentFile {
+    /// Reads and validates an experiment file, dispatching on its `kind` key.
+    pub fn load(file: &std::path::Path) -> Result<Self, ExperimentError> {
+        let source = std::fs::read_to_string(file).map_err(|source| ExperimentError::Read {
+            file: file.to_path_buf(),
+            source,
+        })?;
+        Self::parse(file, &source)
+    }
+
+    /// Validates experiment text of any kind.
+    pub fn parse(file: &std::path::Path, source: &str) -> Result<Self, ExperimentError> {
+        let table: toml::Table = toml::from_str(source).map_err(|e| ExperimentError::Parse {
+            file: file.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        match table.get("kind").and_then(|k| k.as_str()) {
+            Some("region") => Ok(ExperimentFile::Region(RegionExperiment::parse(
+                file, source,
+            )?)),
+            _ => Ok(ExperimentFile::Queueing(Experiment::parse(file, source)?)),
+        }
+    }
+
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ExperimentFile::Queueing(e) => &e.name,
+            ExperimentFile::Region(e) => &e.name,
+        }
+    }
+}

@@ -216,6 +216,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                                 .map(|r| r.ci95.unwrap_or((r.mean_queue, r.mean_queue)))
                                 .collect(),
                         ),
+                        points_only: false,
                     }
                 })
                 .collect();
@@ -257,6 +258,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                             })
                             .unwrap_or_default(),
                         bars: None,
+                        points_only: false,
                     }
                 })
                 .collect();

@@ -48,7 +48,7 @@ struct RawWorkload {
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
-enum RawSizes {
+pub(super) enum RawSizes {
     Uniform {
         low: f64,
         high: f64,
@@ -213,12 +213,17 @@ pub struct Experiment {
     pub claims: Vec<ClaimSpec>,
 }
 
-struct Ctx<'a> {
-    file: &'a Path,
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
 }
 
 impl Ctx<'_> {
-    fn bad(&self, key: &str, expected: &str, got: impl std::fmt::Display) -> ExperimentError {
+    pub(super) fn bad(
+        &self,
+        key: &str,
+        expected: &str,
+        got: impl std::fmt::Display,
+    ) -> ExperimentError {
         ExperimentError::Invalid {
             file: self.file.to_path_buf(),
             key: key.to_string(),
@@ -227,11 +232,11 @@ impl Ctx<'_> {
         }
     }
 
-    fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
+    pub(super) fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
         Size::from_f64(x).ok_or_else(|| self.bad(key, "a size in (0, 1]", x))
     }
 
-    fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
+    pub(super) fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
         if x > 0 {
             Ok(x as u64)
         } else {
@@ -239,7 +244,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
+    pub(super) fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
         if p.len() != n {
             return Err(self.bad(key, &format!("{n} probabilities (one per value)"), p.len()));
         }
@@ -283,64 +288,14 @@ impl Experiment {
         if let Some(k) = &raw.kind
             && k != "queueing"
         {
-            return Err(cx.bad(
-                "kind",
-                "\"queueing\" (the only experiment kind this version runs)",
-                k,
-            ));
+            return Err(cx.bad("kind", "\"queueing\" or \"region\"", k));
         }
         let servers = cx.positive("cluster.servers", raw.cluster.servers)? as usize;
         if servers > 1_000_000 {
             return Err(cx.bad("cluster.servers", "at most 1000000 servers", servers));
         }
 
-        let sizes = match raw.workload.sizes {
-            RawSizes::Uniform { low, high } => {
-                let lo = cx.size("workload.sizes.low", low)?;
-                let hi = cx.size("workload.sizes.high", high)?;
-                if lo > hi {
-                    return Err(cx.bad(
-                        "workload.sizes.high",
-                        &format!("a value ≥ workload.sizes.low = {low}"),
-                        high,
-                    ));
-                }
-                SizeLaw::uniform(lo, hi)
-            }
-            RawSizes::Discrete { values, probs } => {
-                if values.is_empty() {
-                    return Err(cx.bad("workload.sizes.values", "at least one size", "[]"));
-                }
-                let v = values
-                    .iter()
-                    .map(|&x| cx.size("workload.sizes.values", x))
-                    .collect::<Result<Vec<_>, _>>()?;
-                cx.probs("workload.sizes.probs", &probs, v.len())?;
-                SizeLaw::discrete(v, probs)
-                    .map_err(|e| cx.bad("workload.sizes.probs", "valid weights", e))?
-            }
-            RawSizes::Empirical { values, file: f } => {
-                let values = match (values, f) {
-                    (Some(v), None) => v,
-                    (None, Some(f)) => read_numbers(&cx, &f)?,
-                    _ => {
-                        return Err(cx.bad(
-                            "workload.sizes",
-                            "exactly one of `values` or `file` for dist = \"empirical\"",
-                            "both or neither",
-                        ));
-                    }
-                };
-                if values.is_empty() {
-                    return Err(cx.bad("workload.sizes.values", "at least one size", "none"));
-                }
-                let v = values
-                    .iter()
-                    .map(|&x| cx.size("workload.sizes.values", x))
-                    .collect::<Result<Vec<_>, _>>()?;
-                SizeLaw::Empirical { values: v }
-            }
-        };
+        let sizes = size_law(&cx, raw.workload.sizes)?;
 
         let service = match raw.workload.service {
             RawService::Geometric { mean } => {
@@ -654,6 +609,57 @@ impl Experiment {
             }
         }
     }
+}
+
+/// Validates a `sizes = { dist = … }` table into a size law.
+pub(super) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError> {
+    Ok(match raw {
+        RawSizes::Uniform { low, high } => {
+            let lo = cx.size("workload.sizes.low", low)?;
+            let hi = cx.size("workload.sizes.high", high)?;
+            if lo > hi {
+                return Err(cx.bad(
+                    "workload.sizes.high",
+                    &format!("a value ≥ workload.sizes.low = {low}"),
+                    high,
+                ));
+            }
+            SizeLaw::uniform(lo, hi)
+        }
+        RawSizes::Discrete { values, probs } => {
+            if values.is_empty() {
+                return Err(cx.bad("workload.sizes.values", "at least one size", "[]"));
+            }
+            let v = values
+                .iter()
+                .map(|&x| cx.size("workload.sizes.values", x))
+                .collect::<Result<Vec<_>, _>>()?;
+            cx.probs("workload.sizes.probs", &probs, v.len())?;
+            SizeLaw::discrete(v, probs)
+                .map_err(|e| cx.bad("workload.sizes.probs", "valid weights", e))?
+        }
+        RawSizes::Empirical { values, file: f } => {
+            let values = match (values, f) {
+                (Some(v), None) => v,
+                (None, Some(f)) => read_numbers(cx, &f)?,
+                _ => {
+                    return Err(cx.bad(
+                        "workload.sizes",
+                        "exactly one of `values` or `file` for dist = \"empirical\"",
+                        "both or neither",
+                    ));
+                }
+            };
+            if values.is_empty() {
+                return Err(cx.bad("workload.sizes.values", "at least one size", "none"));
+            }
+            let v = values
+                .iter()
+                .map(|&x| cx.size("workload.sizes.values", x))
+                .collect::<Result<Vec<_>, _>>()?;
+            SizeLaw::Empirical { values: v }
+        }
+    })
 }
 
 /// Validates one `[[policy]]` table.

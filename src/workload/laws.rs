@@ -63,6 +63,28 @@ impl SizeLaw {
         }
     }
 
+    /// P(R ≤ x), exact on the fixed-point grid.
+    pub fn cdf(&self, x: Size) -> f64 {
+        match self {
+            SizeLaw::Uniform { low, high } => {
+                if x < *low {
+                    0.0
+                } else if x >= *high {
+                    1.0
+                } else {
+                    (x.0 - low.0 + 1) as f64 / (high.0 - low.0 + 1) as f64
+                }
+            }
+            _ => self
+                .atoms()
+                .expect("finite law")
+                .iter()
+                .filter(|(s, _)| *s <= x)
+                .map(|(_, p)| p)
+                .sum(),
+        }
+    }
+
     /// The distinct sizes with their probabilities, when there are finitely many.
     pub fn atoms(&self) -> Option<Vec<(Size, f64)>> {
         match self {

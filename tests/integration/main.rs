@@ -4,4 +4,5 @@ mod cli;
 mod figures;
 mod markov;
 mod reference;
+mod regions;
 mod vq;

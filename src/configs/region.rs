@@ -1,0 +1,237 @@
+//! Maximum supportable workload (paper-notes section 2; seed 004, Section III).
+//!
+//! For finitely many types with sizes s_i and probabilities p_i, on one server, the largest c
+//! with c·p ∈ conv(K) (K = feasible configurations, 0 included) is the linear programme
+//!
+//! ```text
+//! max c   s.t.   c·p_i ≤ Σ_k x_k k_i  (every type i),   Σ_k x_k ≤ 1,   x ≥ 0.
+//! ```
+//!
+//! With L servers and service rate μ, λ is supportable iff λ/μ < L·c: the maximum arrival rate
+//! is λ* = c·L·μ and the maximum traffic intensity ρ* = λ* E[R] / (μ L) = c·E[R].
+//!
+//! K is never enumerated. We solve the dual, min z s.t. ⟨y, k⟩ ≤ z for every k ∈ K,
+//! ⟨y, p⟩ = 1, y ≥ 0, by row generation: the separation oracle is the max-weight (knapsack)
+//! configuration for weights y ([`super::knapsack::max_weight`]); a violated row is added and
+//! the LP re-solved from its previous basis, until no configuration beats z by more than a
+//! relative 1e-9. The configuration mix is read from the primal restricted to the generated
+//! configurations, which has the same optimum.
+
+use microlp::{ComparisonOp, OptimizationDirection, Problem};
+
+use super::knapsack::{self, Counts};
+use crate::model::Size;
+
+/// The largest supportable workload of a finite-type system, per server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Region {
+    /// c: the largest λ/(μ L) that can be supported (jobs per server per mean service time).
+    pub per_server: f64,
+    /// An optimal mix of configurations: (configuration over the types, fraction of servers).
+    pub mix: Vec<(Counts, f64)>,
+    /// Rows generated (LP re-solves), for reports.
+    pub iterations: usize,
+}
+
+/// The LP failed (a bug or a degenerate input).
+#[derive(Debug, thiserror::Error)]
+pub enum RegionError {
+    #[error("linear programme failed: {0}")]
+    Lp(String),
+    #[error("invalid workload: {0}")]
+    Input(String),
+}
+
+fn lp<E: std::fmt::Display>(e: E) -> RegionError {
+    RegionError::Lp(e.to_string())
+}
+
+fn check(sizes: &[Size], probs: &[f64]) -> Result<(), RegionError> {
+    if sizes.len() != probs.len() || sizes.is_empty() {
+        return Err(RegionError::Input("one probability per size".into()));
+    }
+    if probs.iter().any(|p| !p.is_finite() || *p < 0.0) || probs.iter().sum::<f64>() <= 0.0 {
+        return Err(RegionError::Input(
+            "probabilities ≥ 0 with a positive sum".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// ρ* per server over *all* feasible configurations of `sizes` (each in (0, 1]) with arrival
+/// probabilities `probs`. Types of size 0 would fit without limit: the caller leaves them out.
+pub fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, RegionError> {
+    check(sizes, probs)?;
+    if sizes.iter().any(|s| s.0 == 0 || *s > Size::ONE) {
+        return Err(RegionError::Input("sizes in (0, 1]".into()));
+    }
+    let n = sizes.len();
+    // Dual: variables y_0..y_{n-1} ≥ 0 and z, minimise z.
+    let mut dual = Problem::new(OptimizationDirection::Minimize);
+    let y: Vec<_> = (0..n)
+        .map(|_| dual.add_var(0.0, (0.0, f64::INFINITY)))
+        .collect();
+    let z = dual.add_var(1.0, (0.0, f64::INFINITY));
+    let norm: Vec<_> = y.iter().zip(probs).map(|(&v, &p)| (v, p)).collect();
+    dual.add_constraint(norm.as_slice(), ComparisonOp::Eq, 1.0);
+    // Start with the homogeneous configurations: they bound the dual.
+    let mut rows: Vec<Counts> = (0..n)
+        .map(|i| {
+            let mut k = vec![0; n];
+            k[i] = (Size::UNIT / sizes[i].0) as u32;
+            k
+        })
+        .collect();
+    let row = |k: &Counts| {
+        let mut r: Vec<_> = y
+            .iter()
+            .zip(k)
+            .filter(|(_, c)| **c > 0)
+            .map(|(&v, &c)| (v, c as f64))
+            .collect();
+        r.push((z, -1.0));
+        r
+    };
+    for k in &rows {
+        dual.add_constraint(row(k).as_slice(), ComparisonOp::Le, 0.0);
+    }
+    let mut sol = dual
+        .solve()
+        .map_err(lp)?
+        .into_solution()
+        .map_err(|_| RegionError::Lp("interrupted".into()))?;
+    let mut iterations = 0;
+    loop {
+        let weights: Vec<f64> = y.iter().map(|&v| sol.var_value(v).max(0.0)).collect();
+        let zv = sol.var_value(z);
+        let (k, w) = knapsack::max_weight(sizes, &weights);
+        if w <= zv * (1.0 + 1e-9) + 1e-12 || rows.contains(&k) {
+            break;
+        }
+        iterations += 1;
+        if iterations > 100_000 {
+            return Err(RegionError::Lp("row generation did not converge".into()));
+        }
+        let r = row(&k);
+        rows.push(k);
+        sol = sol
+            .add_constraint(r.as_slice(), ComparisonOp::Le, 0.0)
+            .map_err(lp)?
+            .into_solution()
+            .map_err(|_| RegionError::Lp("interrupted".into()))?;
+    }
+    let c = sol.var_value(z);
+    let mix = primal_mix(&rows, probs)?;
+    Ok(Region {
+        per_server: c,
+        mix,
+        iterations,
+    })
+}
+
+/// The primal over an explicit list of configurations (given as counts over the classes):
+/// max c s.t. c·p ≤ Σ x_k k, Σ x_k ≤ 1. Returns the mix with positive weights.
+fn primal(configs: &[Counts], probs: &[f64]) -> Result<(f64, Vec<(Counts, f64)>), RegionError> {
+    let n = probs.len();
+    let mut pr = Problem::new(OptimizationDirection::Maximize);
+    let c = pr.add_var(1.0, (0.0, f64::INFINITY));
+    let x: Vec<_> = configs
+        .iter()
+        .map(|_| pr.add_var(0.0, (0.0, f64::INFINITY)))
+        .collect();
+    for i in 0..n {
+        if probs[i] <= 0.0 {
+            continue;
+        }
+        let mut r = vec![(c, probs[i])];
+        for (k, &v) in configs.iter().zip(&x) {
+            if k[i] > 0 {
+                r.push((v, -(k[i] as f64)));
+            }
+        }
+        pr.add_constraint(r.as_slice(), ComparisonOp::Le, 0.0);
+    }
+    let all: Vec<_> = x.iter().map(|&v| (v, 1.0)).collect();
+    pr.add_constraint(all.as_slice(), ComparisonOp::Le, 1.0);
+    let sol = pr
+        .solve()
+        .map_err(lp)?
+        .into_solution()
+        .map_err(|_| RegionError::Lp("interrupted".into()))?;
+    let mix = configs
+        .iter()
+        .zip(&x)
+        .map(|(k, &v)| (k.clone(), sol.var_value(v)))
+        .filter(|(_, f)| *f > 1e-9)
+        .collect();
+    Ok((sol.var_value(c), mix))
+}
+
+fn primal_mix(configs: &[Counts], probs: &[f64]) -> Result<Vec<(Counts, f64)>, RegionError> {
+    primal(configs, probs).map(|(_, m)| m)
+}
+
+/// ρ per server over an explicit configuration set (e.g. K_RED over the classes of a
+/// partition), with class probabilities `probs`.
+pub fn restricted(configs: &[Counts], probs: &[f64]) -> Result<Region, RegionError> {
+    if configs.iter().any(|k| k.len() != probs.len()) {
+        return Err(RegionError::Input("configurations over the classes".into()));
+    }
+    let (c, mix) = primal(configs, probs)?;
+    Ok(Region {
+        per_server: c,
+        mix,
+        iterations: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: f64) -> Size {
+        Size::from_f64(x).unwrap()
+    }
+
+    #[test]
+    fn one_size_supports_floor_of_its_inverse() {
+        for (x, want) in [
+            (1.0, 1.0),
+            (0.5, 2.0),
+            (0.34, 2.0),
+            (0.3, 3.0),
+            (0.2, 5.0),
+            (0.07, 14.0),
+        ] {
+            let r = max_supportable(&[s(x)], &[1.0]).unwrap();
+            assert!(
+                (r.per_server - want).abs() < 1e-7,
+                "size {x}: {}",
+                r.per_server
+            );
+        }
+    }
+
+    #[test]
+    fn fig3a_pair_supports_two_per_server() {
+        // 0.45 and 0.55 equally likely: the pair fits, so c = 2 (λ < 2μ on one server).
+        let r = max_supportable(&[s(0.45), s(0.55)], &[0.5, 0.5]).unwrap();
+        assert!((r.per_server - 2.0).abs() < 1e-7, "{}", r.per_server);
+        assert_eq!(r.mix.len(), 1);
+        assert_eq!(r.mix[0].0, vec![1, 1]);
+    }
+
+    #[test]
+    fn fig3b_supports_ten_thirds() {
+        // a = 0.2 (2/3), b = 0.45 (1/3): alternate five a's and two b's: c = 10/3.
+        let r = max_supportable(&[s(0.2), s(0.45)], &[2.0 / 3.0, 1.0 / 3.0]).unwrap();
+        assert!((r.per_server - 10.0 / 3.0).abs() < 1e-7, "{}", r.per_server);
+    }
+
+    #[test]
+    fn restricted_set_of_fig3a() {
+        // K_RED's two relevant configurations: 2 of the small class, 1 of the large one.
+        let r = restricted(&[vec![2, 0], vec![0, 1]], &[0.5, 0.5]).unwrap();
+        assert!((r.per_server - 4.0 / 3.0).abs() < 1e-7);
+    }
+}

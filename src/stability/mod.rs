@@ -1,0 +1,4 @@
+//! Stability, computed and measured: supportable regions by linear programming, brackets for
+//! continuous sizes (paper-notes sections 2, 5, 6, 12).
+
+pub mod region;

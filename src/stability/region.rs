@@ -1,0 +1,217 @@
+//! Stability regions of workloads (paper-notes sections 2, 5, 6 and 12): the maximum
+//! supportable traffic intensity ρ* of a finite-type workload, the region of a restricted
+//! configuration set (K_RED over X_J, the dyadic set), and Theorem 1's bracket for any size
+//! distribution.
+//!
+//! Units: `per_server` is c = λ*/(μ L), the largest number of jobs per server per mean service
+//! time; the traffic intensity is ρ = c·E[R] (so ρ* ≤ 1), and the arrival rate λ* = c·L·μ.
+
+use crate::configs::knapsack::Counts;
+use crate::configs::region::{self, RegionError};
+use crate::configs::{Partition, ReducedSet};
+use crate::model::Size;
+use crate::workload::SizeLaw;
+
+/// A supportable region's edge.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Supportable {
+    /// c = λ*/(μ L), jobs per server per mean service time.
+    pub per_server: f64,
+    /// ρ = c·E[R], traffic intensity.
+    pub traffic: f64,
+    /// Optimal configuration mix: (counts over the LP's types or classes, fraction of servers).
+    pub mix: Vec<(Counts, f64)>,
+}
+
+impl Supportable {
+    /// The largest arrival rate (jobs per slot) on `servers` servers with mean service
+    /// `mean_service` slots.
+    pub fn arrival_rate(&self, servers: usize, mean_service: f64) -> f64 {
+        self.per_server * servers as f64 / mean_service
+    }
+}
+
+fn mean(atoms: &[(Size, f64)]) -> f64 {
+    atoms.iter().map(|(s, p)| s.as_f64() * p).sum::<f64>() / atoms.iter().map(|a| a.1).sum::<f64>()
+}
+
+/// ρ* of a finite-type workload (atoms: size, probability), over all feasible configurations.
+pub fn rho_star(atoms: &[(Size, f64)]) -> Result<Supportable, RegionError> {
+    let sizes: Vec<Size> = atoms.iter().map(|a| a.0).collect();
+    let probs: Vec<f64> = atoms.iter().map(|a| a.1).collect();
+    let r = region::max_supportable(&sizes, &probs)?;
+    Ok(Supportable {
+        per_server: r.per_server,
+        traffic: r.per_server * mean(atoms),
+        mix: r.mix,
+    })
+}
+
+/// Class probabilities of `atoms` over the intervals of `p`.
+fn class_probs(atoms: &[(Size, f64)], p: &Partition) -> Vec<f64> {
+    let mut q = vec![0.0; p.len()];
+    for &(s, pr) in atoms {
+        q[p.index(s)] += pr;
+    }
+    q
+}
+
+/// The region guaranteed by the reduced configuration set of `p` with upper-rounded sizes:
+/// K_RED on X_J (what VQS and VQS-BF are guaranteed), the homogeneous set on other partitions
+/// (on the dyadic one, the same region as all configurations of the rounded sizes).
+pub fn rho_reduced(atoms: &[(Size, f64)], p: &Partition) -> Result<Supportable, RegionError> {
+    let k = ReducedSet::new(p);
+    let configs: Vec<Counts> = k.iter().map(|c| c.dense(p.len())).collect();
+    let r = region::restricted(&configs, &class_probs(atoms, p))?;
+    Ok(Supportable {
+        per_server: r.per_server,
+        traffic: r.per_server * mean(atoms),
+        mix: r.mix,
+    })
+}
+
+/// The region of all feasible configurations of the sizes of `atoms` rounded up (`up`) or
+/// down to their interval's ends in `p`. Rounded-down sizes of 0 take no room and constrain
+/// nothing; if nothing is left, the region is unbounded (`per_server` = ∞).
+pub fn rho_rounded(
+    atoms: &[(Size, f64)],
+    p: &Partition,
+    up: bool,
+    mean_size: f64,
+) -> Result<Supportable, RegionError> {
+    let q = class_probs(atoms, p);
+    let mut sizes = Vec::new();
+    let mut probs = Vec::new();
+    for (j, &pr) in q.iter().enumerate() {
+        let s = if up { p.upper(j) } else { p.lower(j) };
+        if pr > 0.0 && s > Size::ZERO {
+            sizes.push(s);
+            probs.push(pr);
+        }
+    }
+    if sizes.is_empty() {
+        return Ok(Supportable {
+            per_server: f64::INFINITY,
+            traffic: f64::INFINITY,
+            mix: vec![],
+        });
+    }
+    let r = region::max_supportable(&sizes, &probs)?;
+    Ok(Supportable {
+        per_server: r.per_server,
+        traffic: r.per_server * mean_size,
+        mix: r.mix,
+    })
+}
+
+/// One step of Theorem 1's bracket.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BracketStep {
+    /// Number of equal-width intervals (k−1)/n < r ≤ k/n.
+    pub intervals: usize,
+    /// ρ_up(P) ≤ ρ* (sizes rounded up), traffic intensity.
+    pub lower_bound: f64,
+    /// ρ* ≤ ρ_low(P) (sizes rounded down), traffic intensity.
+    pub upper_bound: f64,
+}
+
+impl BracketStep {
+    pub fn width(&self) -> f64 {
+        self.upper_bound - self.lower_bound
+    }
+}
+
+/// The equal-width partition of (0, 1] into n intervals.
+pub fn grid_partition(n: usize) -> Partition {
+    let cuts: Vec<Size> = (1..n).map(|k| Size::ratio(k as u64, n as u64)).collect();
+    Partition::custom(&cuts).expect("distinct cuts in (0, 1)")
+}
+
+/// The size law's mass on each interval of `p`, as pseudo-atoms at any point of the interval
+/// (only the interval matters to rounding).
+fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
+    (0..p.len())
+        .filter_map(|j| {
+            let pr = law.cdf(p.upper(j)) - law.cdf(p.lower(j));
+            (pr > 0.0).then_some((p.upper(j), pr))
+        })
+        .collect()
+}
+
+/// Theorem 1's bracket ρ_up(P_n) ≤ ρ* ≤ ρ_low(P_n) on equal-width partitions with
+/// n = `start`, 2·start, 4·start, … intervals, until the bracket is narrower than `tolerance`
+/// or n would exceed `max_intervals`. Refining by halving makes both ends monotone.
+pub fn bracket(
+    law: &SizeLaw,
+    start: usize,
+    max_intervals: usize,
+    tolerance: f64,
+) -> Result<Vec<BracketStep>, RegionError> {
+    let mut out = Vec::new();
+    let mut n = start.max(1);
+    let m = law.mean();
+    while n <= max_intervals {
+        let p = grid_partition(n);
+        let atoms = interval_atoms(law, &p);
+        let up = rho_rounded(&atoms, &p, true, m)?;
+        let low = rho_rounded(&atoms, &p, false, m)?;
+        let step = BracketStep {
+            intervals: n,
+            lower_bound: up.traffic,
+            upper_bound: low.traffic,
+        };
+        let done = step.width() < tolerance;
+        out.push(step);
+        if done {
+            break;
+        }
+        n *= 2;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: f64) -> Size {
+        Size::from_f64(x).unwrap()
+    }
+
+    #[test]
+    fn fig3a_ratio_is_two_thirds() {
+        let atoms = [(s(0.45), 0.5), (s(0.55), 0.5)];
+        let star = rho_star(&atoms).unwrap();
+        let red = rho_reduced(&atoms, &Partition::universal(4)).unwrap();
+        assert!((star.per_server - 2.0).abs() < 1e-7);
+        assert!((red.per_server - 4.0 / 3.0).abs() < 1e-7);
+        assert!((star.traffic - 1.0).abs() < 1e-7);
+        // λ* on one server with μ = 0.1: 2μ = 0.2; K_RED: 4μ/3.
+        assert!((star.arrival_rate(1, 10.0) - 0.2).abs() < 1e-8);
+        assert!((red.arrival_rate(1, 10.0) - 0.4 / 3.0).abs() < 1e-8);
+    }
+
+    #[test]
+    fn bracket_of_a_single_size_collapses() {
+        // All jobs of size 0.3: ρ* = 3 · 0.3 = 0.9; at n = 10 the size is a cut point.
+        let law = SizeLaw::discrete(vec![s(0.3)], vec![1.0]).unwrap();
+        let b = bracket(&law, 10, 10, 0.0).unwrap();
+        assert!((b[0].lower_bound - 0.9).abs() < 1e-7, "{:?}", b);
+        assert!(b[0].upper_bound >= 0.9 - 1e-7);
+    }
+
+    #[test]
+    fn bracket_of_uniform_narrows_monotonically() {
+        let law = SizeLaw::uniform(s(0.1), s(0.9));
+        let b = bracket(&law, 8, 128, 0.0).unwrap();
+        assert_eq!(b.len(), 5);
+        for w in b.windows(2) {
+            assert!(w[1].lower_bound >= w[0].lower_bound - 1e-7, "{b:?}");
+            assert!(w[1].upper_bound <= w[0].upper_bound + 1e-7, "{b:?}");
+        }
+        for st in &b {
+            assert!(st.lower_bound <= st.upper_bound + 1e-7);
+        }
+        assert!(b.last().unwrap().width() < b[0].width() / 4.0);
+    }
+}
