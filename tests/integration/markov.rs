@@ -79,7 +79,16 @@ fn check(servers: usize, lambda: f64, mean_service: f64, sizes: &str, policy: &s
     let (exact, tail) = exact_mean_queue(servers, lambda, 1.0 / mean_service, 600);
     assert!(tail < 1e-12, "truncation too tight: mass {tail} at the cap");
     let q = simulate(servers, lambda, mean_service, sizes, policy);
-    let (m, _) = mean_ci(&q);
+    agree(
+        exact,
+        &q,
+        &format!("L={servers} λ={lambda} 1/μ={mean_service} {sizes} {policy}"),
+    );
+}
+
+/// The simulated replication means `q` agree with `exact` within t_{0.9995, R−1} · SE.
+fn agree(exact: f64, q: &[f64], what: &str) {
+    let (m, _) = mean_ci(q);
     let r = q.len() as f64;
     let sd = (q.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (r - 1.0)).sqrt();
     let t = StudentsT::new(0.0, 1.0, r - 1.0)
@@ -88,7 +97,7 @@ fn check(servers: usize, lambda: f64, mean_service: f64, sizes: &str, policy: &s
     let half = t * sd / r.sqrt();
     assert!(
         (m - exact).abs() <= half,
-        "L={servers} λ={lambda} 1/μ={mean_service} {sizes} {policy}: simulated {m:.4} ± {half:.4}, exact {exact:.4}"
+        "{what}: simulated {m:.4} ± {half:.4}, exact {exact:.4}"
     );
     // the interval must be informative, or the test could not fail
     assert!(
@@ -127,4 +136,53 @@ fn large_jobs_behave_as_unit_jobs() {
     let sizes = r#"{ dist = "uniform", low = 0.51, high = 1.0 }"#;
     check(3, 0.2, 12.0, sizes, "bf-js");
     check(3, 0.2, 12.0, sizes, "fifo-ff");
+}
+
+/// Tiny finite-type systems solved exactly by `packlab::stability::exact` (states enumerated,
+/// π P = π by LU) against the simulator: one or two servers, two sizes.
+fn tiny(servers: usize, a: f64, b: f64, lambda: f64, mu: f64, cap: usize, policy: &str) {
+    use packlab::model::Size;
+    use packlab::stability::exact::{ExactPolicy, TinySystem, solve};
+    let sys = TinySystem {
+        servers,
+        sizes: [Size::from_f64(a).unwrap(), Size::from_f64(b).unwrap()],
+        p_first: 0.5,
+        lambda,
+        mu,
+        cap,
+    };
+    let p = if policy == "bf-js" {
+        ExactPolicy::BfJs
+    } else {
+        ExactPolicy::FifoFf
+    };
+    let ex = solve(&sys, p, 4000).unwrap();
+    // Arrivals beyond N are dropped in the chain, never in the simulator. With at most 1e-5 of
+    // stationary mass at N, the effect on the mean (about that mass times a few jobs) is far
+    // below the statistical half-width; FIFO-FF's queue is a sequence, so N stays small.
+    assert!(
+        ex.mass_at_cap < 1e-5,
+        "truncation at {cap} too tight: {}",
+        ex.mass_at_cap
+    );
+    let sizes = format!(r#"{{ dist = "discrete", values = [{a}, {b}], probs = [0.5, 0.5] }}"#);
+    let q = simulate(servers, lambda, 1.0 / mu, &sizes, policy);
+    agree(
+        ex.mean_queue,
+        &q,
+        &format!(
+            "{servers} server(s), sizes {a}/{b}, λ={lambda}, μ={mu}, {policy}, {} states",
+            ex.states
+        ),
+    );
+}
+
+#[test]
+fn exact_tiny_chains_agree_with_the_simulator() {
+    // one server, the Fig. 3(a) sizes
+    tiny(1, 0.45, 0.55, 0.12, 0.2, 20, "bf-js");
+    tiny(1, 0.45, 0.55, 0.08, 0.2, 8, "fifo-ff");
+    // two servers, sizes 0.3 and 0.6
+    tiny(2, 0.3, 0.6, 0.2, 0.25, 8, "bf-js");
+    tiny(2, 0.3, 0.6, 0.15, 0.25, 6, "fifo-ff");
 }
