@@ -74,7 +74,7 @@ pub fn write_outputs(
 
     let mut s = String::from(
         "policy,load,replications,mean_queue,ci95_low,ci95_high,verdict,arrival_rate,\
-         utilization,throughput,mean_wait\n",
+         utilization,throughput,mean_wait,stable_runs,unstable_runs,inconclusive_runs\n",
     );
     for r in &out.summary {
         let p = exp.points[r.point];
@@ -83,7 +83,7 @@ pub fn write_outputs(
             .map_or((String::new(), String::new()), |(a, b)| (num(a), num(b)));
         writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             label(r.policy),
             num(p.load),
             r.replications,
@@ -94,7 +94,10 @@ pub fn write_outputs(
             num(p.arrival_rate),
             num(r.utilization),
             num(r.throughput),
-            num(r.mean_wait)
+            num(r.mean_wait),
+            r.verdict_counts[0],
+            r.verdict_counts[1],
+            r.verdict_counts[2]
         )
         .expect("writing to a String");
     }
@@ -152,14 +155,44 @@ pub fn write_outputs(
         files.push(write(dir.join("config_mix.csv"), &s)?);
     }
 
+    if !out.thresholds.is_empty() {
+        let mut s = String::from(
+            "policy,rho_star_low,rho_star_high,stable_load,upper_load,upper_shown_unstable,\
+             fraction_low,fraction_high,probes\n",
+        );
+        for t in &out.thresholds {
+            let (a, b) = t.fractions();
+            let probes: Vec<String> = t
+                .probes
+                .iter()
+                .map(|p| format!("{}:{}", num(p.load), p.verdict))
+                .collect();
+            writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{}",
+                label(t.policy),
+                num(t.rho_star.0),
+                num(t.rho_star.1),
+                num(t.stable_load),
+                num(t.upper_load),
+                t.upper_shown_unstable,
+                num(a),
+                num(b),
+                probes.join(" ")
+            )
+            .expect("writing to a String");
+        }
+        files.push(write(dir.join("thresholds.csv"), &s)?);
+    }
+
     let mut s = String::from("claim,expected,observed,evidence,holds\n");
     for c in &out.claims {
         writeln!(
             s,
             "{},{},{},{},{}",
             field(&c.claim),
-            c.expected,
-            c.observed,
+            field(&c.expected),
+            field(&c.observed),
             field(&c.evidence),
             c.holds
         )
@@ -195,6 +228,7 @@ fn x_label(exp: &Experiment) -> &'static str {
     match exp.sweep {
         SweepKind::Load => "traffic intensity ρ = λ E[R] / (μ L)",
         SweepKind::ArrivalRate => "arrival rate λ (jobs per slot)",
+        SweepKind::Fraction => "fraction of ρ* (maximum supportable traffic intensity)",
     }
 }
 
@@ -207,6 +241,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     let x = |pt: usize| match exp.sweep {
                         SweepKind::Load => exp.points[pt].load,
                         SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
+                        SweepKind::Fraction => exp.points[pt].key,
                     };
                     Series {
                         label: exp.labels[p].clone(),
@@ -266,6 +301,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
             let at = match exp.sweep {
                 SweepKind::Load => format!("ρ = {}", pt.load),
                 SweepKind::ArrivalRate => format!("λ = {}", pt.arrival_rate),
+                SweepKind::Fraction => format!("{} ρ*", pt.key),
             };
             (
                 Chart {
@@ -306,10 +342,17 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
         exp.run.replications,
         exp.run.queue_cap
     );
+    if let Some((a, b)) = exp.rho_star {
+        let _ = writeln!(
+            w,
+            "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}] (exact for finitely many \
+             sizes, else Theorem 1's bracket on 128 intervals).\n"
+        );
+    }
     let _ = writeln!(w, "## Mean queue size (95% CI over replications)\n");
     let _ = writeln!(
         w,
-        "| policy | load ρ | λ | mean queue | 95% CI | utilisation | mean wait | verdict |"
+        "| policy | load ρ | λ | mean queue | 95% CI | utilisation | mean wait | verdict (stable/unstable/inconclusive runs) |"
     );
     let _ = writeln!(w, "|---|---|---|---|---|---|---|---|");
     for r in &out.summary {
@@ -319,7 +362,7 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             .map_or("–".to_string(), |(a, b)| format!("{a:.3} .. {b:.3}"));
         let _ = writeln!(
             w,
-            "| {} | {:.4} | {:.4} | {:.3} | {} | {:.4} | {:.2} | {} |",
+            "| {} | {:.4} | {:.4} | {:.3} | {} | {:.4} | {:.2} | {} ({}/{}/{}) |",
             exp.labels[r.policy].clone(),
             p.load,
             p.arrival_rate,
@@ -327,7 +370,10 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             ci,
             r.utilization,
             r.mean_wait,
-            r.verdict
+            r.verdict,
+            r.verdict_counts[0],
+            r.verdict_counts[1],
+            r.verdict_counts[2]
         );
     }
     let mixes: Vec<_> = out
@@ -372,6 +418,38 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
         let _ = writeln!(w, "|---|---|---|");
         for m in mixes {
             let _ = writeln!(w, "{m}");
+        }
+    }
+    if !out.thresholds.is_empty() {
+        let _ = writeln!(
+            w,
+            "\n## Empirical stability limits (bisection on the load)\n"
+        );
+        let _ = writeln!(
+            w,
+            "| policy | stable up to load | not stable from | as fraction of ρ* | probes |"
+        );
+        let _ = writeln!(w, "|---|---|---|---|---|");
+        for t in &out.thresholds {
+            let (a, b) = t.fractions();
+            let probes: Vec<String> = t
+                .probes
+                .iter()
+                .map(|p| format!("{:.4} {}", p.load, p.verdict))
+                .collect();
+            let _ = writeln!(
+                w,
+                "| {} | {:.4} | {:.4}{} | {a:.4} .. {b:.4} | {} |",
+                exp.labels[t.policy],
+                t.stable_load,
+                t.upper_load,
+                if t.upper_shown_unstable {
+                    ""
+                } else {
+                    " (not shown unstable)"
+                },
+                probes.join(", ")
+            );
         }
     }
     if !out.claims.is_empty() {

@@ -37,6 +37,8 @@ pub struct SummaryRow {
     /// 95 % Student-t interval; `None` with a single replication.
     pub ci95: Option<(f64, f64)>,
     pub verdict: Verdict,
+    /// Replications judged stable, unstable, inconclusive.
+    pub verdict_counts: [u32; 3],
     pub utilization: f64,
     pub throughput: f64,
     pub mean_wait: f64,
@@ -52,11 +54,46 @@ pub struct ClaimResult {
     pub holds: bool,
 }
 
+/// One load tried by a threshold search.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub load: f64,
+    pub verdict: Verdict,
+    /// Replications judged stable, unstable, inconclusive.
+    pub counts: [usize; 3],
+}
+
+/// A policy's empirical stability limit, from bisection on the load.
+#[derive(Clone, Debug)]
+pub struct ThresholdResult {
+    pub policy: usize,
+    /// ρ* (low, high) as a traffic intensity.
+    pub rho_star: (f64, f64),
+    /// The largest load shown stable (0 if none was).
+    pub stable_load: f64,
+    /// The smallest load shown unstable or inconclusive (ρ*'s upper end if none was).
+    pub upper_load: f64,
+    /// Whether `upper_load` was shown unstable (not merely inconclusive or assumed).
+    pub upper_shown_unstable: bool,
+    pub probes: Vec<Probe>,
+}
+
+impl ThresholdResult {
+    /// The limit as fractions of ρ*, conservatively: (stable load / ρ*_high, upper / ρ*_low).
+    pub fn fractions(&self) -> (f64, f64) {
+        (
+            self.stable_load / self.rho_star.1,
+            self.upper_load / self.rho_star.0,
+        )
+    }
+}
+
 /// Everything a run of an experiment produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub runs: Vec<RunRecord>,
     pub summary: Vec<SummaryRow>,
+    pub thresholds: Vec<ThresholdResult>,
     pub claims: Vec<ClaimResult>,
 }
 
@@ -87,8 +124,31 @@ pub fn simulate(
     rep: u32,
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
-    let arrivals = Arrivals::new(exp.arrivals, exp.points[point].arrival_rate)
-        .expect("rates validated with the spec");
+    let (result, verdict, evidence) = run_at(exp, policy, exp.points[point].arrival_rate, seed)?;
+    Ok(RunRecord {
+        policy,
+        point,
+        replication: rep,
+        seed,
+        result,
+        verdict,
+        evidence,
+    })
+}
+
+/// One run of `policy` at arrival rate `rate` with run seed `seed`.
+fn run_at(
+    exp: &Experiment,
+    policy: usize,
+    rate: f64,
+    seed: u64,
+) -> Result<(RunResult, Verdict, VerdictEvidence), ExperimentError> {
+    let arrivals = Arrivals::new(exp.arrivals, rate).map_err(|e| ExperimentError::Invalid {
+        file: exp.file.clone(),
+        key: "sweep".into(),
+        expected: e,
+        got: format!("arrival rate {rate}"),
+    })?;
     let mut source = JobSource::new(exp.sizes.clone(), exp.service.clone(), arrivals, seed);
     let mut cluster = Cluster::new(exp.servers, exp.service.mean());
     let mut p = exp.policies[policy].build(exp.servers);
@@ -101,14 +161,59 @@ pub fn simulate(
     };
     let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
     let (verdict, evidence) = sim::verdict(&result, exp.run.warmup, exp.service.mean());
-    Ok(RunRecord {
+    Ok((result, verdict, evidence))
+}
+
+/// The empirical stability limit of `policy` by bisection on the load: from [0, ρ*_high]
+/// (every load above ρ* is unstable for every policy), `steps` times, the midpoint is run with
+/// the file's replications and judged by the majority verdict; stable moves the lower end up,
+/// unstable or inconclusive moves the upper end down. Probe seeds derive from (seed, load,
+/// replication) on a path of their own, independent of the sweep's and of the policy.
+pub fn threshold_search(
+    exp: &Experiment,
+    policy: usize,
+    steps: u32,
+) -> Result<ThresholdResult, ExperimentError> {
+    let rho = exp.rho_star.expect("computed for threshold claims");
+    let to_rate = exp.servers as f64 / (exp.sizes.mean() * exp.service.mean());
+    let (mut lo, mut hi) = (0.0, rho.1);
+    let mut shown = false;
+    let mut probes = Vec::new();
+    for _ in 0..steps {
+        let mid = (lo + hi) / 2.0;
+        let runs: Result<Vec<Verdict>, ExperimentError> = (0..exp.run.replications)
+            .into_par_iter()
+            .map(|rep| {
+                let seed = derive_seed(exp.seed, &[0x7468_7265, mid.to_bits(), rep as u64]);
+                run_at(exp, policy, mid * to_rate, seed).map(|r| r.1)
+            })
+            .collect();
+        let verdicts = runs?;
+        let count = |v| verdicts.iter().filter(|&&x| x == v).count();
+        let verdict = majority(&verdicts);
+        probes.push(Probe {
+            load: mid,
+            verdict,
+            counts: [
+                count(Verdict::Stable),
+                count(Verdict::Unstable),
+                count(Verdict::Inconclusive),
+            ],
+        });
+        if verdict == Verdict::Stable {
+            lo = mid;
+        } else {
+            hi = mid;
+            shown = verdict == Verdict::Unstable;
+        }
+    }
+    Ok(ThresholdResult {
         policy,
-        point,
-        replication: rep,
-        seed,
-        result,
-        verdict,
-        evidence,
+        rho_star: rho,
+        stable_load: lo,
+        upper_load: hi,
+        upper_shown_unstable: shown,
+        probes,
     })
 }
 
@@ -154,9 +259,20 @@ pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, Expe
     bar.finish_and_clear();
     let runs = runs?;
     let summary = summarise(exp, &runs);
+    let mut thresholds: Vec<ThresholdResult> = Vec::new();
+    for c in &exp.claims {
+        if let super::ClaimSpec::Threshold { policy, steps, .. } = c
+            && !thresholds
+                .iter()
+                .any(|t| t.policy == *policy && t.probes.len() == *steps as usize)
+        {
+            thresholds.push(pool.install(|| threshold_search(exp, *policy, *steps))?);
+        }
+    }
     let mut out = Outcome {
         runs,
         summary,
+        thresholds,
         claims: Vec::new(),
     };
     out.claims = super::claims::check(exp, &out);
@@ -209,6 +325,8 @@ fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow> {
                 mean_queue,
                 ci95,
                 verdict: majority(&verdicts),
+                verdict_counts: [Verdict::Stable, Verdict::Unstable, Verdict::Inconclusive]
+                    .map(|v| verdicts.iter().filter(|&&x| x == v).count() as u32),
                 utilization: avg(|r| r.utilization),
                 throughput: avg(|r| r.throughput),
                 mean_wait: avg(|r| r.mean_wait),

@@ -99,6 +99,7 @@ struct RawRun {
 struct RawSweep {
     load: Option<Vec<f64>>,
     arrival_rate: Option<Vec<f64>>,
+    fraction: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,15 +124,22 @@ struct RawPlot {
     title: Option<String>,
     file: Option<String>,
     log_y: Option<bool>,
+    fraction: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawClaim {
-    policy: String,
+    kind: Option<String>,
+    policy: Option<String>,
     load: Option<f64>,
     arrival_rate: Option<f64>,
-    expect: String,
+    fraction: Option<f64>,
+    expect: Option<String>,
+    at_least: Option<f64>,
+    at_most: Option<f64>,
+    steps: Option<i64>,
+    order: Option<Vec<String>>,
 }
 
 /// Which quantity the sweep varies.
@@ -141,6 +149,8 @@ pub enum SweepKind {
     Load,
     /// Arrival rate λ, jobs per slot.
     ArrivalRate,
+    /// A fraction of the maximum supportable traffic intensity ρ*.
+    Fraction,
 }
 
 /// One point of the sweep.
@@ -185,10 +195,24 @@ pub enum PlotSpec {
 
 /// A claim checked after the run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClaimSpec {
-    pub policy: usize,
-    pub point: usize,
-    pub expect: Verdict,
+pub enum ClaimSpec {
+    /// `expect = "stable" | "unstable"` for a policy at a sweep point.
+    Verdict {
+        policy: usize,
+        point: usize,
+        expect: Verdict,
+    },
+    /// The policy's empirical stability limit, found by bisection on the load, is at least
+    /// and/or at most these fractions of ρ*.
+    Threshold {
+        policy: usize,
+        at_least: Option<f64>,
+        at_most: Option<f64>,
+        steps: u32,
+    },
+    /// At a sweep point, the policies' mean queues are in this order (smallest first), each
+    /// pair with separated 95 % intervals.
+    Ranking { order: Vec<usize>, point: usize },
 }
 
 /// A validated queueing experiment.
@@ -211,6 +235,9 @@ pub struct Experiment {
     pub labels: Vec<String>,
     pub plots: Vec<PlotSpec>,
     pub claims: Vec<ClaimSpec>,
+    /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
+    /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.
+    pub rho_star: Option<(f64, f64)>,
 }
 
 pub(super) struct Ctx<'a> {
@@ -393,17 +420,34 @@ impl Experiment {
         let mean_size = sizes.mean();
         let mean_service = service.mean();
         let to_rate = servers as f64 / (mean_size * mean_service);
-        let (sweep, key, values) = match (raw.sweep.load, raw.sweep.arrival_rate) {
-            (Some(l), None) => (SweepKind::Load, "sweep.load", l),
-            (None, Some(r)) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
-            _ => {
-                return Err(cx.bad(
-                    "sweep",
-                    "exactly one of `load` or `arrival_rate`",
-                    "both or neither",
-                ));
-            }
-        };
+        let needs_rho = raw.sweep.fraction.is_some()
+            || raw
+                .claim
+                .iter()
+                .any(|c| c.fraction.is_some() || c.kind.as_deref() == Some("threshold"))
+            || raw.plot.iter().any(|p| p.fraction.is_some());
+        let rho_star =
+            if needs_rho {
+                Some(rho_star_of(&sizes).map_err(|e| {
+                    cx.bad("workload.sizes", "a workload whose ρ* can be computed", e)
+                })?)
+            } else {
+                None
+            };
+        let rho_mid = rho_star.map_or(f64::NAN, |(a, b)| (a + b) / 2.0);
+        let (sweep, key, values) =
+            match (raw.sweep.load, raw.sweep.arrival_rate, raw.sweep.fraction) {
+                (Some(l), None, None) => (SweepKind::Load, "sweep.load", l),
+                (None, Some(r), None) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
+                (None, None, Some(f)) => (SweepKind::Fraction, "sweep.fraction", f),
+                _ => {
+                    return Err(cx.bad(
+                        "sweep",
+                        "exactly one of `load`, `arrival_rate` or `fraction`",
+                        "several or none",
+                    ));
+                }
+            };
         if values.is_empty() {
             return Err(cx.bad(key, "a non-empty list of values", "[]"));
         }
@@ -415,6 +459,7 @@ impl Experiment {
             let (load, rate) = match sweep {
                 SweepKind::Load => (v, v * to_rate),
                 SweepKind::ArrivalRate => (v / to_rate, v),
+                SweepKind::Fraction => (v * rho_mid, v * rho_mid * to_rate),
             };
             Arrivals::new(arrivals, rate).map_err(|e| cx.bad(key, &e, v))?;
             if points.iter().any(|p: &Point| p.key == v) {
@@ -457,19 +502,21 @@ impl Experiment {
             labels.push(label);
         }
 
-        let find_point = |key: &str, load: Option<f64>, rate: Option<f64>| {
-            let (want, name) = match (sweep, load, rate) {
-                (SweepKind::Load, Some(l), None) => (l, "sweep.load"),
-                (SweepKind::ArrivalRate, None, Some(r)) => (r, "sweep.arrival_rate"),
+        let find_point = |key: &str, load: Option<f64>, rate: Option<f64>, frac: Option<f64>| {
+            let (want, name) = match (sweep, load, rate, frac) {
+                (SweepKind::Load, Some(l), None, None) => (l, "sweep.load"),
+                (SweepKind::ArrivalRate, None, Some(r), None) => (r, "sweep.arrival_rate"),
+                (SweepKind::Fraction, None, None, Some(f)) => (f, "sweep.fraction"),
                 _ => {
                     let which = match sweep {
                         SweepKind::Load => "`load`",
                         SweepKind::ArrivalRate => "`arrival_rate`",
+                        SweepKind::Fraction => "`fraction`",
                     };
                     return Err(cx.bad(
                         key,
                         &format!("{which}, the quantity the sweep varies"),
-                        "the other one or none",
+                        "another one or none",
                     ));
                 }
             };
@@ -497,7 +544,11 @@ impl Experiment {
             }
             match p.kind.as_str() {
                 "mean-queue-vs-load" => {
-                    if p.load.is_some() || p.arrival_rate.is_some() || p.replication.is_some() {
+                    if p.load.is_some()
+                        || p.arrival_rate.is_some()
+                        || p.fraction.is_some()
+                        || p.replication.is_some()
+                    {
                         return Err(cx.bad(
                             &format!("plot[{i}]"),
                             "no `load`, `arrival_rate` or `replication` for this kind",
@@ -511,11 +562,17 @@ impl Experiment {
                     })
                 }
                 "queue-vs-time" => {
-                    let point = if p.load.is_none() && p.arrival_rate.is_none() {
-                        points.len() - 1
-                    } else {
-                        find_point(&format!("plot[{i}].load"), p.load, p.arrival_rate)?
-                    };
+                    let point =
+                        if p.load.is_none() && p.arrival_rate.is_none() && p.fraction.is_none() {
+                            points.len() - 1
+                        } else {
+                            find_point(
+                                &format!("plot[{i}].load"),
+                                p.load,
+                                p.arrival_rate,
+                                p.fraction,
+                            )?
+                        };
                     let replication = match p.replication {
                         None => 0,
                         Some(r) if r >= 0 && (r as u64) < replications as u64 => r as u32,
@@ -547,32 +604,102 @@ impl Experiment {
 
         let mut claims = Vec::new();
         for (i, c) in raw.claim.iter().enumerate() {
-            let policy = labels.iter().position(|l| *l == c.policy).ok_or_else(|| {
-                cx.bad(
-                    &format!("claim[{i}].policy"),
-                    &format!(
-                        "the label of a [[policy]] of this file ({})",
-                        labels.join(", ")
-                    ),
-                    format!("\"{}\"", c.policy),
-                )
-            })?;
-            let point = find_point(&format!("claim[{i}].load"), c.load, c.arrival_rate)?;
-            let expect = match c.expect.as_str() {
-                "stable" => Verdict::Stable,
-                "unstable" => Verdict::Unstable,
+            let key = |k: &str| format!("claim[{i}].{k}");
+            let policy_of = |name: &str, k: &str| {
+                labels.iter().position(|l| l == name).ok_or_else(|| {
+                    cx.bad(
+                        k,
+                        &format!(
+                            "the label of a [[policy]] of this file ({})",
+                            labels.join(", ")
+                        ),
+                        format!("\"{name}\""),
+                    )
+                })
+            };
+            let need_policy = || {
+                c.policy
+                    .as_deref()
+                    .ok_or_else(|| cx.bad(&key("policy"), "a policy label", "nothing"))
+                    .and_then(|p| policy_of(p, &key("policy")))
+            };
+            let kind = c.kind.as_deref().unwrap_or("verdict");
+            claims.push(match kind {
+                "verdict" => {
+                    let policy = need_policy()?;
+                    let point = find_point(&key("load"), c.load, c.arrival_rate, c.fraction)?;
+                    let expect = match c.expect.as_deref() {
+                        Some("stable") => Verdict::Stable,
+                        Some("unstable") => Verdict::Unstable,
+                        other => {
+                            return Err(cx.bad(
+                                &key("expect"),
+                                "\"stable\" or \"unstable\"",
+                                format!("{other:?}"),
+                            ));
+                        }
+                    };
+                    ClaimSpec::Verdict {
+                        policy,
+                        point,
+                        expect,
+                    }
+                }
+                "threshold" => {
+                    let policy = need_policy()?;
+                    if c.at_least.is_none() && c.at_most.is_none() {
+                        return Err(cx.bad(
+                            &key("at_least"),
+                            "`at_least` and/or `at_most` (fractions of ρ*)",
+                            "neither",
+                        ));
+                    }
+                    for (k, v) in [("at_least", c.at_least), ("at_most", c.at_most)] {
+                        if let Some(v) = v
+                            && !(v > 0.0 && v <= 1.0)
+                        {
+                            return Err(cx.bad(&key(k), "a fraction of ρ* in (0, 1]", v));
+                        }
+                    }
+                    let steps = match c.steps {
+                        None => 6,
+                        Some(s) if (1..=20).contains(&s) => s as u32,
+                        Some(s) => {
+                            return Err(cx.bad(&key("steps"), "an integer in [1, 20]", s));
+                        }
+                    };
+                    ClaimSpec::Threshold {
+                        policy,
+                        at_least: c.at_least,
+                        at_most: c.at_most,
+                        steps,
+                    }
+                }
+                "ranking" => {
+                    let names = c.order.as_ref().ok_or_else(|| {
+                        cx.bad(
+                            &key("order"),
+                            "a list of policy labels, best first",
+                            "nothing",
+                        )
+                    })?;
+                    if names.len() < 2 {
+                        return Err(cx.bad(&key("order"), "at least two policies", names.len()));
+                    }
+                    let order = names
+                        .iter()
+                        .map(|n| policy_of(n, &key("order")))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let point = find_point(&key("load"), c.load, c.arrival_rate, c.fraction)?;
+                    ClaimSpec::Ranking { order, point }
+                }
                 other => {
                     return Err(cx.bad(
-                        &format!("claim[{i}].expect"),
-                        "\"stable\" or \"unstable\"",
+                        &key("kind"),
+                        "\"verdict\" (default), \"threshold\" or \"ranking\"",
                         format!("\"{other}\""),
                     ));
                 }
-            };
-            claims.push(ClaimSpec {
-                policy,
-                point,
-                expect,
             });
         }
 
@@ -593,6 +720,7 @@ impl Experiment {
             labels,
             plots,
             claims,
+            rho_star,
         })
     }
 
@@ -607,6 +735,23 @@ impl Experiment {
             if let PlotSpec::QueueVsTime { replication, .. } = p {
                 *replication = 0;
             }
+        }
+    }
+}
+
+/// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes, else
+/// Theorem 1's bracket on 128 equal intervals (its upper end capped at 1).
+pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), String> {
+    use crate::stability::region::{bracket, rho_star};
+    match law.atoms() {
+        Some(atoms) if atoms.len() <= 256 => {
+            let r = rho_star(&atoms).map_err(|e| e.to_string())?;
+            Ok((r.traffic, r.traffic))
+        }
+        _ => {
+            let b = bracket(law, 128, 128, 0.0).map_err(|e| e.to_string())?;
+            let last = b.last().ok_or("no bracket")?;
+            Ok((last.lower_bound, last.upper_bound.min(1.0)))
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests, one binary with a module per topic.
 
+mod calibration;
 mod cli;
 mod figures;
 mod markov;
