@@ -217,3 +217,66 @@ mod tests {
         assert_eq!(k.max_weight(&[0, 0, 2, 0, 1]), (2, 4));
     }
 }
+
+#[cfg(test)]
+mod proposition1 {
+    //! Proposition 1 (paper-notes section 5, reconstructed): for any refinement of X_J and any
+    //! queue contents, K_RED's max-weight configuration has at least 2/3 of the weight of the
+    //! best configuration of the refinement (sizes rounded up to the refinement's intervals).
+    use super::*;
+    use crate::configs::knapsack;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    #[test]
+    fn k_red_keeps_two_thirds_of_any_refinement() {
+        let mut rng = Pcg64Mcg::seed_from_u64(12);
+        let mut worst = f64::INFINITY;
+        let cases = 3000;
+        for _ in 0..cases {
+            let j = rng.random_range(1..=5);
+            let x = Partition::universal(j);
+            // a random refinement: X_J's cuts plus up to 6 random ones above 2^−J
+            let mut cuts: Vec<Size> = x.uppers()[1..].to_vec();
+            let floor = x.upper(x.len() - 1).0;
+            for _ in 0..rng.random_range(0..=6) {
+                let c = Size(rng.random_range(floor + 1..Size::UNIT));
+                if !cuts.contains(&c) {
+                    cuts.push(c);
+                }
+            }
+            let refined = Partition::custom(&cuts).unwrap();
+            // random queue contents on the refinement's classes (some empty)
+            let q: Vec<u64> = (0..refined.len())
+                .map(|_| {
+                    if rng.random_bool(0.4) {
+                        0
+                    } else {
+                        rng.random_range(1..50)
+                    }
+                })
+                .collect();
+            let sizes: Vec<Size> = (0..refined.len()).map(|k| refined.upper(k)).collect();
+            let weights: Vec<f64> = q.iter().map(|&v| v as f64).collect();
+            let (_, best) = knapsack::max_weight(&sizes, &weights);
+            // the same jobs as X_J's virtual queues
+            let mut qx = vec![0u64; x.len()];
+            for (k, &v) in q.iter().enumerate() {
+                qx[x.index(refined.upper(k))] += v;
+            }
+            let (_, w) = ReducedSet::new(&x).max_weight(&qx);
+            if best > 0.0 {
+                worst = worst.min(w as f64 / best);
+                assert!(
+                    3.0 * w as f64 >= 2.0 * best - 1e-9,
+                    "J={j}: K_RED {w} < 2/3 of {best} (cuts {cuts:?}, q {q:?})"
+                );
+            }
+        }
+        eprintln!("proposition 1: worst ratio {worst:.6} over {cases} cases");
+        assert!(
+            worst < 0.8,
+            "the test never came near the bound (worst {worst})"
+        );
+    }
+}
