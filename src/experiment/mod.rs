@@ -39,10 +39,7 @@ impl ExperimentFile {
 
     /// Validates experiment text of any kind.
     pub fn parse(file: &std::path::Path, source: &str) -> Result<Self, ExperimentError> {
-        let table: toml::Table = toml::from_str(source).map_err(|e| ExperimentError::Parse {
-            file: file.to_path_buf(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
+        let table: toml::Table = spec::parse_toml(file, source)?;
         match table.get("kind").and_then(|k| k.as_str()) {
             Some("region") => Ok(ExperimentFile::Region(RegionExperiment::parse(
                 file, source,

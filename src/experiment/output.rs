@@ -10,12 +10,12 @@ use super::spec::{Experiment, PlotSpec, SweepKind};
 use super::{ExperimentError, VERSION};
 use crate::plot::{Chart, Series, render};
 
-fn num(x: f64) -> String {
+pub(super) fn num(x: f64) -> String {
     format!("{x:.6}")
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
-fn field(s: &str) -> String {
+pub(super) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -23,12 +23,69 @@ fn field(s: &str) -> String {
     }
 }
 
-fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
+pub(super) fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
     std::fs::write(&path, text).map_err(|source| ExperimentError::Write {
         path: path.clone(),
         source,
     })?;
     Ok(path)
+}
+
+/// Writes `claims.csv`: `claim, expected, observed, evidence, holds`.
+pub(super) fn write_claims(
+    dir: &Path,
+    claims: &[super::ClaimResult],
+) -> Result<PathBuf, ExperimentError> {
+    let mut s = String::from("claim,expected,observed,evidence,holds\n");
+    for c in claims {
+        writeln!(
+            s,
+            "{},{},{},{},{}",
+            field(&c.claim),
+            field(&c.expected),
+            field(&c.observed),
+            field(&c.evidence),
+            c.holds
+        )
+        .expect("writing to a String");
+    }
+    write(dir.join("claims.csv"), &s)
+}
+
+/// Draws `chart` to `<dir>/<file>.png` and `.svg`.
+pub(super) fn render_figure(
+    dir: &Path,
+    chart: &Chart,
+    file: &str,
+) -> Result<[PathBuf; 2], ExperimentError> {
+    let stem = dir.join(file);
+    render(chart, &stem).map_err(|message| ExperimentError::Plot {
+        path: stem.clone(),
+        message,
+    })
+}
+
+/// Writes `experiment.toml`: the exact input with the packlab version.
+pub(super) fn write_provenance(
+    dir: &Path,
+    file: &Path,
+    source: &str,
+) -> Result<PathBuf, ExperimentError> {
+    write(
+        dir.join("experiment.toml"),
+        &format!(
+            "# packlab {VERSION}; input file {}\n{source}",
+            file.display()
+        ),
+    )
+}
+
+/// Creates the output folder.
+pub(super) fn create_dir(dir: &Path) -> Result<(), ExperimentError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 /// Writes every output of `out` into `dir` (created if needed); returns the files written.
@@ -37,10 +94,7 @@ pub fn write_outputs(
     out: &Outcome,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    create_dir(dir)?;
     let mut files = Vec::new();
     let label = |p: usize| exp.labels[p].clone();
 
@@ -185,41 +239,16 @@ pub fn write_outputs(
         files.push(write(dir.join("thresholds.csv"), &s)?);
     }
 
-    let mut s = String::from("claim,expected,observed,evidence,holds\n");
-    for c in &out.claims {
-        writeln!(
-            s,
-            "{},{},{},{},{}",
-            field(&c.claim),
-            field(&c.expected),
-            field(&c.observed),
-            field(&c.evidence),
-            c.holds
-        )
-        .expect("writing to a String");
-    }
-    files.push(write(dir.join("claims.csv"), &s)?);
+    files.push(write_claims(dir, &out.claims)?);
 
     let mut figures = Vec::new();
     for plot in &exp.plots {
         let (chart, file) = chart(exp, out, plot);
-        let stem = dir.join(file);
-        let paths = render(&chart, &stem).map_err(|message| ExperimentError::Plot {
-            path: stem.clone(),
-            message,
-        })?;
+        let paths = render_figure(dir, &chart, &file)?;
         figures.push(paths[0].clone());
         files.extend(paths);
     }
-
-    files.push(write(
-        dir.join("experiment.toml"),
-        &format!(
-            "# packlab {VERSION}; input file {}\n{}",
-            exp.file.display(),
-            exp.source
-        ),
-    )?);
+    files.push(write_provenance(dir, &exp.file, &exp.source)?);
     files.push(write(dir.join("report.md"), &report(exp, out, &figures))?);
     Ok(files)
 }

@@ -11,11 +11,12 @@ use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::spec::{Ctx, RawSizes, size_law};
+use super::output::{create_dir, num, render_figure, write, write_claims, write_provenance};
+use super::spec::{Ctx, RawSizes, parse_toml, size_law};
 use super::{ClaimResult, ExperimentError, VERSION};
 use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
-use crate::plot::{Chart, Series, render};
+use crate::plot::{Chart, Series};
 use crate::stability::region::{BracketStep, bracket, rho_reduced, rho_star};
 use crate::workload::{SizeLaw, derive_seed};
 
@@ -130,19 +131,9 @@ pub struct RegionExperiment {
 impl RegionExperiment {
     /// Validates a region experiment's text.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
-        let raw: Raw = toml::from_str(source).map_err(|e| ExperimentError::Parse {
-            file: file.to_path_buf(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
+        let raw: Raw = parse_toml(file, source)?;
         let cx = Ctx { file };
-        if raw.name.is_empty()
-            || !raw
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        {
-            return Err(cx.bad("name", "a non-empty name of [a-z0-9_-]", &raw.name));
-        }
+        cx.name(&raw.name)?;
         let sizes = match raw.workload {
             Some(w) => Some(size_law(&cx, w.sizes)?),
             None => None,
@@ -583,18 +574,6 @@ fn check_claims(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimResult>
         .collect()
 }
 
-fn num(x: f64) -> String {
-    format!("{x:.6}")
-}
-
-fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
-    std::fs::write(&path, text).map_err(|source| ExperimentError::Write {
-        path: path.clone(),
-        source,
-    })?;
-    Ok(path)
-}
-
 /// Writes region.csv, bracket.csv, family.csv, claims.csv, figures, report.md and
 /// experiment.toml.
 pub fn write_region_outputs(
@@ -602,10 +581,7 @@ pub fn write_region_outputs(
     out: &RegionOutcome,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    create_dir(dir)?;
     let mut files = Vec::new();
     let mut s = String::from("set,J,per_server,traffic,ratio_low,ratio_high\n");
     for r in &out.rows {
@@ -660,21 +636,7 @@ pub fn write_region_outputs(
         }
         files.push(write(dir.join("family.csv"), &s)?);
     }
-    let mut s = String::from("claim,expected,observed,evidence,holds\n");
-    for c in &out.claims {
-        let q = |x: &str| format!("\"{}\"", x.replace('"', "\"\""));
-        writeln!(
-            s,
-            "{},{},{},{},{}",
-            q(&c.claim),
-            q(&c.expected),
-            q(&c.observed),
-            q(&c.evidence),
-            c.holds
-        )
-        .expect("string");
-    }
-    files.push(write(dir.join("claims.csv"), &s)?);
+    files.push(write_claims(dir, &out.claims)?);
     let mut figures = Vec::new();
     for (kind, title, file) in &exp.plots {
         let chart = if kind == "bracket" {
@@ -743,22 +705,11 @@ pub fn write_region_outputs(
                 log_y: false,
             }
         };
-        let stem = dir.join(file);
-        let paths = render(&chart, &stem).map_err(|message| ExperimentError::Plot {
-            path: stem.clone(),
-            message,
-        })?;
+        let paths = render_figure(dir, &chart, file)?;
         figures.push(paths[0].clone());
         files.extend(paths);
     }
-    files.push(write(
-        dir.join("experiment.toml"),
-        &format!(
-            "# packlab {VERSION}; input file {}\n{}",
-            exp.file.display(),
-            exp.source
-        ),
-    )?);
+    files.push(write_provenance(dir, &exp.file, &exp.source)?);
     let mut r = String::new();
     let _ = writeln!(r, "# {}\n", exp.name);
     if !exp.description.is_empty() {

@@ -259,6 +259,19 @@ impl Ctx<'_> {
         }
     }
 
+    /// An experiment name: non-empty, of [a-z0-9_-] (it names the output folder).
+    pub(super) fn name(&self, name: &str) -> Result<(), ExperimentError> {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad("name", "a non-empty name of [a-z0-9_-]", name))
+        }
+    }
+
     pub(super) fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
         Size::from_f64(x).ok_or_else(|| self.bad(key, "a size in (0, 1]", x))
     }
@@ -298,20 +311,9 @@ impl Experiment {
 
     /// Validates experiment text; `file` names it in errors and anchors relative paths.
     pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
-        let raw: RawExperiment = toml::from_str(source).map_err(|e| ExperimentError::Parse {
-            file: file.to_path_buf(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
+        let raw: RawExperiment = parse_toml(file, source)?;
         let cx = Ctx { file };
-
-        if raw.name.is_empty()
-            || !raw
-                .name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        {
-            return Err(cx.bad("name", "a non-empty name of [a-z0-9_-]", &raw.name));
-        }
+        cx.name(&raw.name)?;
         if let Some(k) = &raw.kind
             && k != "queueing"
         {
@@ -737,6 +739,18 @@ impl Experiment {
             }
         }
     }
+}
+
+/// Parses TOML text into `T`, naming the file in errors (the TOML error names line, column
+/// and key).
+pub(super) fn parse_toml<T: serde::de::DeserializeOwned>(
+    file: &Path,
+    source: &str,
+) -> Result<T, ExperimentError> {
+    toml::from_str(source).map_err(|e| ExperimentError::Parse {
+        file: file.to_path_buf(),
+        message: e.to_string().trim_end().to_string(),
+    })
 }
 
 /// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes, else
