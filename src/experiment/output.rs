@@ -372,10 +372,14 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
         exp.run.queue_cap
     );
     if let Some((a, b)) = exp.rho_star {
+        let to_rate = exp.servers as f64 / (exp.sizes.mean() * exp.service.mean());
         let _ = writeln!(
             w,
-            "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}] (exact for finitely many \
-             sizes, else Theorem 1's bracket on 128 intervals).\n"
+            "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \
+             λ* ∈ [{:.6}, {:.6}] jobs per slot (exact for finitely many sizes, else Theorem 1's \
+             bracket on 128 intervals).\n",
+            a * to_rate,
+            b * to_rate
         );
     }
     let _ = writeln!(w, "## Mean queue size (95% CI over replications)\n");

@@ -28,6 +28,7 @@ struct Raw {
     seed: Option<u64>,
     #[allow(dead_code)]
     kind: String,
+    cluster: Option<RawCluster>,
     workload: Option<RawWorkload>,
     region: RawRegion,
     #[serde(default)]
@@ -38,8 +39,24 @@ struct Raw {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawCluster {
+    servers: i64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawWorkload {
     sizes: RawSizes,
+    /// Only its mean matters here: it turns c into an arrival rate.
+    service: Option<RawMeanService>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMeanService {
+    #[allow(dead_code)]
+    dist: String,
+    mean: f64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -121,6 +138,8 @@ pub struct RegionExperiment {
     pub description: String,
     pub seed: u64,
     pub sizes: Option<SizeLaw>,
+    /// (servers L, mean service 1/μ in slots), to report λ* = c·L·μ.
+    pub scale: Option<(usize, f64)>,
     pub js: Vec<u32>,
     pub bracket: (usize, usize, f64),
     pub family: Option<(usize, usize, u32)>,
@@ -134,9 +153,26 @@ impl RegionExperiment {
         let raw: Raw = parse_toml(file, source)?;
         let cx = Ctx { file };
         cx.name(&raw.name)?;
-        let sizes = match raw.workload {
-            Some(w) => Some(size_law(&cx, w.sizes)?),
-            None => None,
+        let (sizes, service) = match raw.workload {
+            Some(w) => (Some(size_law(&cx, w.sizes)?), w.service),
+            None => (None, None),
+        };
+        let scale = match (raw.cluster, service) {
+            (Some(c), Some(s)) => {
+                let l = cx.positive("cluster.servers", c.servers)? as usize;
+                if !(s.mean.is_finite() && s.mean >= 1.0) {
+                    return Err(cx.bad("workload.service.mean", "a mean ≥ 1 slot", s.mean));
+                }
+                Some((l, s.mean))
+            }
+            (None, None) => None,
+            _ => {
+                return Err(cx.bad(
+                    "cluster",
+                    "both [cluster] servers and workload.service = { dist = …, mean = … } (to report λ*), or neither",
+                    "only one",
+                ));
+            }
         };
         let j_ok = |key: &str, j: i64| {
             if (1..=MAX_J as i64).contains(&j) {
@@ -276,6 +312,7 @@ impl RegionExperiment {
             description: raw.description.unwrap_or_default(),
             seed: raw.seed.unwrap_or(1),
             sizes,
+            scale,
             js,
             bracket: (start, max, tol),
             family,
@@ -320,6 +357,9 @@ pub struct RegionOutcome {
     pub rows: Vec<RegionRow>,
     pub bracket: Vec<BracketStep>,
     pub family: Vec<FamilyCase>,
+    /// An optimal configuration mix of ρ* (finitely many sizes): (counts per size, fraction
+    /// of servers), with the sizes.
+    pub mix: Vec<(Vec<(Size, u32)>, f64)>,
     pub claims: Vec<ClaimResult>,
 }
 
@@ -369,6 +409,19 @@ pub fn execute_region(
         let star = match law.atoms() {
             Some(atoms) => {
                 let s = rho_star(&atoms).map_err(|e| region_err(f, e))?;
+                out.mix = s
+                    .mix
+                    .iter()
+                    .map(|(k, x)| {
+                        let cfg = atoms
+                            .iter()
+                            .zip(k)
+                            .filter(|(_, n)| **n > 0)
+                            .map(|(a, &n)| (a.0, n))
+                            .collect();
+                        (cfg, *x)
+                    })
+                    .collect();
                 out.rows.push(RegionRow {
                     set: "all configurations (rho*)".into(),
                     j: None,
@@ -583,22 +636,40 @@ pub fn write_region_outputs(
 ) -> Result<Vec<PathBuf>, ExperimentError> {
     create_dir(dir)?;
     let mut files = Vec::new();
-    let mut s = String::from("set,J,per_server,traffic,ratio_low,ratio_high\n");
+    let rate = |c: f64| {
+        exp.scale
+            .map_or(String::new(), |(l, mean)| num(c * l as f64 / mean))
+    };
+    let mut s = String::from("set,J,per_server,traffic,arrival_rate,ratio_low,ratio_high\n");
     for r in &out.rows {
         let j = r.j.map_or(String::new(), |j| j.to_string());
         writeln!(
             s,
-            "{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{}",
             r.set,
             j,
             num(r.per_server),
             num(r.traffic),
+            rate(r.per_server),
             num(r.ratio.0),
             num(r.ratio.1)
         )
         .expect("string");
     }
     files.push(write(dir.join("region.csv"), &s)?);
+    let mix_label = |cfg: &Vec<(Size, u32)>| {
+        cfg.iter()
+            .map(|(sz, n)| format!("{n}×{sz}"))
+            .collect::<Vec<_>>()
+            .join("+")
+    };
+    if !out.mix.is_empty() {
+        let mut s = String::from("configuration,fraction_of_servers\n");
+        for (cfg, x) in &out.mix {
+            writeln!(s, "{},{}", mix_label(cfg), num(*x)).expect("string");
+        }
+        files.push(write(dir.join("mix.csv"), &s)?);
+    }
     let mut s = String::from("intervals,rho_up,rho_low,width\n");
     for b in &out.bracket {
         writeln!(
@@ -718,8 +789,17 @@ pub fn write_region_outputs(
     let _ = writeln!(r, "packlab {VERSION}, seed {}.\n", exp.seed);
     if !out.rows.is_empty() {
         let _ = writeln!(r, "## Regions (traffic intensity ρ = c·E[R])\n");
-        let _ = writeln!(r, "| set | J | c = λ/(μL) | ρ | ratio to ρ* |");
-        let _ = writeln!(r, "|---|---|---|---|---|");
+        if let Some((l, mean)) = exp.scale {
+            let _ = writeln!(
+                r,
+                "Arrival rates are for L = {l} servers and mean service {mean} slots: λ = c·L/E[S].\n"
+            );
+        }
+        let _ = writeln!(
+            r,
+            "| set | J | c = λ/(μL) | ρ | λ (jobs/slot) | ratio to ρ* |"
+        );
+        let _ = writeln!(r, "|---|---|---|---|---|---|");
         for row in &out.rows {
             let ratio = if (row.ratio.0 - row.ratio.1).abs() < 1e-12 {
                 format!("{:.4}", row.ratio.0)
@@ -728,13 +808,20 @@ pub fn write_region_outputs(
             };
             let _ = writeln!(
                 r,
-                "| {} | {} | {:.6} | {:.6} | {} |",
+                "| {} | {} | {:.6} | {:.6} | {} | {} |",
                 row.set,
                 row.j.map_or("–".into(), |j| j.to_string()),
                 row.per_server,
                 row.traffic,
+                rate(row.per_server),
                 ratio
             );
+        }
+    }
+    if !out.mix.is_empty() {
+        let _ = writeln!(r, "\nAn optimal configuration mix for ρ*:\n");
+        for (cfg, x) in &out.mix {
+            let _ = writeln!(r, "- {}: {:.2}% of servers", mix_label(cfg), 100.0 * x);
         }
     }
     if !out.bracket.is_empty() {
