@@ -1,0 +1,465 @@
+//! Placement (seed 001): for each task, filter the machines it fits on, score them, take the
+//! lowest score (ties: the machine met first in the enabled order). Scores use the machine's
+//! free fraction of each resource *after* placing the task, `free_pct_d = (free_d − req_d) /
+//! cap_d`:
+//! - Best Fit V1 Σ free_pct (CPU + RAM), V2 Σ free_pct², V3 10·Σ, V4 10·Σ over CPU, RAM and
+//!   disk, V5 max(free_pct_RAM, free_pct_CPU);
+//! - First Fit V1: the machine id; V2: a random rank drawn once per machine;
+//! - Sum-of-Squares V1 / V2: Σ_k b(k)² over buckets of absolute free resources (CPU and RAM in
+//!   10 / 20 parts, disk in 5) after the placement — the lowest keeps the free profile diverse;
+//! - E-PVM (worst fit): −10·Σ free_pct over CPU, RAM, disk;
+//! - Random: a uniformly random feasible machine;
+//! - Dot product ("alignment"): −Σ_d (req_d / cap_d)·(free_d / cap_d), before placing.
+//!
+//! Tasks are placed in a job order of seed 000: arrival, or jobs by decreasing CPU, memory or
+//! normalised sum (CPU + memory, both as fractions of the largest machine) of their largest
+//! task; a job's tasks stay together in their order. First fit with decreasing order is
+//! first-fit decreasing.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::snapshot::{MAX_DIMS, Resources, Snapshot, max_each};
+use crate::model::Size;
+
+/// How a machine is chosen for a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scorer {
+    BestFit(u8),
+    FirstFit,
+    RandomFirstFit,
+    SumOfSquares(u8),
+    Epvm,
+    Random,
+    DotProduct,
+}
+
+impl Scorer {
+    /// Every scorer's name in experiment files.
+    pub const NAMES: &'static [&'static str] = &[
+        "bestfit-v1",
+        "bestfit-v2",
+        "bestfit-v3",
+        "bestfit-v4",
+        "bestfit-v5",
+        "firstfit-v1",
+        "firstfit-v2",
+        "sos-v1",
+        "sos-v2",
+        "epvm",
+        "random",
+        "dot-product",
+    ];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "bestfit-v1" => Scorer::BestFit(1),
+            "bestfit-v2" => Scorer::BestFit(2),
+            "bestfit-v3" => Scorer::BestFit(3),
+            "bestfit-v4" => Scorer::BestFit(4),
+            "bestfit-v5" => Scorer::BestFit(5),
+            "firstfit-v1" => Scorer::FirstFit,
+            "firstfit-v2" => Scorer::RandomFirstFit,
+            "sos-v1" => Scorer::SumOfSquares(1),
+            "sos-v2" => Scorer::SumOfSquares(2),
+            "epvm" => Scorer::Epvm,
+            "random" => Scorer::Random,
+            "dot-product" => Scorer::DotProduct,
+            _ => return None,
+        })
+    }
+}
+
+/// The order in which tasks are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobOrder {
+    Arrival,
+    Cpu,
+    Memory,
+    Sum,
+}
+
+impl JobOrder {
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "arrival" => JobOrder::Arrival,
+            "cpu" => JobOrder::Cpu,
+            "memory" => JobOrder::Memory,
+            "sum" => JobOrder::Sum,
+            _ => return None,
+        })
+    }
+}
+
+/// Task indices in the order `order` places them.
+pub fn task_order(snap: &Snapshot, order: JobOrder) -> Vec<usize> {
+    let key = |r: &Resources| -> u64 {
+        match order {
+            JobOrder::Arrival => 0,
+            JobOrder::Cpu => r[0],
+            JobOrder::Memory => r[1],
+            JobOrder::Sum => r[0] + r[1],
+        }
+    };
+    let jobs = snap
+        .tasks
+        .iter()
+        .map(|t| t.job as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut job_key = vec![0u64; jobs];
+    let mut first = vec![usize::MAX; jobs];
+    for (i, t) in snap.tasks.iter().enumerate() {
+        let j = t.job as usize;
+        job_key[j] = job_key[j].max(key(&t.request));
+        first[j] = first[j].min(i);
+    }
+    let mut idx: Vec<usize> = (0..snap.tasks.len()).collect();
+    // decreasing job key, then the job's first appearance, then the task's own position
+    idx.sort_by_key(|&i| {
+        let j = snap.tasks[i].job as usize;
+        (std::cmp::Reverse(job_key[j]), first[j], i)
+    });
+    idx
+}
+
+/// The outcome of packing tasks onto a set of machines.
+#[derive(Clone, Debug)]
+pub struct Packing {
+    /// The enabled machines (indices into the snapshot), in enabled order.
+    pub machines: Vec<usize>,
+    /// Free resources of each enabled machine after packing.
+    pub free: Vec<Resources>,
+    /// For each task, the position (in `machines`) of its machine, or `None` if pending.
+    pub assigned: Vec<Option<u32>>,
+    pub pending: usize,
+}
+
+impl Packing {
+    pub fn pending_fraction(&self) -> f64 {
+        if self.assigned.is_empty() {
+            0.0
+        } else {
+            self.pending as f64 / self.assigned.len() as f64
+        }
+    }
+}
+
+#[inline]
+fn fits(free: &Resources, req: &Resources) -> bool {
+    free.iter().zip(req).all(|(f, r)| f >= r)
+}
+
+/// Max-tree over machines of per-dimension free resources: the first machine (in tree order)
+/// where a request fits, by depth-first search pruned on the per-dimension maxima.
+struct FitTree {
+    leaves: usize,
+    tree: Vec<Resources>,
+}
+
+impl FitTree {
+    fn new(free: &[Resources]) -> Self {
+        let leaves = free.len().next_power_of_two().max(1);
+        let mut tree = vec![[0; MAX_DIMS]; 2 * leaves];
+        tree[leaves..leaves + free.len()].copy_from_slice(free);
+        for v in (1..leaves).rev() {
+            tree[v] = max_each(&tree[2 * v], &tree[2 * v + 1]);
+        }
+        FitTree { leaves, tree }
+    }
+
+    fn update(&mut self, i: usize, free: Resources) {
+        let mut v = self.leaves + i;
+        self.tree[v] = free;
+        while v > 1 {
+            v /= 2;
+            self.tree[v] = max_each(&self.tree[2 * v], &self.tree[2 * v + 1]);
+        }
+    }
+
+    fn first_fit(&self, req: &Resources) -> Option<usize> {
+        fn go(t: &FitTree, v: usize, req: &Resources) -> Option<usize> {
+            if !fits(&t.tree[v], req) {
+                return None;
+            }
+            if v >= t.leaves {
+                return Some(v - t.leaves);
+            }
+            go(t, 2 * v, req).or_else(|| go(t, 2 * v + 1, req))
+        }
+        go(self, 1, req)
+    }
+}
+
+/// Packs every task of `snap` (in `order`) onto the machines `machines` (indices into the
+/// snapshot, enabled in this order), starting empty. `seed` drives the random scorers.
+pub fn pack(
+    snap: &Snapshot,
+    machines: &[usize],
+    order: &[usize],
+    scorer: Scorer,
+    seed: u64,
+) -> Packing {
+    let cap: Vec<Resources> = machines.iter().map(|&m| snap.machines[m]).collect();
+    let mut free = cap.clone();
+    let mut assigned = vec![None; snap.tasks.len()];
+    let mut pending = 0;
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    match scorer {
+        Scorer::FirstFit | Scorer::RandomFirstFit => {
+            // first fit by machine id, or by a random rank drawn once per machine
+            let mut by: Vec<usize> = (0..machines.len()).collect();
+            if scorer == Scorer::FirstFit {
+                by.sort_by_key(|&p| machines[p]);
+            } else {
+                by.shuffle(&mut rng);
+            }
+            let ordered: Vec<Resources> = by.iter().map(|&p| free[p]).collect();
+            let mut tree = FitTree::new(&ordered);
+            for &t in order {
+                let req = snap.tasks[t].request;
+                match tree.first_fit(&req) {
+                    Some(k) => {
+                        let p = by[k];
+                        for d in 0..MAX_DIMS {
+                            free[p][d] -= req[d];
+                        }
+                        tree.update(k, free[p]);
+                        assigned[t] = Some(p as u32);
+                    }
+                    None => pending += 1,
+                }
+            }
+        }
+        _ => {
+            let buckets = match scorer {
+                Scorer::SumOfSquares(1) => Some([10u64, 10, 5]),
+                Scorer::SumOfSquares(_) => Some([20u64, 20, 5]),
+                _ => None,
+            };
+            let bucket_of = |f: &Resources, n: &[u64; 3]| -> usize {
+                let b = |d: usize| {
+                    ((f[d] as u128 * n[d] as u128 / Size::UNIT as u128) as u64).min(n[d] - 1)
+                        as usize
+                };
+                (b(0) * n[1] as usize + b(1)) * n[2] as usize + b(2)
+            };
+            let mut counts: Vec<i64> = match buckets {
+                Some(n) => {
+                    let mut c = vec![0i64; (n[0] * n[1] * n[2]) as usize];
+                    for f in &free {
+                        c[bucket_of(f, &n)] += 1;
+                    }
+                    c
+                }
+                None => Vec::new(),
+            };
+            for &t in order {
+                let req = snap.tasks[t].request;
+                let mut best: Option<(f64, usize)> = None;
+                let mut seen = 0u64;
+                for p in 0..machines.len() {
+                    let f = &free[p];
+                    if !fits(f, &req) {
+                        continue;
+                    }
+                    let c = &cap[p];
+                    let pct = |d: usize| {
+                        if c[d] == 0 {
+                            0.0
+                        } else {
+                            (f[d] - req[d]) as f64 / c[d] as f64
+                        }
+                    };
+                    let score = match scorer {
+                        Scorer::BestFit(1) => pct(0) + pct(1),
+                        Scorer::BestFit(2) => pct(0).powi(2) + pct(1).powi(2),
+                        Scorer::BestFit(3) => 10.0 * pct(0) + 10.0 * pct(1),
+                        Scorer::BestFit(4) => 10.0 * (pct(0) + pct(1) + pct(2)),
+                        Scorer::BestFit(_) => pct(0).max(pct(1)),
+                        Scorer::Epvm => -10.0 * (pct(0) + pct(1) + pct(2)),
+                        Scorer::DotProduct => -(0..MAX_DIMS)
+                            .filter(|&d| c[d] > 0)
+                            .map(|d| (req[d] as f64 / c[d] as f64) * (f[d] as f64 / c[d] as f64))
+                            .sum::<f64>(),
+                        Scorer::Random => {
+                            // reservoir sampling: every feasible machine equally likely
+                            seen += 1;
+                            if rng.random_range(0..seen) == 0 {
+                                best = Some((0.0, p));
+                            }
+                            continue;
+                        }
+                        Scorer::SumOfSquares(_) => {
+                            let n = buckets.expect("sum of squares has buckets");
+                            let after = [f[0] - req[0], f[1] - req[1], f[2] - req[2]];
+                            let (k1, k2) = (bucket_of(f, &n), bucket_of(&after, &n));
+                            // change of Σ b(k)² when this machine moves from k1 to k2
+                            if k1 == k2 {
+                                0.0
+                            } else {
+                                (2 * (counts[k2] - counts[k1]) + 2) as f64
+                            }
+                        }
+                        Scorer::FirstFit | Scorer::RandomFirstFit => unreachable!(),
+                    };
+                    if best.is_none_or(|(s, _)| score < s) {
+                        best = Some((score, p));
+                    }
+                }
+                match best {
+                    Some((_, p)) => {
+                        if let Some(n) = buckets {
+                            counts[bucket_of(&free[p], &n)] -= 1;
+                        }
+                        for d in 0..MAX_DIMS {
+                            free[p][d] -= req[d];
+                        }
+                        if let Some(n) = buckets {
+                            counts[bucket_of(&free[p], &n)] += 1;
+                        }
+                        assigned[t] = Some(p as u32);
+                    }
+                    None => pending += 1,
+                }
+            }
+        }
+    }
+    Packing {
+        machines: machines.to_vec(),
+        free,
+        assigned,
+        pending,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packing::snapshot::Task;
+    use rand::{Rng, SeedableRng};
+
+    fn random_snapshot(rng: &mut Pcg64Mcg) -> Snapshot {
+        let dims = rng.random_range(1..=3);
+        let machines = (0..rng.random_range(1..20))
+            .map(|_| {
+                let mut m = [0; 3];
+                for x in m.iter_mut().take(dims) {
+                    *x = rng.random_range(Size::UNIT / 4..=Size::UNIT);
+                }
+                m
+            })
+            .collect();
+        let tasks = (0..rng.random_range(0..80))
+            .map(|i| {
+                let mut r = [0; 3];
+                for x in r.iter_mut().take(dims) {
+                    *x = rng.random_range(0..=Size::UNIT / 2);
+                }
+                Task {
+                    job: (i / 3) as u32,
+                    request: r,
+                }
+            })
+            .collect();
+        Snapshot {
+            dims,
+            machines,
+            tasks,
+        }
+    }
+
+    #[test]
+    fn no_machine_is_ever_over_capacity() {
+        let mut rng = Pcg64Mcg::seed_from_u64(31);
+        for case in 0..300 {
+            let snap = random_snapshot(&mut rng);
+            for name in Scorer::NAMES {
+                let scorer = Scorer::from_name(name).unwrap();
+                for order in [JobOrder::Arrival, JobOrder::Sum] {
+                    let o = task_order(&snap, order);
+                    let machines: Vec<usize> = (0..snap.machines.len()).collect();
+                    let p = pack(&snap, &machines, &o, scorer, case);
+                    // recompute the load of every machine from the assignment
+                    for (m, cap) in snap.machines.iter().enumerate() {
+                        let on = p
+                            .assigned
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, a)| **a == Some(m as u32));
+                        let used = crate::packing::snapshot::total(
+                            on.map(|(t, _)| &snap.tasks[t].request),
+                        );
+                        for d in 0..3 {
+                            assert!(used[d] <= cap[d] as u128, "{name}: machine {m} over");
+                            assert_eq!(used[d] + p.free[m][d] as u128, cap[d] as u128);
+                        }
+                    }
+                    // a pending task fits nowhere at the end (every scorer only leaves a task
+                    // pending when no machine fits it at its turn, and free space only shrinks)
+                    for (t, a) in p.assigned.iter().enumerate() {
+                        if a.is_none() {
+                            assert!(p.free.iter().all(|f| !fits(f, &snap.tasks[t].request)));
+                        }
+                    }
+                    assert_eq!(p.pending, p.assigned.iter().filter(|a| a.is_none()).count());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn first_fit_tree_matches_a_scan() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        for _ in 0..100 {
+            let snap = random_snapshot(&mut rng);
+            let o = task_order(&snap, JobOrder::Arrival);
+            let machines: Vec<usize> = (0..snap.machines.len()).rev().collect();
+            let p = pack(&snap, &machines, &o, Scorer::FirstFit, 0);
+            // reference: scan machines by id
+            let mut free: Vec<Resources> = snap.machines.clone();
+            for &t in &o {
+                let r = snap.tasks[t].request;
+                let got = p.assigned[t].map(|k| machines[k as usize]);
+                let want = (0..free.len()).find(|&m| fits(&free[m], &r));
+                assert_eq!(got, want);
+                if let Some(m) = want {
+                    for d in 0..3 {
+                        free[m][d] -= r[d];
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sum_of_squares_prefers_the_move_that_keeps_buckets_even() {
+        // After Stein et al.'s slide: free space 1, 1, 0.75, 0.25 (as capacities here), a job
+        // of 0.5. With 10 buckets, an empty machine moving from bucket 9 to 5 changes Σ b² by
+        // 2·(0 − 2) + 2 = −2; the 0.75 machine moving from bucket 7 to 2 by 2·(1 − 1) + 2 = 2.
+        let g = |x: f64| crate::packing::snapshot::amount(x).unwrap();
+        let snap = Snapshot {
+            dims: 1,
+            machines: vec![
+                [g(1.0), 0, 0],
+                [g(1.0), 0, 0],
+                [g(0.75), 0, 0],
+                [g(0.25), 0, 0],
+            ],
+            tasks: vec![Task {
+                job: 0,
+                request: [g(0.5), 0, 0],
+            }],
+        };
+        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::SumOfSquares(1), 0);
+        assert_eq!(
+            p.assigned[0],
+            Some(2),
+            "position 2 of the enabled order is machine 0"
+        );
+        // best fit takes the fullest machine that fits instead
+        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::BestFit(1), 0);
+        assert_eq!(p.assigned[0], Some(0), "machine 2, the 0.75 one");
+    }
+}

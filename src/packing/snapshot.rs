@@ -1,0 +1,71 @@
+//! A point-in-time workload on a heterogeneous cluster (seed 000, Section II): machines with
+//! multi-dimensional capacities, and tasks (grouped in jobs) with multi-dimensional requests.
+//! Every amount is an exact fixed-point number in units of [`Size::UNIT`] (1 = the largest
+//! machine of the trace, per resource), as in the queueing simulator.
+
+use crate::model::Size;
+
+/// Resource dimensions of a snapshot: CPU, memory, and optionally disk.
+pub const MAX_DIMS: usize = 3;
+
+/// An amount of each resource, in fixed-point units.
+pub type Resources = [u64; MAX_DIMS];
+
+/// A task's request and the job it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub job: u32,
+    pub request: Resources,
+}
+
+/// Machines and tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Dimensions in use (1 to 3); the others are 0 everywhere.
+    pub dims: usize,
+    pub machines: Vec<Resources>,
+    pub tasks: Vec<Task>,
+}
+
+/// A fraction of the largest machine as a fixed-point amount (negative or non-finite → None).
+pub fn amount(x: f64) -> Option<u64> {
+    (x.is_finite() && x >= 0.0).then(|| (x * Size::UNIT as f64).round() as u64)
+}
+
+/// Sum of resource vectors, per dimension.
+pub fn total<'a>(it: impl Iterator<Item = &'a Resources>) -> [u128; MAX_DIMS] {
+    it.fold([0u128; MAX_DIMS], |mut acc, r| {
+        for (a, &x) in acc.iter_mut().zip(r) {
+            *a += x as u128;
+        }
+        acc
+    })
+}
+
+/// Per-dimension maximum of two resource vectors.
+pub fn max_each(a: &Resources, b: &Resources) -> Resources {
+    std::array::from_fn(|d| a[d].max(b[d]))
+}
+
+impl Snapshot {
+    /// Total capacity per dimension.
+    pub fn capacity(&self) -> [u128; MAX_DIMS] {
+        total(self.machines.iter())
+    }
+
+    /// Total request per dimension.
+    pub fn demand(&self) -> [u128; MAX_DIMS] {
+        total(self.tasks.iter().map(|t| &t.request))
+    }
+
+    /// Per-dimension median machine capacity (the "median machine" of seed 000).
+    pub fn median_machine(&self) -> Resources {
+        let mut out = [0; MAX_DIMS];
+        for (d, o) in out.iter_mut().enumerate() {
+            let mut v: Vec<u64> = self.machines.iter().map(|m| m[d]).collect();
+            v.sort_unstable();
+            *o = v.get(v.len() / 2).copied().unwrap_or(0);
+        }
+        out
+    }
+}

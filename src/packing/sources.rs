@@ -1,0 +1,238 @@
+//! Snapshot sources: OR-Library bin-packing files (identical one-dimensional machines = bins)
+//! and the real Google 2011 task snapshot on the machine mix of Reiss et al. (see
+//! `data/README.md` for formats and citations). Errors name the file and line.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::snapshot::{Resources, Snapshot, Task, amount};
+use crate::model::Size;
+
+/// A malformed source file.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {what}")]
+    Format {
+        file: String,
+        line: usize,
+        what: String,
+    },
+}
+
+fn read_text(path: &Path) -> Result<String, SourceError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| SourceError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut s)
+            .map_err(|source| SourceError::Io { file, source })?;
+        Ok(s)
+    } else {
+        String::from_utf8(bytes).map_err(|e| SourceError::Io {
+            file,
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })
+    }
+}
+
+/// One OR-Library instance: items and bin capacity as integers, with the known optimum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinPacking {
+    pub name: String,
+    pub capacity: u64,
+    pub items: Vec<u64>,
+    /// The optimum number of bins (known for these instances).
+    pub optimum: usize,
+}
+
+impl BinPacking {
+    /// As a snapshot: one task per item and one bin per item (every item fits alone), sizes
+    /// exact fractions of the capacity.
+    pub fn snapshot(&self) -> Snapshot {
+        let scale = |x: u64| (x as u128 * Size::UNIT as u128 / self.capacity as u128) as u64;
+        assert!(
+            Size::UNIT.is_multiple_of(self.capacity),
+            "capacity divides the fixed-point unit"
+        );
+        Snapshot {
+            dims: 1,
+            machines: vec![[Size::UNIT, 0, 0]; self.items.len()],
+            tasks: self
+                .items
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| Task {
+                    job: i as u32,
+                    request: [scale(x), 0, 0],
+                })
+                .collect(),
+        }
+    }
+}
+
+fn numbers(text: &str, file: &str) -> Result<Vec<(usize, String)>, SourceError> {
+    let _ = file;
+    Ok(text
+        .lines()
+        .enumerate()
+        .flat_map(|(n, l)| l.split_whitespace().map(move |t| (n + 1, t.to_string())))
+        .collect())
+}
+
+fn parse<T: std::str::FromStr>(tok: &(usize, String), file: &str) -> Result<T, SourceError> {
+    tok.1.parse().map_err(|_| SourceError::Format {
+        file: file.into(),
+        line: tok.0,
+        what: format!("expected a number, got `{}`", tok.1),
+    })
+}
+
+/// Reads an OR-Library `binpackN.txt` file (several instances).
+pub fn read_orlib(path: &Path) -> Result<Vec<BinPacking>, SourceError> {
+    let file = path.display().to_string();
+    let toks = numbers(&read_text(path)?, &file)?;
+    let mut it = toks.iter();
+    let eof = |line| SourceError::Format {
+        file: file.clone(),
+        line,
+        what: "unexpected end of file".into(),
+    };
+    let count: usize = parse(it.next().ok_or_else(|| eof(1))?, &file)?;
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        let name = it.next().ok_or_else(|| eof(0))?.1.clone();
+        let capacity: u64 = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
+        let n: usize = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
+        let optimum: usize = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
+        let items = (0..n)
+            .map(|_| parse(it.next().ok_or_else(|| eof(0))?, &file))
+            .collect::<Result<Vec<u64>, _>>()?;
+        if let Some((i, _)) = items.iter().enumerate().find(|(_, x)| **x > capacity) {
+            return Err(SourceError::Format {
+                file: file.clone(),
+                line: 0,
+                what: format!("instance {name}: item {i} exceeds the capacity {capacity}"),
+            });
+        }
+        out.push(BinPacking {
+            name,
+            capacity,
+            items,
+            optimum,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads a Falkenauer triplet file (`n`, `capacity`, then n sizes); the optimum is
+/// sum/capacity exactly.
+pub fn read_triplet(path: &Path) -> Result<BinPacking, SourceError> {
+    let file = path.display().to_string();
+    let toks = numbers(&read_text(path)?, &file)?;
+    if toks.len() < 2 {
+        return Err(SourceError::Format {
+            file,
+            line: 1,
+            what: "expected n and capacity".into(),
+        });
+    }
+    let n: usize = parse(&toks[0], &file)?;
+    let capacity: u64 = parse(&toks[1], &file)?;
+    let items = toks[2..]
+        .iter()
+        .map(|t| parse(t, &file))
+        .collect::<Result<Vec<u64>, _>>()?;
+    if items.len() != n {
+        return Err(SourceError::Format {
+            file,
+            line: 0,
+            what: format!("expected {n} sizes, found {}", items.len()),
+        });
+    }
+    let sum: u64 = items.iter().sum();
+    Ok(BinPacking {
+        name: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        capacity,
+        optimum: sum.div_ceil(capacity) as usize,
+        items,
+    })
+}
+
+/// The machine mix of the 2011 Google cluster (Reiss et al., SoCC 2012, Table 1): (count, CPU,
+/// memory), normalised to the largest machine.
+pub const GOOGLE_2011_MACHINES: [(usize, f64, f64); 10] = [
+    (6732, 0.50, 0.50),
+    (3863, 0.50, 0.25),
+    (1001, 0.50, 0.75),
+    (795, 1.00, 1.00),
+    (126, 0.25, 0.25),
+    (52, 0.50, 0.12),
+    (5, 0.50, 0.03),
+    (5, 0.50, 0.97),
+    (3, 1.00, 0.50),
+    (1, 0.50, 0.06),
+];
+
+/// The Google 2011 task snapshot (CPU and memory requests) on the 12,583 machines of
+/// [`GOOGLE_2011_MACHINES`], machines in the table's order.
+pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
+    let file = path.display().to_string();
+    let text = read_text(path)?;
+    let mut tasks = Vec::new();
+    let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(';').collect();
+        let bad = |what: String| SourceError::Format {
+            file: file.clone(),
+            line: n + 1,
+            what,
+        };
+        if f.len() != 10 {
+            return Err(bad(format!(
+                "expected 10 `;`-separated fields, found {}",
+                f.len()
+            )));
+        }
+        let job: u64 = f[1]
+            .parse()
+            .map_err(|_| bad(format!("job id `{}` is not an integer", f[1])))?;
+        let mut req: Resources = [0; 3];
+        for (d, k) in [(0, 8), (1, 9)] {
+            let x: f64 = f[k]
+                .parse()
+                .map_err(|_| bad(format!("field {} `{}` is not a number", k + 1, f[k])))?;
+            req[d] = amount(x).ok_or_else(|| bad(format!("negative request {x}")))?;
+        }
+        let next = jobs.len() as u32;
+        let j = *jobs.entry(job).or_insert(next);
+        tasks.push(Task {
+            job: j,
+            request: req,
+        });
+    }
+    let mut machines = Vec::new();
+    for &(count, cpu, mem) in &GOOGLE_2011_MACHINES {
+        let m = [amount(cpu).unwrap(), amount(mem).unwrap(), 0];
+        machines.extend(std::iter::repeat_n(m, count));
+    }
+    Ok(Snapshot {
+        dims: 2,
+        machines,
+        tasks,
+    })
+}

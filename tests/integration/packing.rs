@@ -1,0 +1,132 @@
+//! Packing evaluators on real data with known answers (OR-Library, Falkenauer triplets) and on
+//! the real Google 2011 snapshot.
+
+use std::path::Path;
+
+use packlab::packing::evaluate::{Scheduler, compact, hole_filling, utilization};
+use packlab::packing::place::{JobOrder, Scorer, task_order};
+use packlab::packing::sources::{read_google_snapshot, read_orlib, read_triplet};
+
+fn ffd(snap: &packlab::packing::snapshot::Snapshot) -> Scheduler {
+    Scheduler {
+        order: task_order(snap, JobOrder::Sum),
+        scorer: Scorer::FirstFit,
+    }
+}
+
+#[test]
+fn binpack1_compaction_never_beats_the_optimum_and_ffd_is_within_its_bound() {
+    let instances = read_orlib(Path::new("data/orlib/binpack1.txt")).unwrap();
+    assert_eq!(instances.len(), 20);
+    for inst in &instances {
+        assert_eq!(inst.items.len(), 120);
+        let snap = inst.snapshot();
+        for scorer in [
+            Scorer::FirstFit,
+            Scorer::BestFit(1),
+            Scorer::SumOfSquares(1),
+        ] {
+            let sched = Scheduler {
+                order: task_order(&snap, JobOrder::Sum),
+                scorer,
+            };
+            // τ = 0: every item placed; μ = 1: the exact smallest prefix
+            let c = compact(&snap, &sched, 0.0, 1, 3, 7);
+            assert!(
+                c.min >= inst.optimum,
+                "{} {scorer:?}: {} bins < optimum {}",
+                inst.name,
+                c.min,
+                inst.optimum
+            );
+            if scorer == Scorer::FirstFit {
+                // first-fit decreasing: FFD(I) ≤ 11/9 OPT + 6/9
+                assert!(
+                    9 * c.max <= 11 * inst.optimum + 6,
+                    "{}: FFD {} over 11/9·{} + 6/9",
+                    inst.name,
+                    c.max,
+                    inst.optimum
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn triplets_are_never_beaten_and_ffd_excess_is_reported() {
+    let mut excess = Vec::new();
+    for n in ["t120", "t249"] {
+        for k in 0..20 {
+            let path = format!("data/orlib/triplets/Falkenauer_{n}_{k:02}.txt");
+            let inst = read_triplet(Path::new(&path)).unwrap();
+            let want = if n == "t120" { 40 } else { 83 };
+            assert_eq!(inst.optimum, want, "{path}");
+            let c = compact(&inst.snapshot(), &ffd(&inst.snapshot()), 0.0, 1, 1, 1);
+            assert!(
+                c.min >= inst.optimum,
+                "{path}: {} < {}",
+                c.min,
+                inst.optimum
+            );
+            excess.push(c.min - inst.optimum);
+        }
+    }
+    // first-fit decreasing does badly here: it never finds the perfect triplets
+    assert!(excess.iter().all(|&e| e >= 1), "excess {excess:?}");
+    eprintln!("FFD excess on the 40 triplet instances: {excess:?}");
+}
+
+#[test]
+fn compaction_shrinks_as_more_tasks_may_go_pending() {
+    let inst = &read_orlib(Path::new("data/orlib/binpack1.txt")).unwrap()[0];
+    let snap = inst.snapshot();
+    let sched = ffd(&snap);
+    let mut last = usize::MAX;
+    for tau in [0.0, 0.01, 0.05, 0.1, 0.3] {
+        let c = compact(&snap, &sched, tau, 1, 3, 3);
+        assert!(c.p90 <= last, "τ = {tau}: {} > {last}", c.p90);
+        last = c.p90;
+    }
+    assert!(
+        last < inst.optimum,
+        "with 30% pending allowed fewer bins suffice"
+    );
+}
+
+#[test]
+fn google_snapshot_hole_filling_and_utilisation() {
+    let snap =
+        read_google_snapshot(Path::new("data/google2011/task_events_t0_snapshot.csv.gz")).unwrap();
+    assert_eq!(snap.tasks.len(), 33_302, "one line per task");
+    assert_eq!(snap.machines.len(), 12_583);
+    let sched = ffd(&snap);
+    let machines: Vec<usize> = (0..snap.machines.len()).collect();
+    let p = sched.pack(&snap, &machines, 1);
+    // no machine over capacity, and utilisation is demand over capacity when nothing pends
+    let u = utilization(&snap, &p);
+    let (cap, dem) = (snap.capacity(), snap.demand());
+    if p.pending == 0 {
+        for d in 0..2 {
+            assert!((u[d] - dem[d] as f64 / cap[d] as f64).abs() < 1e-9);
+        }
+    }
+    // hole filling with units of 1/64 … 1/2 of the median machine: ≤ 100 %, non-increasing
+    let median = snap.median_machine();
+    let mut last = [f64::INFINITY; 3];
+    for k in [64u64, 32, 16, 8, 4, 2] {
+        let unit = [median[0] / k, median[1] / k, 0];
+        let h = hole_filling(&snap, &p, unit);
+        for d in 0..2 {
+            assert!(h[d] <= 1.0 + 1e-12, "over 100 %");
+            assert!(h[d] >= u[d] - 1e-12);
+            assert!(
+                h[d] <= last[d] + 1e-12,
+                "unit 1/{k}: {} > {}",
+                h[d],
+                last[d]
+            );
+        }
+        last = h;
+    }
+}
