@@ -6,7 +6,8 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-use super::place::{Packing, Scorer, pack};
+use super::place::{JobOrder, Packing, Placer, Scorer, pack, task_order};
+use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
 use crate::workload::derive_seed;
 
@@ -19,6 +20,14 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// The scheduler placing `snap`'s tasks in `order` with `scorer`.
+    pub fn new(snap: &Snapshot, order: JobOrder, scorer: Scorer) -> Self {
+        Scheduler {
+            order: task_order(snap, order),
+            scorer,
+        }
+    }
+
     /// Packs the snapshot's tasks onto `machines`.
     pub fn pack(&self, snap: &Snapshot, machines: &[usize], seed: u64) -> Packing {
         pack(snap, machines, &self.order, self.scorer, seed)
@@ -152,4 +161,305 @@ pub fn compact(
         max: *sizes.last().expect("at least one trial"),
         trials,
     }
+}
+
+/// How Algorithm 1 grows the workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inflation {
+    /// Clone ⌈n·(f − 1)⌉ tasks of each job (as new jobs); task sizes unchanged.
+    Horizontal,
+    /// Multiply every task's CPU and memory by f, clipped at the largest machine.
+    Vertical,
+}
+
+/// Seed 000's picky threshold: a task is picky if it requests more than this fraction of the
+/// median machine in some resource, or fits (on an empty machine) on fewer than this fraction
+/// of the machines. A job is conforming if none of its tasks is picky.
+pub const PICKY: f64 = 0.6;
+
+/// Which jobs are conforming (indexed by job id).
+pub fn conforming_jobs(snap: &Snapshot) -> Vec<bool> {
+    let median = snap.median_machine();
+    let jobs = snap
+        .tasks
+        .iter()
+        .map(|t| t.job as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut ok = vec![true; jobs];
+    let m = snap.machines.len() as f64;
+    let mut cache: std::collections::HashMap<Resources, bool> = Default::default();
+    for t in &snap.tasks {
+        let picky = *cache.entry(t.request).or_insert_with(|| {
+            let big = (0..MAX_DIMS).any(|d| t.request[d] as f64 > PICKY * median[d] as f64);
+            let eligible = snap
+                .machines
+                .iter()
+                .filter(|c| c.iter().zip(&t.request).all(|(c, r)| c >= r))
+                .count();
+            big || (eligible as f64) < PICKY * m
+        });
+        if picky {
+            ok[t.job as usize] = false;
+        }
+    }
+    ok
+}
+
+/// Algorithm 1: the workload inflated by factor `f` (≥ 1), for all jobs or only conforming
+/// ones.
+pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, conforming_only: bool) -> Snapshot {
+    let grow: Vec<bool> = if conforming_only {
+        conforming_jobs(snap)
+    } else {
+        let jobs = snap
+            .tasks
+            .iter()
+            .map(|t| t.job as usize + 1)
+            .max()
+            .unwrap_or(0);
+        vec![true; jobs]
+    };
+    let mut out = snap.clone();
+    match how {
+        Inflation::Vertical => {
+            let largest: Resources =
+                std::array::from_fn(|d| snap.machines.iter().map(|m| m[d]).max().unwrap_or(0));
+            for t in out.tasks.iter_mut().filter(|t| grow[t.job as usize]) {
+                for d in 0..2 {
+                    let x = (t.request[d] as f64 * f).round() as u64;
+                    t.request[d] = x.min(largest[d]);
+                }
+            }
+        }
+        Inflation::Horizontal => {
+            let mut by_job: Vec<Vec<Task>> = vec![Vec::new(); grow.len()];
+            for t in &snap.tasks {
+                by_job[t.job as usize].push(*t);
+            }
+            let mut next = grow.len() as u32;
+            for (j, tasks) in by_job.iter().enumerate() {
+                if !grow[j] || tasks.is_empty() {
+                    continue;
+                }
+                let k = (tasks.len() as f64 * (f - 1.0) - 1e-9).ceil().max(0.0) as usize;
+                if k == 0 {
+                    continue;
+                }
+                out.tasks.extend((0..k).map(|i| Task {
+                    job: next,
+                    request: tasks[i % tasks.len()].request,
+                }));
+                next += 1;
+            }
+        }
+    }
+    out
+}
+
+/// What an inflation produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inflated {
+    /// Tasks after inflation over tasks before.
+    pub factor: f64,
+    pub tasks: usize,
+    pub pending: usize,
+    pub utilization: [f64; MAX_DIMS],
+}
+
+/// Algorithm 1 at each factor: inflate, schedule every task on all machines, report.
+pub fn inflation_sweep(
+    snap: &Snapshot,
+    order: JobOrder,
+    scorer: Scorer,
+    factors: &[f64],
+    how: Inflation,
+    conforming_only: bool,
+    seed: u64,
+) -> Vec<Inflated> {
+    let all: Vec<usize> = (0..snap.machines.len()).collect();
+    factors
+        .par_iter()
+        .map(|&f| {
+            let w = inflate(snap, f, how, conforming_only);
+            let p = Scheduler::new(&w, order, scorer).pack(&w, &all, seed);
+            Inflated {
+                factor: f,
+                tasks: w.tasks.len(),
+                pending: p.pending,
+                utilization: utilization(&w, &p),
+            }
+        })
+        .collect()
+}
+
+/// Algorithm 2, Monte-Carlo inflation: after scheduling the workload, clone a uniformly random
+/// (conforming) job and schedule its tasks on the current state, until at least τ of all tasks
+/// are pending. `factor` is the number of tasks over the original number.
+pub fn monte_carlo_inflation(
+    snap: &Snapshot,
+    order: JobOrder,
+    scorer: Scorer,
+    tau: f64,
+    conforming_only: bool,
+    seed: u64,
+) -> Inflated {
+    let all: Vec<usize> = (0..snap.machines.len()).collect();
+    let mut placer = Placer::new(&snap.machines, &all, snap.machines.clone(), scorer, seed);
+    let mut pending = 0usize;
+    let mut tasks = 0usize;
+    for i in task_order(snap, order) {
+        tasks += 1;
+        pending += placer.place(&snap.tasks[i].request).is_none() as usize;
+    }
+    let ok = conforming_jobs(snap);
+    let mut by_job: Vec<Vec<Resources>> = vec![Vec::new(); ok.len()];
+    for t in &snap.tasks {
+        by_job[t.job as usize].push(t.request);
+    }
+    let pool: Vec<usize> = (0..ok.len())
+        .filter(|&j| (!conforming_only || ok[j]) && !by_job[j].is_empty())
+        .collect();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6d63);
+    let limit = 1000 * snap.tasks.len().max(1);
+    while !pool.is_empty() && (pending as f64) < tau * tasks as f64 && tasks < limit {
+        let j = pool[rand::Rng::random_range(&mut rng, 0..pool.len())];
+        for r in &by_job[j] {
+            tasks += 1;
+            pending += placer.place(r).is_none() as usize;
+        }
+    }
+    let cap = total(snap.machines.iter());
+    let free = total(placer.free.iter());
+    Inflated {
+        factor: tasks as f64 / snap.tasks.len().max(1) as f64,
+        tasks,
+        pending,
+        utilization: std::array::from_fn(|d| {
+            if cap[d] == 0 {
+                0.0
+            } else {
+                (cap[d] - free[d]) as f64 / cap[d] as f64
+            }
+        }),
+    }
+}
+
+/// Monte-Carlo cluster expansion (seed 003): start from a random `start` fraction of the
+/// machines (small enough to be over-saturated), schedule the tasks in order; whenever more
+/// than τ of the tasks seen so far are pending, add ⌈τ·M⌉ machines (copies of random machines
+/// of the original cluster, keeping its mix) and retry the pending tasks. Returns the final
+/// number of machines, once every task is placed.
+pub fn expansion(
+    snap: &Snapshot,
+    order: JobOrder,
+    scorer: Scorer,
+    tau: f64,
+    start: f64,
+    seed: u64,
+) -> usize {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let m0 = snap.machines.len();
+    let mut caps: Vec<Resources> = Vec::new();
+    let pick = |caps: &mut Vec<Resources>, n: usize, rng: &mut Pcg64Mcg| {
+        for _ in 0..n {
+            caps.push(snap.machines[rand::Rng::random_range(rng, 0..m0)]);
+        }
+    };
+    pick(
+        &mut caps,
+        ((start * m0 as f64).ceil() as usize).max(1),
+        &mut rng,
+    );
+    let ids = |caps: &Vec<Resources>| (0..caps.len()).collect::<Vec<usize>>();
+    let mut placer = Placer::new(&caps, &ids(&caps), caps.clone(), scorer, seed);
+    let mut waiting: Vec<Resources> = Vec::new();
+    let mut seen = 0usize;
+    let expand = |caps: &mut Vec<Resources>, placer: &mut Placer, rng: &mut Pcg64Mcg| {
+        let add = ((tau * caps.len() as f64).ceil() as usize).max(1);
+        let mut free = placer.free.clone();
+        let before = caps.len();
+        pick(caps, add, rng);
+        free.extend_from_slice(&caps[before..]);
+        *placer = Placer::new(caps, &ids(caps), free, scorer, seed);
+    };
+    for i in task_order(snap, order) {
+        seen += 1;
+        let r = snap.tasks[i].request;
+        if placer.place(&r).is_none() {
+            waiting.push(r);
+        }
+        if waiting.len() as f64 > tau * seen as f64 {
+            expand(&mut caps, &mut placer, &mut rng);
+            waiting.retain(|r| placer.place(r).is_none());
+        }
+    }
+    let mut guard = 0;
+    while !waiting.is_empty() && guard < 10_000 {
+        expand(&mut caps, &mut placer, &mut rng);
+        waiting.retain(|r| placer.place(r).is_none());
+        guard += 1;
+    }
+    caps.len()
+}
+
+/// Stein et al.'s T(x): tasks placed when only a random x (fraction) of the machines is used,
+/// averaged over `trials` random subsets (trial k seeded by (seed, k)).
+pub fn throughput_at(snap: &Snapshot, sched: &Scheduler, x: f64, trials: usize, seed: u64) -> f64 {
+    let placed: usize = (0..trials)
+        .into_par_iter()
+        .map(|k| {
+            let s = derive_seed(seed, &[k as u64, x.to_bits()]);
+            let mut ids: Vec<usize> = (0..snap.machines.len()).collect();
+            ids.shuffle(&mut Pcg64Mcg::seed_from_u64(s));
+            ids.truncate((x * ids.len() as f64).round() as usize);
+            let p = sched.pack(snap, &ids, s);
+            snap.tasks.len() - p.pending
+        })
+        .sum();
+    placed as f64 / trials.max(1) as f64
+}
+
+/// Stein et al.'s machine fragmentation: machines whose free CPU and free memory are both
+/// below the fraction `x` of their capacity ("full" machines).
+pub fn full_machines(snap: &Snapshot, p: &Packing, x: f64) -> usize {
+    p.machines
+        .iter()
+        .zip(&p.free)
+        .filter(|(m, f)| {
+            let c = snap.machines[**m];
+            (0..2).all(|d| (f[d] as f64) < x * c[d] as f64)
+        })
+        .count()
+}
+
+/// Machines with no task.
+pub fn empty_machines(snap: &Snapshot, p: &Packing) -> usize {
+    p.machines
+        .iter()
+        .zip(&p.free)
+        .filter(|(m, f)| **f == snap.machines[**m])
+        .count()
+}
+
+/// Power of a packing under Stein et al.'s model, as a fraction of every machine at full
+/// power: an empty machine is off (0); a busy machine with CPU utilisation u draws
+/// `idle + (1 − idle)·max(u, 1/2)` of its peak — below half load it costs as much as at half
+/// load (inefficient), above it grows linearly to 1. `idle` is the fraction drawn at half load
+/// minus the linear part; 0.5 gives 0.75 of peak at half load.
+pub fn power(snap: &Snapshot, p: &Packing, idle: f64) -> f64 {
+    let mut w = 0.0;
+    for (m, f) in p.machines.iter().zip(&p.free) {
+        let c = snap.machines[*m];
+        if *f == c {
+            continue;
+        }
+        let u = if c[0] == 0 {
+            0.0
+        } else {
+            1.0 - f[0] as f64 / c[0] as f64
+        };
+        w += idle + (1.0 - idle) * u.max(0.5);
+    }
+    w / p.machines.len().max(1) as f64
 }

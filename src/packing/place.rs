@@ -192,6 +192,166 @@ impl FitTree {
     }
 }
 
+/// Bucket index of free resources for Sum-of-Squares with `n` parts per dimension.
+fn bucket_of(f: &Resources, n: &[u64; 3]) -> usize {
+    let b = |d: usize| {
+        ((f[d] as u128 * n[d] as u128 / Size::UNIT as u128) as u64).min(n[d] - 1) as usize
+    };
+    (b(0) * n[1] as usize + b(1)) * n[2] as usize + b(2)
+}
+
+/// Places tasks one at a time on a set of machines (an online scheduler's state).
+pub struct Placer {
+    /// Snapshot indices of the enabled machines, in enabled order.
+    pub machines: Vec<usize>,
+    cap: Vec<Resources>,
+    /// Free resources per enabled machine.
+    pub free: Vec<Resources>,
+    scorer: Scorer,
+    rng: Pcg64Mcg,
+    /// First fit: the machines' order (positions) and the tree over it.
+    by: Vec<usize>,
+    leaf_of: Vec<usize>,
+    tree: Option<FitTree>,
+    /// Sum of squares: parts per dimension and machines per bucket.
+    buckets: Option<[u64; 3]>,
+    counts: Vec<i64>,
+}
+
+impl Placer {
+    /// Enabled machines `machines` (indices into `caps`) with free resources `free` (their
+    /// capacities for an empty cluster). `seed` drives the random scorers.
+    pub fn new(
+        caps: &[Resources],
+        machines: &[usize],
+        free: Vec<Resources>,
+        scorer: Scorer,
+        seed: u64,
+    ) -> Self {
+        let cap: Vec<Resources> = machines.iter().map(|&m| caps[m]).collect();
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let (mut by, mut tree, mut leaf_of) = (Vec::new(), None, Vec::new());
+        if matches!(scorer, Scorer::FirstFit | Scorer::RandomFirstFit) {
+            by = (0..machines.len()).collect();
+            if scorer == Scorer::FirstFit {
+                by.sort_by_key(|&p| machines[p]);
+            } else {
+                by.shuffle(&mut rng);
+            }
+            leaf_of = vec![0; machines.len()];
+            for (k, &p) in by.iter().enumerate() {
+                leaf_of[p] = k;
+            }
+            let ordered: Vec<Resources> = by.iter().map(|&p| free[p]).collect();
+            tree = Some(FitTree::new(&ordered));
+        }
+        let buckets = match scorer {
+            Scorer::SumOfSquares(1) => Some([10u64, 10, 5]),
+            Scorer::SumOfSquares(_) => Some([20u64, 20, 5]),
+            _ => None,
+        };
+        let counts = match buckets {
+            Some(n) => {
+                let mut c = vec![0i64; (n[0] * n[1] * n[2]) as usize];
+                for f in &free {
+                    c[bucket_of(f, &n)] += 1;
+                }
+                c
+            }
+            None => Vec::new(),
+        };
+        Placer {
+            machines: machines.to_vec(),
+            cap,
+            free,
+            scorer,
+            rng,
+            by,
+            leaf_of,
+            tree,
+            buckets,
+            counts,
+        }
+    }
+
+    /// The scorer's choice for `req` (a position in the enabled order), if any machine fits.
+    fn choose(&mut self, req: &Resources) -> Option<usize> {
+        if let Some(tree) = &self.tree {
+            return tree.first_fit(req).map(|k| self.by[k]);
+        }
+        let mut best: Option<(f64, usize)> = None;
+        let mut seen = 0u64;
+        for p in 0..self.free.len() {
+            let f = &self.free[p];
+            if !fits(f, req) {
+                continue;
+            }
+            let c = &self.cap[p];
+            let pct = |d: usize| {
+                if c[d] == 0 {
+                    0.0
+                } else {
+                    (f[d] - req[d]) as f64 / c[d] as f64
+                }
+            };
+            let score = match self.scorer {
+                Scorer::BestFit(1) => pct(0) + pct(1),
+                Scorer::BestFit(2) => pct(0).powi(2) + pct(1).powi(2),
+                Scorer::BestFit(3) => 10.0 * pct(0) + 10.0 * pct(1),
+                Scorer::BestFit(4) => 10.0 * (pct(0) + pct(1) + pct(2)),
+                Scorer::BestFit(_) => pct(0).max(pct(1)),
+                Scorer::Epvm => -10.0 * (pct(0) + pct(1) + pct(2)),
+                Scorer::DotProduct => -(0..MAX_DIMS)
+                    .filter(|&d| c[d] > 0)
+                    .map(|d| (req[d] as f64 / c[d] as f64) * (f[d] as f64 / c[d] as f64))
+                    .sum::<f64>(),
+                Scorer::Random => {
+                    // reservoir sampling: every feasible machine equally likely
+                    seen += 1;
+                    if self.rng.random_range(0..seen) == 0 {
+                        best = Some((0.0, p));
+                    }
+                    continue;
+                }
+                Scorer::SumOfSquares(_) => {
+                    let n = self.buckets.expect("sum of squares has buckets");
+                    let after = [f[0] - req[0], f[1] - req[1], f[2] - req[2]];
+                    let (k1, k2) = (bucket_of(f, &n), bucket_of(&after, &n));
+                    // change of Σ b(k)² when this machine moves from bucket k1 to k2
+                    if k1 == k2 {
+                        0.0
+                    } else {
+                        (2 * (self.counts[k2] - self.counts[k1]) + 2) as f64
+                    }
+                }
+                Scorer::FirstFit | Scorer::RandomFirstFit => unreachable!("tree path"),
+            };
+            if best.is_none_or(|(sc, _)| score < sc) {
+                best = Some((score, p));
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// Places a task with request `req`; returns its machine's position, or `None` (pending).
+    pub fn place(&mut self, req: &Resources) -> Option<usize> {
+        let p = self.choose(req)?;
+        if let Some(n) = self.buckets {
+            self.counts[bucket_of(&self.free[p], &n)] -= 1;
+        }
+        for (f, r) in self.free[p].iter_mut().zip(req) {
+            *f -= r;
+        }
+        if let Some(n) = self.buckets {
+            self.counts[bucket_of(&self.free[p], &n)] += 1;
+        }
+        if let Some(tree) = &mut self.tree {
+            tree.update(self.leaf_of[p], self.free[p]);
+        }
+        Some(p)
+    }
+}
+
 /// Packs every task of `snap` (in `order`) onto the machines `machines` (indices into the
 /// snapshot, enabled in this order), starting empty. `seed` drives the random scorers.
 pub fn pack(
@@ -201,134 +361,19 @@ pub fn pack(
     scorer: Scorer,
     seed: u64,
 ) -> Packing {
-    let cap: Vec<Resources> = machines.iter().map(|&m| snap.machines[m]).collect();
-    let mut free = cap.clone();
+    let free = machines.iter().map(|&m| snap.machines[m]).collect();
+    let mut placer = Placer::new(&snap.machines, machines, free, scorer, seed);
     let mut assigned = vec![None; snap.tasks.len()];
     let mut pending = 0;
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    match scorer {
-        Scorer::FirstFit | Scorer::RandomFirstFit => {
-            // first fit by machine id, or by a random rank drawn once per machine
-            let mut by: Vec<usize> = (0..machines.len()).collect();
-            if scorer == Scorer::FirstFit {
-                by.sort_by_key(|&p| machines[p]);
-            } else {
-                by.shuffle(&mut rng);
-            }
-            let ordered: Vec<Resources> = by.iter().map(|&p| free[p]).collect();
-            let mut tree = FitTree::new(&ordered);
-            for &t in order {
-                let req = snap.tasks[t].request;
-                match tree.first_fit(&req) {
-                    Some(k) => {
-                        let p = by[k];
-                        for d in 0..MAX_DIMS {
-                            free[p][d] -= req[d];
-                        }
-                        tree.update(k, free[p]);
-                        assigned[t] = Some(p as u32);
-                    }
-                    None => pending += 1,
-                }
-            }
-        }
-        _ => {
-            let buckets = match scorer {
-                Scorer::SumOfSquares(1) => Some([10u64, 10, 5]),
-                Scorer::SumOfSquares(_) => Some([20u64, 20, 5]),
-                _ => None,
-            };
-            let bucket_of = |f: &Resources, n: &[u64; 3]| -> usize {
-                let b = |d: usize| {
-                    ((f[d] as u128 * n[d] as u128 / Size::UNIT as u128) as u64).min(n[d] - 1)
-                        as usize
-                };
-                (b(0) * n[1] as usize + b(1)) * n[2] as usize + b(2)
-            };
-            let mut counts: Vec<i64> = match buckets {
-                Some(n) => {
-                    let mut c = vec![0i64; (n[0] * n[1] * n[2]) as usize];
-                    for f in &free {
-                        c[bucket_of(f, &n)] += 1;
-                    }
-                    c
-                }
-                None => Vec::new(),
-            };
-            for &t in order {
-                let req = snap.tasks[t].request;
-                let mut best: Option<(f64, usize)> = None;
-                let mut seen = 0u64;
-                for p in 0..machines.len() {
-                    let f = &free[p];
-                    if !fits(f, &req) {
-                        continue;
-                    }
-                    let c = &cap[p];
-                    let pct = |d: usize| {
-                        if c[d] == 0 {
-                            0.0
-                        } else {
-                            (f[d] - req[d]) as f64 / c[d] as f64
-                        }
-                    };
-                    let score = match scorer {
-                        Scorer::BestFit(1) => pct(0) + pct(1),
-                        Scorer::BestFit(2) => pct(0).powi(2) + pct(1).powi(2),
-                        Scorer::BestFit(3) => 10.0 * pct(0) + 10.0 * pct(1),
-                        Scorer::BestFit(4) => 10.0 * (pct(0) + pct(1) + pct(2)),
-                        Scorer::BestFit(_) => pct(0).max(pct(1)),
-                        Scorer::Epvm => -10.0 * (pct(0) + pct(1) + pct(2)),
-                        Scorer::DotProduct => -(0..MAX_DIMS)
-                            .filter(|&d| c[d] > 0)
-                            .map(|d| (req[d] as f64 / c[d] as f64) * (f[d] as f64 / c[d] as f64))
-                            .sum::<f64>(),
-                        Scorer::Random => {
-                            // reservoir sampling: every feasible machine equally likely
-                            seen += 1;
-                            if rng.random_range(0..seen) == 0 {
-                                best = Some((0.0, p));
-                            }
-                            continue;
-                        }
-                        Scorer::SumOfSquares(_) => {
-                            let n = buckets.expect("sum of squares has buckets");
-                            let after = [f[0] - req[0], f[1] - req[1], f[2] - req[2]];
-                            let (k1, k2) = (bucket_of(f, &n), bucket_of(&after, &n));
-                            // change of Σ b(k)² when this machine moves from k1 to k2
-                            if k1 == k2 {
-                                0.0
-                            } else {
-                                (2 * (counts[k2] - counts[k1]) + 2) as f64
-                            }
-                        }
-                        Scorer::FirstFit | Scorer::RandomFirstFit => unreachable!(),
-                    };
-                    if best.is_none_or(|(s, _)| score < s) {
-                        best = Some((score, p));
-                    }
-                }
-                match best {
-                    Some((_, p)) => {
-                        if let Some(n) = buckets {
-                            counts[bucket_of(&free[p], &n)] -= 1;
-                        }
-                        for d in 0..MAX_DIMS {
-                            free[p][d] -= req[d];
-                        }
-                        if let Some(n) = buckets {
-                            counts[bucket_of(&free[p], &n)] += 1;
-                        }
-                        assigned[t] = Some(p as u32);
-                    }
-                    None => pending += 1,
-                }
-            }
+    for &t in order {
+        match placer.place(&snap.tasks[t].request) {
+            Some(p) => assigned[t] = Some(p as u32),
+            None => pending += 1,
         }
     }
     Packing {
-        machines: machines.to_vec(),
-        free,
+        machines: placer.machines,
+        free: placer.free,
         assigned,
         pending,
     }

@@ -130,3 +130,64 @@ fn google_snapshot_hole_filling_and_utilisation() {
         last = h;
     }
 }
+
+fn google() -> packlab::packing::snapshot::Snapshot {
+    read_google_snapshot(Path::new("data/google2011/task_events_t0_snapshot.csv.gz")).unwrap()
+}
+
+#[test]
+fn inflation_at_factor_one_leaves_nothing_pending_and_grows_after() {
+    use packlab::packing::evaluate::{Inflation, inflation_sweep};
+    let snap = google();
+    for how in [Inflation::Horizontal, Inflation::Vertical] {
+        for conforming in [false, true] {
+            let r = inflation_sweep(
+                &snap,
+                JobOrder::Sum,
+                Scorer::FirstFit,
+                &[1.0, 1.5, 3.0],
+                how,
+                conforming,
+                1,
+            );
+            assert_eq!(
+                r[0].pending, 0,
+                "{how:?} conforming={conforming}: pending at f = 1"
+            );
+            assert_eq!(r[0].tasks, snap.tasks.len());
+            // more load never means less allocated, and at f = 3 the cluster overflows
+            assert!(r[1].utilization[0] >= r[0].utilization[0]);
+            assert!(
+                r[2].pending > 0,
+                "{how:?} conforming={conforming}: nothing pending at f = 3"
+            );
+        }
+    }
+}
+
+#[test]
+fn monte_carlo_inflation_stops_at_the_pending_threshold() {
+    use packlab::packing::evaluate::monte_carlo_inflation;
+    let snap = google();
+    let r = monte_carlo_inflation(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, true, 3);
+    assert!(r.pending as f64 >= 0.01 * r.tasks as f64);
+    assert!(r.factor > 1.0);
+    assert!(r.utilization[0] <= 1.0 && r.utilization[1] <= 1.0);
+}
+
+#[test]
+fn expansion_ends_with_everything_placed_near_the_compacted_size() {
+    use packlab::packing::evaluate::expansion;
+    let snap = google();
+    let sched = ffd(&snap);
+    let c = compact(&snap, &sched, 0.0, 1, 3, 1);
+    let e = expansion(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, 0.2, 1);
+    // expansion places everything; it cannot need fewer machines than compaction found
+    // necessary by much (different random machine mixes), nor more than the whole cluster
+    assert!(
+        e as f64 >= 0.9 * c.min as f64,
+        "expansion {e} vs compaction {}",
+        c.min
+    );
+    assert!(e <= snap.machines.len(), "expansion {e}");
+}
