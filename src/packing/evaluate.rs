@@ -226,9 +226,9 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, conforming_only: bool) -
             let largest: Resources =
                 std::array::from_fn(|d| snap.machines.iter().map(|m| m[d]).max().unwrap_or(0));
             for t in out.tasks.iter_mut().filter(|t| grow[t.job as usize]) {
-                for d in 0..2 {
-                    let x = (t.request[d] as f64 * f).round() as u64;
-                    t.request[d] = x.min(largest[d]);
+                // CPU and memory grow; a third resource (disk) is left as it is
+                for (r, &top) in t.request.iter_mut().zip(&largest).take(2) {
+                    *r = ((*r as f64 * f).round() as u64).min(top);
                 }
             }
         }
