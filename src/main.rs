@@ -69,6 +69,15 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             eprintln!("packlab: region {} written to {}", exp.name, dir.display());
             out.claims
         }
+        ExperimentFile::Packing(mut exp) => {
+            if cli.quick {
+                exp.quick();
+            }
+            let out = experiment::execute_packing(&exp, threads);
+            experiment::write_packing_outputs(&exp, &out, &dir)?;
+            eprintln!("packlab: packing {} written to {}", exp.name, dir.display());
+            out.claims
+        }
     };
     for c in &claims {
         eprintln!(

@@ -103,6 +103,10 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
     if chart.log_y {
         y0 = y0.max(LOG_FLOOR);
         y1 = (y1 * 2.0).max(y0 * 10.0);
+    } else if y0 > 0.5 * y1 && y1 > y0 {
+        // data far from zero (e.g. machine counts): frame the data, not the origin
+        let pad = (y1 - y0) * 0.1;
+        (y0, y1) = (y0 - pad, y1 + pad);
     } else {
         y0 = y0.min(0.0);
         y1 = if y1 <= y0 { y0 + 1.0 } else { y1 * 1.05 };
@@ -191,9 +195,8 @@ where
             .map_err(err)?;
         }
         if let Some(b) = &s.bars {
-            ctx.draw_series(s.points.iter().zip(b).map(|(&(x, _), &(lo, hi))| {
-                let (lo, hi) = (clamp(lo), clamp(hi));
-                ErrorBar::new_vertical(x, lo, (lo + hi) / 2.0, hi, ShapeStyle::from(&c), 8)
+            ctx.draw_series(s.points.iter().zip(b).map(|(&(x, y), &(lo, hi))| {
+                ErrorBar::new_vertical(x, clamp(lo), clamp(y), clamp(hi), ShapeStyle::from(&c), 8)
             }))
             .map_err(err)?;
         }

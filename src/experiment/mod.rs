@@ -4,10 +4,12 @@
 mod claims;
 mod error;
 mod output;
+mod packing;
 mod region;
 mod runner;
 mod spec;
 
+pub use packing::{PackingExperiment, PackingOutcome, execute_packing, write_packing_outputs};
 pub use region::{RegionExperiment, RegionOutcome, execute_region, write_region_outputs};
 
 pub use error::ExperimentError;
@@ -25,6 +27,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub enum ExperimentFile {
     Queueing(Experiment),
     Region(RegionExperiment),
+    Packing(Box<PackingExperiment>),
 }
 
 impl ExperimentFile {
@@ -44,6 +47,9 @@ impl ExperimentFile {
             Some("region") => Ok(ExperimentFile::Region(RegionExperiment::parse(
                 file, source,
             )?)),
+            Some("packing") => Ok(ExperimentFile::Packing(Box::new(PackingExperiment::parse(
+                file, source,
+            )?))),
             _ => Ok(ExperimentFile::Queueing(Experiment::parse(file, source)?)),
         }
     }
@@ -53,6 +59,7 @@ impl ExperimentFile {
         match self {
             ExperimentFile::Queueing(e) => &e.name,
             ExperimentFile::Region(e) => &e.name,
+            ExperimentFile::Packing(e) => &e.name,
         }
     }
 }

@@ -317,7 +317,7 @@ impl Experiment {
         if let Some(k) = &raw.kind
             && k != "queueing"
         {
-            return Err(cx.bad("kind", "\"queueing\" or \"region\"", k));
+            return Err(cx.bad("kind", "\"queueing\", \"region\" or \"packing\"", k));
         }
         let servers = cx.positive("cluster.servers", raw.cluster.servers)? as usize;
         if servers > 1_000_000 {

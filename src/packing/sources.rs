@@ -236,3 +236,167 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
         tasks,
     })
 }
+
+/// A header-led CSV table: the column index of each wanted name, or a format error.
+fn columns(header: &str, want: &[&str], file: &str) -> Result<Vec<usize>, SourceError> {
+    let cols: Vec<&str> = header.split(',').map(|c| c.trim()).collect();
+    want.iter()
+        .map(|w| {
+            cols.iter()
+                .position(|c| c == w)
+                .ok_or_else(|| SourceError::Format {
+                    file: file.into(),
+                    line: 1,
+                    what: format!("missing column `{w}` (header: {header})"),
+                })
+        })
+        .collect()
+}
+
+fn field_f64(f: &[&str], k: usize, line: usize, file: &str) -> Result<f64, SourceError> {
+    let v = f.get(k).map(|s| s.trim()).unwrap_or("");
+    v.parse().map_err(|_| SourceError::Format {
+        file: file.into(),
+        line,
+        what: format!("column {} `{v}` is not a number", k + 1),
+    })
+}
+
+/// The Alibaba GPU 2023 trace as a snapshot of three resources (CPU, memory, GPUs), each
+/// normalised by the largest node; see `data/README.md`.
+pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceError> {
+    let nfile = nodes.display().to_string();
+    let ntext = read_text(nodes)?;
+    let mut lines = ntext.lines();
+    let header = lines.next().unwrap_or("");
+    let c = columns(header, &["cpu_milli", "memory_mib", "gpu"], &nfile)?;
+    let mut raw_nodes = Vec::new();
+    for (n, l) in lines.enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').collect();
+        let v: Vec<f64> = c
+            .iter()
+            .map(|&k| field_f64(&f, k, n + 2, &nfile))
+            .collect::<Result<_, _>>()?;
+        raw_nodes.push([v[0], v[1], v[2]]);
+    }
+    let largest: [f64; 3] =
+        std::array::from_fn(|d| raw_nodes.iter().map(|m| m[d]).fold(0.0, f64::max));
+    let norm = |x: [f64; 3], file: &str, line: usize| -> Result<Resources, SourceError> {
+        let mut r = [0u64; 3];
+        for d in 0..3 {
+            let v = if largest[d] > 0.0 {
+                x[d] / largest[d]
+            } else {
+                0.0
+            };
+            r[d] = amount(v).ok_or_else(|| SourceError::Format {
+                file: file.into(),
+                line,
+                what: format!("negative amount {}", x[d]),
+            })?;
+        }
+        Ok(r)
+    };
+    let machines = raw_nodes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| norm(*m, &nfile, i + 2))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pfile = pods.display().to_string();
+    let ptext = read_text(pods)?;
+    let mut lines = ptext.lines();
+    let header = lines.next().unwrap_or("");
+    let c = columns(
+        header,
+        &["cpu_milli", "memory_mib", "num_gpu", "gpu_milli"],
+        &pfile,
+    )?;
+    let mut tasks = Vec::new();
+    for (n, l) in lines.enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split(',').collect();
+        let v: Vec<f64> = c
+            .iter()
+            .map(|&k| field_f64(&f, k, n + 2, &pfile))
+            .collect::<Result<_, _>>()?;
+        let req = norm([v[0], v[1], v[2] * v[3] / 1000.0], &pfile, n + 2)?;
+        tasks.push(Task {
+            job: tasks.len() as u32,
+            request: req,
+        });
+    }
+    Ok(Snapshot {
+        dims: 3,
+        machines,
+        tasks,
+    })
+}
+
+/// packlab's own snapshot CSV (`kind,job,cpu,memory,disk,count`; see `data/README.md`).
+pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
+    let file = path.display().to_string();
+    let text = read_text(path)?;
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let header = lines.next().map(|(_, l)| l).unwrap_or("");
+    let c = columns(
+        header,
+        &["kind", "job", "cpu", "memory", "disk", "count"],
+        &file,
+    )?;
+    let mut machines = Vec::new();
+    let mut tasks = Vec::new();
+    let mut disk = false;
+    let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
+    for (n, l) in lines {
+        let f: Vec<&str> = l.split(',').map(|s| s.trim()).collect();
+        let bad = |what: String| SourceError::Format {
+            file: file.clone(),
+            line: n + 1,
+            what,
+        };
+        let get = |k: usize| f.get(c[k]).copied().unwrap_or("");
+        let amt = |k: usize| -> Result<u64, SourceError> {
+            let v = get(k);
+            if v.is_empty() && k == 4 {
+                return Ok(0);
+            }
+            let x: f64 = v
+                .parse()
+                .map_err(|_| bad(format!("`{v}` is not a number")))?;
+            amount(x).ok_or_else(|| bad(format!("negative amount {x}")))
+        };
+        let r = [amt(2)?, amt(3)?, amt(4)?];
+        disk |= r[2] > 0;
+        let count: usize = match get(5) {
+            "" => 1,
+            v => v
+                .parse()
+                .map_err(|_| bad(format!("count `{v}` is not an integer")))?,
+        };
+        match get(0) {
+            "machine" => machines.extend(std::iter::repeat_n(r, count)),
+            "task" => {
+                let id: u64 = get(1)
+                    .parse()
+                    .map_err(|_| bad(format!("job `{}` is not an integer", get(1))))?;
+                let next = jobs.len() as u32;
+                let job = *jobs.entry(id).or_insert(next);
+                tasks.extend(std::iter::repeat_n(Task { job, request: r }, count));
+            }
+            other => return Err(bad(format!("kind `{other}` is neither machine nor task"))),
+        }
+    }
+    Ok(Snapshot {
+        dims: if disk { 3 } else { 2 },
+        machines,
+        tasks,
+    })
+}

@@ -191,3 +191,71 @@ fn expansion_ends_with_everything_placed_near_the_compacted_size() {
     );
     assert!(e <= snap.machines.len(), "expansion {e}");
 }
+
+#[test]
+fn alibaba_gpu_snapshot_loads_with_three_resources() {
+    use packlab::packing::sources::read_alibaba_gpu;
+    let snap = read_alibaba_gpu(
+        Path::new("data/alibaba_gpu2023/openb_pod_list_default.csv.gz"),
+        Path::new("data/alibaba_gpu2023/openb_node_list_all_node.csv.gz"),
+    )
+    .unwrap();
+    assert_eq!(snap.tasks.len(), 8152);
+    assert_eq!(snap.machines.len(), 1523);
+    assert_eq!(snap.dims, 3);
+    // some pods need GPUs, some nodes have none
+    assert!(snap.tasks.iter().any(|t| t.request[2] > 0));
+    assert!(snap.machines.iter().any(|m| m[2] == 0));
+    let sched = ffd(&snap);
+    let all: Vec<usize> = (0..snap.machines.len()).collect();
+    let p = sched.pack(&snap, &all, 1);
+    let u = utilization(&snap, &p);
+    assert!(u.iter().all(|x| (0.0..=1.0).contains(x)));
+}
+
+#[test]
+fn readers_reject_malformed_input_with_file_and_line() {
+    use packlab::packing::sources::read_snapshot_csv;
+    let dir = std::env::temp_dir().join(format!("packlab-src-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ok = dir.join("ok.csv");
+    std::fs::write(
+        &ok,
+        "# a test\nkind,job,cpu,memory,disk,count\nmachine,,1,1,,3\ntask,70000000,0.5,0.25,,4\ntask,9,0.1,0.1,,\n",
+    )
+    .unwrap();
+    let s = read_snapshot_csv(&ok).unwrap();
+    assert_eq!((s.machines.len(), s.tasks.len(), s.dims), (3, 5, 2));
+    assert_eq!(s.tasks[4].job, 1, "job ids are renumbered densely");
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "kind,job,cpu,memory,disk,count\nmachine,,1,x,,1\n").unwrap();
+    let e = read_snapshot_csv(&bad).unwrap_err().to_string();
+    assert!(e.contains("bad.csv:2") && e.contains("`x`"), "{e}");
+    let g = dir.join("trunc.csv.gz");
+    let full = std::fs::read("data/google2011/task_events_t0_snapshot.csv.gz").unwrap();
+    std::fs::write(&g, &full[..full.len() / 2]).unwrap();
+    let e = read_google_snapshot(&g).unwrap_err().to_string();
+    assert!(e.contains("trunc.csv.gz"), "{e}");
+    let o = dir.join("orlib.txt");
+    std::fs::write(&o, "1\n u1\n 150 3 1\n 20\n 200\n 30\n").unwrap();
+    let e = read_orlib(&o).unwrap_err().to_string();
+    assert!(e.contains("exceeds the capacity"), "{e}");
+}
+
+#[test]
+fn compaction_does_not_depend_on_the_thread_count() {
+    let inst = &read_orlib(Path::new("data/orlib/binpack1.txt")).unwrap()[3];
+    let snap = inst.snapshot();
+    let sched = Scheduler {
+        order: task_order(&snap, JobOrder::Arrival),
+        scorer: Scorer::RandomFirstFit,
+    };
+    let run = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(|| compact(&snap, &sched, 0.01, 1, 7, 9))
+    };
+    assert_eq!(run(1), run(2));
+}
