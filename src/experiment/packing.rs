@@ -14,8 +14,9 @@ use super::output::{create_dir, field, num, render_figure, write, write_claims, 
 use super::spec::{Ctx, parse_toml};
 use super::{ClaimResult, ExperimentError, VERSION};
 use crate::packing::evaluate::{
-    Compaction, Inflated, Inflation, Scheduler, compact, empty_machines, expansion, full_machines,
-    hole_filling, inflation_sweep, monte_carlo_inflation, power, throughput_at, utilization,
+    Compaction, Inflated, Inflation, InflationOptions, Scheduler, compact, empty_machines,
+    expansion, full_machines, hole_filling, inflation_sweep, monte_carlo_inflation, power,
+    throughput_at, utilization,
 };
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
@@ -70,6 +71,10 @@ struct RawEvaluate {
     throughput: Option<Vec<f64>>,
     fragmentation: Option<Vec<f64>>,
     power_idle: Option<f64>,
+    picky: Option<f64>,
+    clip: Option<bool>,
+    mu: Option<i64>,
+    expansion_start: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -100,6 +105,10 @@ pub struct PackingExperiment {
     pub throughput_x: Vec<f64>,
     pub fragmentation_x: Vec<f64>,
     pub power_idle: f64,
+    pub picky: f64,
+    pub clip: bool,
+    pub mu: usize,
+    pub expansion_start: f64,
     /// Claims: scheduler indices expected in increasing order of compacted size at τ.
     pub claims: Vec<(Vec<usize>, f64)>,
 }
@@ -235,6 +244,20 @@ impl PackingExperiment {
         };
         let power_idle = e.power_idle.unwrap_or(0.5);
         fractions(&cx, "evaluate.power_idle", &[power_idle], 1.0)?;
+        let picky = e.picky.unwrap_or(crate::packing::evaluate::PICKY);
+        fractions(&cx, "evaluate.picky", &[picky], 1.0)?;
+        let mu = match e.mu {
+            None => 1,
+            Some(m) => cx.positive("evaluate.mu", m)? as usize,
+        };
+        let expansion_start = e.expansion_start.unwrap_or(0.2);
+        if !(expansion_start > 0.0 && expansion_start <= 1.0) {
+            return Err(cx.bad(
+                "evaluate.expansion_start",
+                "a fraction in (0, 1]",
+                expansion_start,
+            ));
+        }
         let mut claims = Vec::new();
         for (i, c) in raw.claim.iter().enumerate() {
             if c.kind != "compaction-order" {
@@ -281,6 +304,10 @@ impl PackingExperiment {
             throughput_x,
             fragmentation_x,
             power_idle,
+            picky,
+            clip: e.clip.unwrap_or(true),
+            mu,
+            expansion_start,
             claims,
         })
     }
@@ -358,7 +385,11 @@ pub fn execute_packing(exp: &PackingExperiment, threads: Option<usize>) -> Packi
                                 scorer,
                                 &exp.factors,
                                 how,
-                                conforming,
+                                InflationOptions {
+                                    conforming_only: conforming,
+                                    picky: exp.picky,
+                                    clip: exp.clip,
+                                },
                                 seed,
                             );
                             v.push((how, conforming, r));
@@ -374,7 +405,11 @@ pub fn execute_packing(exp: &PackingExperiment, threads: Option<usize>) -> Packi
                                 order,
                                 scorer,
                                 tau,
-                                true,
+                                InflationOptions {
+                                    conforming_only: true,
+                                    picky: exp.picky,
+                                    clip: exp.clip,
+                                },
                                 derive_seed(seed, &[1, k as u64]),
                             )
                         })
@@ -383,7 +418,7 @@ pub fn execute_packing(exp: &PackingExperiment, threads: Option<usize>) -> Packi
                 let compaction = exp
                     .compaction_tau
                     .iter()
-                    .map(|&tau| compact(snap, &sched, tau, 1, exp.trials, seed))
+                    .map(|&tau| compact(snap, &sched, tau, exp.mu, exp.trials, seed))
                     .collect();
                 let expansion = exp
                     .expansion_tau
@@ -395,7 +430,7 @@ pub fn execute_packing(exp: &PackingExperiment, threads: Option<usize>) -> Packi
                                     order,
                                     scorer,
                                     tau,
-                                    0.2,
+                                    exp.expansion_start,
                                     derive_seed(seed, &[2, k as u64]),
                                 )
                             })

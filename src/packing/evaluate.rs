@@ -177,8 +177,9 @@ pub enum Inflation {
 /// of the machines. A job is conforming if none of its tasks is picky.
 pub const PICKY: f64 = 0.6;
 
-/// Which jobs are conforming (indexed by job id).
-pub fn conforming_jobs(snap: &Snapshot) -> Vec<bool> {
+/// Which jobs are conforming (indexed by job id) for the picky threshold `picky` ([`PICKY`] in
+/// seed 000).
+pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     let median = snap.median_machine();
     let jobs = snap
         .tasks
@@ -191,13 +192,13 @@ pub fn conforming_jobs(snap: &Snapshot) -> Vec<bool> {
     let mut cache: std::collections::HashMap<Resources, bool> = Default::default();
     for t in &snap.tasks {
         let picky = *cache.entry(t.request).or_insert_with(|| {
-            let big = (0..MAX_DIMS).any(|d| t.request[d] as f64 > PICKY * median[d] as f64);
+            let big = (0..MAX_DIMS).any(|d| t.request[d] as f64 > picky * median[d] as f64);
             let eligible = snap
                 .machines
                 .iter()
                 .filter(|c| c.iter().zip(&t.request).all(|(c, r)| c >= r))
                 .count();
-            big || (eligible as f64) < PICKY * m
+            big || (eligible as f64) < picky * m
         });
         if picky {
             ok[t.job as usize] = false;
@@ -206,11 +207,21 @@ pub fn conforming_jobs(snap: &Snapshot) -> Vec<bool> {
     ok
 }
 
-/// Algorithm 1: the workload inflated by factor `f` (≥ 1), for all jobs or only conforming
-/// ones.
-pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, conforming_only: bool) -> Snapshot {
-    let grow: Vec<bool> = if conforming_only {
-        conforming_jobs(snap)
+/// Options of workload inflation (seed 000, Section III-C).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InflationOptions {
+    /// Grow only conforming jobs.
+    pub conforming_only: bool,
+    /// The picky threshold (fraction of the median machine, and of the machines).
+    pub picky: f64,
+    /// Vertical growth: clip a task at the largest machine (else it may grow past it and pend).
+    pub clip: bool,
+}
+
+/// Algorithm 1: the workload inflated by factor `f` (≥ 1).
+pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -> Snapshot {
+    let grow: Vec<bool> = if opt.conforming_only {
+        conforming_jobs(snap, opt.picky)
     } else {
         let jobs = snap
             .tasks
@@ -228,7 +239,8 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, conforming_only: bool) -
             for t in out.tasks.iter_mut().filter(|t| grow[t.job as usize]) {
                 // CPU and memory grow; a third resource (disk) is left as it is
                 for (r, &top) in t.request.iter_mut().zip(&largest).take(2) {
-                    *r = ((*r as f64 * f).round() as u64).min(top);
+                    let grown = (*r as f64 * f).round() as u64;
+                    *r = if opt.clip { grown.min(top) } else { grown };
                 }
             }
         }
@@ -274,14 +286,14 @@ pub fn inflation_sweep(
     scorer: Scorer,
     factors: &[f64],
     how: Inflation,
-    conforming_only: bool,
+    opt: InflationOptions,
     seed: u64,
 ) -> Vec<Inflated> {
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     factors
         .par_iter()
         .map(|&f| {
-            let w = inflate(snap, f, how, conforming_only);
+            let w = inflate(snap, f, how, opt);
             let p = Scheduler::new(&w, order, scorer).pack(&w, &all, seed);
             Inflated {
                 factor: f,
@@ -301,7 +313,7 @@ pub fn monte_carlo_inflation(
     order: JobOrder,
     scorer: Scorer,
     tau: f64,
-    conforming_only: bool,
+    opt: InflationOptions,
     seed: u64,
 ) -> Inflated {
     let all: Vec<usize> = (0..snap.machines.len()).collect();
@@ -312,13 +324,13 @@ pub fn monte_carlo_inflation(
         tasks += 1;
         pending += placer.place(&snap.tasks[i].request).is_none() as usize;
     }
-    let ok = conforming_jobs(snap);
+    let ok = conforming_jobs(snap, opt.picky);
     let mut by_job: Vec<Vec<Resources>> = vec![Vec::new(); ok.len()];
     for t in &snap.tasks {
         by_job[t.job as usize].push(t.request);
     }
     let pool: Vec<usize> = (0..ok.len())
-        .filter(|&j| (!conforming_only || ok[j]) && !by_job[j].is_empty())
+        .filter(|&j| (!opt.conforming_only || ok[j]) && !by_job[j].is_empty())
         .collect();
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6d63);
     let limit = 1000 * snap.tasks.len().max(1);

@@ -137,7 +137,7 @@ fn google() -> packlab::packing::snapshot::Snapshot {
 
 #[test]
 fn inflation_at_factor_one_leaves_nothing_pending_and_grows_after() {
-    use packlab::packing::evaluate::{Inflation, inflation_sweep};
+    use packlab::packing::evaluate::{Inflation, InflationOptions, inflation_sweep};
     let snap = google();
     for how in [Inflation::Horizontal, Inflation::Vertical] {
         for conforming in [false, true] {
@@ -147,7 +147,11 @@ fn inflation_at_factor_one_leaves_nothing_pending_and_grows_after() {
                 Scorer::FirstFit,
                 &[1.0, 1.5, 3.0],
                 how,
-                conforming,
+                InflationOptions {
+                    conforming_only: conforming,
+                    picky: 0.6,
+                    clip: true,
+                },
                 1,
             );
             assert_eq!(
@@ -167,9 +171,14 @@ fn inflation_at_factor_one_leaves_nothing_pending_and_grows_after() {
 
 #[test]
 fn monte_carlo_inflation_stops_at_the_pending_threshold() {
-    use packlab::packing::evaluate::monte_carlo_inflation;
+    use packlab::packing::evaluate::{InflationOptions, monte_carlo_inflation};
     let snap = google();
-    let r = monte_carlo_inflation(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, true, 3);
+    let opt = InflationOptions {
+        conforming_only: true,
+        picky: 0.6,
+        clip: true,
+    };
+    let r = monte_carlo_inflation(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, opt, 3);
     assert!(r.pending as f64 >= 0.01 * r.tasks as f64);
     assert!(r.factor > 1.0);
     assert!(r.utilization[0] <= 1.0 && r.utilization[1] <= 1.0);
