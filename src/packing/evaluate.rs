@@ -107,6 +107,7 @@ pub fn compact_trial(
         // machines ← machines + clone(machines)
         let n = work.machines.len();
         work.machines.extend_from_within(..);
+        work.attributes.extend_from_within(..);
         ids.extend(n..2 * n);
     }
     let mut rng = Pcg64Mcg::seed_from_u64(seed);

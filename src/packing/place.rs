@@ -387,7 +387,7 @@ mod tests {
 
     fn random_snapshot(rng: &mut Pcg64Mcg) -> Snapshot {
         let dims = rng.random_range(1..=3);
-        let machines = (0..rng.random_range(1..20))
+        let machines: Vec<Resources> = (0..rng.random_range(1..20))
             .map(|_| {
                 let mut m = [0; 3];
                 for x in m.iter_mut().take(dims) {
@@ -410,6 +410,7 @@ mod tests {
             .collect();
         Snapshot {
             dims,
+            attributes: vec![Vec::new(); machines.len()],
             machines,
             tasks,
         }
@@ -492,6 +493,7 @@ mod tests {
                 [g(0.75), 0, 0],
                 [g(0.25), 0, 0],
             ],
+            attributes: vec![Vec::new(); 4],
             tasks: vec![Task {
                 job: 0,
                 request: [g(0.5), 0, 0],

@@ -18,12 +18,18 @@ pub struct Task {
     pub request: Resources,
 }
 
+/// A machine's attributes: (name, value) pairs, e.g. ("gpu_model", "V100"), for placement
+/// constraints (seed 002).
+pub type Attributes = Vec<(String, String)>;
+
 /// Machines and tasks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     /// Dimensions in use (1 to 3); the others are 0 everywhere.
     pub dims: usize,
     pub machines: Vec<Resources>,
+    /// One entry per machine (empty where a source has none).
+    pub attributes: Vec<Attributes>,
     pub tasks: Vec<Task>,
 }
 

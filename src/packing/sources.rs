@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::snapshot::{Resources, Snapshot, Task, amount};
+use super::snapshot::{Attributes, Resources, Snapshot, Task, amount};
 use crate::model::Size;
 
 /// A malformed source file.
@@ -66,6 +66,7 @@ impl BinPacking {
         Snapshot {
             dims: 1,
             machines: vec![[Size::UNIT, 0, 0]; self.items.len()],
+            attributes: vec![Vec::new(); self.items.len()],
             tasks: self
                 .items
                 .iter()
@@ -232,6 +233,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
     }
     Ok(Snapshot {
         dims: 2,
+        attributes: vec![Vec::new(); machines.len()],
         machines,
         tasks,
     })
@@ -269,18 +271,25 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
     let ntext = read_text(nodes)?;
     let mut lines = ntext.lines();
     let header = lines.next().unwrap_or("");
-    let c = columns(header, &["cpu_milli", "memory_mib", "gpu"], &nfile)?;
+    let c = columns(header, &["cpu_milli", "memory_mib", "gpu", "model"], &nfile)?;
     let mut raw_nodes = Vec::new();
+    let mut attributes = Vec::new();
     for (n, l) in lines.enumerate() {
         if l.trim().is_empty() {
             continue;
         }
         let f: Vec<&str> = l.split(',').collect();
-        let v: Vec<f64> = c
+        let v: Vec<f64> = c[..3]
             .iter()
             .map(|&k| field_f64(&f, k, n + 2, &nfile))
             .collect::<Result<_, _>>()?;
         raw_nodes.push([v[0], v[1], v[2]]);
+        let model = f.get(c[3]).map(|s| s.trim()).unwrap_or("");
+        attributes.push(if model.is_empty() {
+            Vec::new()
+        } else {
+            vec![("gpu_model".to_string(), model.to_string())]
+        });
     }
     let largest: [f64; 3] =
         std::array::from_fn(|d| raw_nodes.iter().map(|m| m[d]).fold(0.0, f64::max));
@@ -333,6 +342,7 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
     Ok(Snapshot {
         dims: 3,
         machines,
+        attributes,
         tasks,
     })
 }
@@ -351,7 +361,9 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
         &["kind", "job", "cpu", "memory", "disk", "count"],
         &file,
     )?;
+    let attr_col = header.split(',').position(|c| c.trim() == "attributes");
     let mut machines = Vec::new();
+    let mut attributes: Vec<Attributes> = Vec::new();
     let mut tasks = Vec::new();
     let mut disk = false;
     let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
@@ -382,7 +394,18 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
                 .map_err(|_| bad(format!("count `{v}` is not an integer")))?,
         };
         match get(0) {
-            "machine" => machines.extend(std::iter::repeat_n(r, count)),
+            "machine" => {
+                let mut attrs = Attributes::new();
+                let text = attr_col.and_then(|k| f.get(k)).copied().unwrap_or("");
+                for kv in text.split(';').filter(|kv| !kv.is_empty()) {
+                    let (k, v) = kv
+                        .split_once('=')
+                        .ok_or_else(|| bad(format!("attribute `{kv}` is not name=value")))?;
+                    attrs.push((k.trim().to_string(), v.trim().to_string()));
+                }
+                machines.extend(std::iter::repeat_n(r, count));
+                attributes.extend(std::iter::repeat_n(attrs, count));
+            }
             "task" => {
                 let id: u64 = get(1)
                     .parse()
@@ -397,6 +420,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
     Ok(Snapshot {
         dims: if disk { 3 } else { 2 },
         machines,
+        attributes,
         tasks,
     })
 }

@@ -215,6 +215,13 @@ fn alibaba_gpu_snapshot_loads_with_three_resources() {
     // some pods need GPUs, some nodes have none
     assert!(snap.tasks.iter().any(|t| t.request[2] > 0));
     assert!(snap.machines.iter().any(|m| m[2] == 0));
+    // GPU nodes carry their GPU model as an attribute
+    assert!(
+        snap.attributes
+            .iter()
+            .any(|a| a.iter().any(|(k, _)| k == "gpu_model"))
+    );
+    assert_eq!(snap.attributes.len(), snap.machines.len());
     let sched = ffd(&snap);
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     let p = sched.pack(&snap, &all, 1);
@@ -230,12 +237,16 @@ fn readers_reject_malformed_input_with_file_and_line() {
     let ok = dir.join("ok.csv");
     std::fs::write(
         &ok,
-        "# a test\nkind,job,cpu,memory,disk,count\nmachine,,1,1,,3\ntask,70000000,0.5,0.25,,4\ntask,9,0.1,0.1,,\n",
+        "# a test\nkind,job,cpu,memory,disk,count,attributes\nmachine,,1,1,,3,arch=x86;zone=a\ntask,70000000,0.5,0.25,,4,\ntask,9,0.1,0.1,,,\n",
     )
     .unwrap();
     let s = read_snapshot_csv(&ok).unwrap();
     assert_eq!((s.machines.len(), s.tasks.len(), s.dims), (3, 5, 2));
     assert_eq!(s.tasks[4].job, 1, "job ids are renumbered densely");
+    assert_eq!(
+        s.attributes[2],
+        vec![("arch".into(), "x86".into()), ("zone".into(), "a".into())]
+    );
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "kind,job,cpu,memory,disk,count\nmachine,,1,x,,1\n").unwrap();
     let e = read_snapshot_csv(&bad).unwrap_err().to_string();
