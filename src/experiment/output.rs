@@ -80,6 +80,40 @@ pub(super) fn write_provenance(
     )
 }
 
+/// Appends the claims table and the figures to a report.
+pub(super) fn report_claims_and_figures(
+    w: &mut String,
+    claims: &[super::ClaimResult],
+    figures: &[PathBuf],
+) {
+    if !claims.is_empty() {
+        let _ = writeln!(w, "\n## Claims\n");
+        let _ = writeln!(w, "| claim | expected | observed | holds | evidence |");
+        let _ = writeln!(w, "|---|---|---|---|---|");
+        for c in claims {
+            let _ = writeln!(
+                w,
+                "| {} | {} | {} | {} | {} |",
+                c.claim,
+                c.expected,
+                c.observed,
+                if c.holds { "yes" } else { "**no**" },
+                c.evidence
+            );
+        }
+    }
+    if !figures.is_empty() {
+        let _ = writeln!(w, "\n## Figures\n");
+        for f in figures {
+            let name = f
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            let _ = writeln!(w, "![{name}]({name})\n");
+        }
+    }
+}
+
 /// Creates the output folder.
 pub(super) fn create_dir(dir: &Path) -> Result<(), ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
@@ -485,31 +519,6 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             );
         }
     }
-    if !out.claims.is_empty() {
-        let _ = writeln!(w, "\n## Claims\n");
-        let _ = writeln!(w, "| claim | expected | observed | holds | evidence |");
-        let _ = writeln!(w, "|---|---|---|---|---|");
-        for c in &out.claims {
-            let _ = writeln!(
-                w,
-                "| {} | {} | {} | {} | {} |",
-                c.claim,
-                c.expected,
-                c.observed,
-                if c.holds { "yes" } else { "**no**" },
-                c.evidence
-            );
-        }
-    }
-    if !figures.is_empty() {
-        let _ = writeln!(w, "\n## Figures\n");
-        for f in figures {
-            let name = f
-                .file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default();
-            let _ = writeln!(w, "![{name}]({name})\n");
-        }
-    }
+    report_claims_and_figures(w, &out.claims, figures);
     s
 }

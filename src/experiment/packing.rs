@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::output::{create_dir, field, num, render_figure, write, write_claims, write_provenance};
+use super::output::{
+    create_dir, field, num, render_figure, report_claims_and_figures, write, write_claims,
+    write_provenance,
+};
 use super::spec::{Ctx, parse_toml};
 use super::{ClaimResult, ExperimentError, VERSION};
 use crate::packing::evaluate::{
@@ -779,25 +782,7 @@ pub fn write_packing_outputs(
             comp.join(", ")
         );
     }
-    if !out.claims.is_empty() {
-        let _ = writeln!(r, "\n## Claims\n");
-        for c in &out.claims {
-            let _ = writeln!(
-                r,
-                "- {}: {} — observed {}",
-                c.claim,
-                if c.holds { "holds" } else { "**fails**" },
-                c.observed
-            );
-        }
-    }
-    for f in &figures {
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        let _ = writeln!(r, "\n![{name}]({name})");
-    }
+    report_claims_and_figures(&mut r, &out.claims, &figures);
     files.push(write(dir.join("report.md"), &r)?);
     Ok(files)
 }

@@ -11,7 +11,10 @@ use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use super::output::{create_dir, num, render_figure, write, write_claims, write_provenance};
+use super::output::{
+    create_dir, num, render_figure, report_claims_and_figures, write, write_claims,
+    write_provenance,
+};
 use super::spec::{Ctx, RawSizes, parse_toml, size_law};
 use super::{ClaimResult, ExperimentError, VERSION};
 use crate::configs::{MAX_J, Partition};
@@ -849,28 +852,7 @@ pub fn write_region_outputs(
             out.family.len()
         );
     }
-    if !out.claims.is_empty() {
-        let _ = writeln!(r, "\n## Claims\n");
-        let _ = writeln!(r, "| claim | observed | holds | evidence |");
-        let _ = writeln!(r, "|---|---|---|---|");
-        for c in &out.claims {
-            let _ = writeln!(
-                r,
-                "| {} | {} | {} | {} |",
-                c.claim,
-                c.observed,
-                if c.holds { "yes" } else { "**no**" },
-                c.evidence
-            );
-        }
-    }
-    for f in &figures {
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        let _ = writeln!(r, "\n![{name}]({name})");
-    }
+    report_claims_and_figures(&mut r, &out.claims, &figures);
     files.push(write(dir.join("report.md"), &r)?);
     Ok(files)
 }

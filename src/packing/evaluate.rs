@@ -182,12 +182,7 @@ pub const PICKY: f64 = 0.6;
 /// seed 000).
 pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     let median = snap.median_machine();
-    let jobs = snap
-        .tasks
-        .iter()
-        .map(|t| t.job as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let jobs = snap.jobs();
     let mut ok = vec![true; jobs];
     let m = snap.machines.len() as f64;
     let mut cache: std::collections::HashMap<Resources, bool> = Default::default();
@@ -224,12 +219,7 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -
     let grow: Vec<bool> = if opt.conforming_only {
         conforming_jobs(snap, opt.picky)
     } else {
-        let jobs = snap
-            .tasks
-            .iter()
-            .map(|t| t.job as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let jobs = snap.jobs();
         vec![true; jobs]
     };
     let mut out = snap.clone();

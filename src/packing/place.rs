@@ -102,12 +102,7 @@ pub fn task_order(snap: &Snapshot, order: JobOrder) -> Vec<usize> {
             JobOrder::Sum => r[0] + r[1],
         }
     };
-    let jobs = snap
-        .tasks
-        .iter()
-        .map(|t| t.job as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let jobs = snap.jobs();
     let mut job_key = vec![0u64; jobs];
     let mut first = vec![usize::MAX; jobs];
     for (i, t) in snap.tasks.iter().enumerate() {

@@ -64,6 +64,15 @@ impl Snapshot {
         total(self.tasks.iter().map(|t| &t.request))
     }
 
+    /// Number of jobs (job ids are dense, 0 … jobs − 1).
+    pub fn jobs(&self) -> usize {
+        self.tasks
+            .iter()
+            .map(|t| t.job as usize + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Per-dimension median machine capacity (the "median machine" of seed 000).
     pub fn median_machine(&self) -> Resources {
         let mut out = [0; MAX_DIMS];
