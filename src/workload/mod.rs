@@ -6,6 +6,7 @@
 
 mod laws;
 mod source;
+pub mod trace;
 
 pub use laws::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
 pub use source::{JobSource, Streams, derive_seed};

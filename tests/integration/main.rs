@@ -7,4 +7,5 @@ mod markov;
 mod packing;
 mod reference;
 mod regions;
+mod traces;
 mod vq;
