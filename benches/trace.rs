@@ -24,10 +24,11 @@ fn main() {
         let mut n = 0;
         for _ in 0..5 {
             let t = Instant::now();
-            n = TraceReader::open(Path::new(path), format, false)
-                .expect("opens")
-                .map(|r| r.expect("valid"))
-                .count();
+            n = 0;
+            for r in TraceReader::open(Path::new(path), format, false).expect("opens") {
+                let task = r.expect("valid");
+                n += std::hint::black_box(task).instances.min(1) as usize;
+            }
             best = best.min(t.elapsed().as_secs_f64());
         }
         println!(
