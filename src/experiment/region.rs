@@ -20,7 +20,7 @@ use super::{ClaimResult, ExperimentError, VERSION};
 use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
 use crate::plot::{Chart, Series};
-use crate::stability::region::{BracketStep, bracket, rho_reduced, rho_star};
+use crate::stability::region::{BracketStep, bracket, interval_atoms, rho_reduced, rho_star};
 use crate::workload::{SizeLaw, derive_seed};
 
 #[derive(Debug, Deserialize)]
@@ -409,9 +409,11 @@ pub fn execute_region(
     let mut out = RegionOutcome::default();
     if let Some(law) = &exp.sizes {
         let (start, max, tol) = exp.bracket;
-        let star = match law.atoms() {
+        let finite = law.atoms();
+        out.bracket = bracket(law, start, max, tol).map_err(|e| region_err(f, e))?;
+        let star = match &finite {
             Some(atoms) => {
-                let s = rho_star(&atoms).map_err(|e| region_err(f, e))?;
+                let s = rho_star(atoms).map_err(|e| region_err(f, e))?;
                 out.mix = s
                     .mix
                     .iter()
@@ -435,24 +437,13 @@ pub fn execute_region(
                 (s.traffic, s.traffic)
             }
             None => {
-                out.bracket = bracket(law, start, max, tol).map_err(|e| region_err(f, e))?;
                 let last = out.bracket.last().expect("at least one step");
                 (last.lower_bound, last.upper_bound)
             }
         };
-        if law.atoms().is_some() {
-            out.bracket = bracket(law, start, max, tol).map_err(|e| region_err(f, e))?;
-        }
-        let atoms_for = |p: &Partition| -> Vec<(Size, f64)> {
-            match law.atoms() {
-                Some(a) => a,
-                None => (0..p.len())
-                    .filter_map(|j| {
-                        let pr = law.cdf(p.upper(j)) - law.cdf(p.lower(j));
-                        (pr > 0.0).then_some((p.upper(j), pr))
-                    })
-                    .collect(),
-            }
+        let atoms_for = |p: &Partition| match &finite {
+            Some(a) => a.clone(),
+            None => interval_atoms(law, p),
         };
         for &j in &exp.js {
             for (name, p) in [
@@ -460,9 +451,7 @@ pub fn execute_region(
                 ("dyadic set", Partition::dyadic(j)),
             ] {
                 let atoms = atoms_for(&p);
-                let mut r = rho_reduced(&atoms, &p).map_err(|e| region_err(f, e))?;
-                // the traffic intensity uses the true mean size
-                r.traffic = r.per_server * law.mean();
+                let r = rho_reduced(&atoms, &p, law.mean()).map_err(|e| region_err(f, e))?;
                 out.rows.push(RegionRow {
                     set: name.into(),
                     j: Some(j),
@@ -484,12 +473,12 @@ pub fn execute_region(
                 .into_par_iter()
                 .map(|c| {
                     let atoms = random_case(derive_seed(exp.seed, &[c as u64]), types, j);
-                    let star = rho_star(&atoms).map_err(|e| region_err(f, e))?;
-                    let kred = rho_reduced(&atoms, &Partition::universal(j))
-                        .map_err(|e| region_err(f, e))?;
-                    let dy =
-                        rho_reduced(&atoms, &Partition::dyadic(j)).map_err(|e| region_err(f, e))?;
                     let mean = atoms.iter().map(|(s, p)| s.as_f64() * p).sum();
+                    let star = rho_star(&atoms).map_err(|e| region_err(f, e))?;
+                    let kred = rho_reduced(&atoms, &Partition::universal(j), mean)
+                        .map_err(|e| region_err(f, e))?;
+                    let dy = rho_reduced(&atoms, &Partition::dyadic(j), mean)
+                        .map_err(|e| region_err(f, e))?;
                     Ok(FamilyCase {
                         atoms,
                         mean,

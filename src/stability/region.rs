@@ -58,14 +58,19 @@ fn class_probs(atoms: &[(Size, f64)], p: &Partition) -> Vec<f64> {
 
 /// The region guaranteed by the reduced configuration set of `p` with upper-rounded sizes:
 /// K_RED on X_J (what VQS and VQS-BF are guaranteed), the homogeneous set on other partitions
-/// (on the dyadic one, the same region as all configurations of the rounded sizes).
-pub fn rho_reduced(atoms: &[(Size, f64)], p: &Partition) -> Result<Supportable, RegionError> {
+/// (on the dyadic one, the same region as all configurations of the rounded sizes). The traffic
+/// intensity uses `mean_size`, the workload's true E[R] (atoms may stand for whole intervals).
+pub fn rho_reduced(
+    atoms: &[(Size, f64)],
+    p: &Partition,
+    mean_size: f64,
+) -> Result<Supportable, RegionError> {
     let k = ReducedSet::new(p);
     let configs: Vec<Counts> = k.iter().map(|c| c.dense(p.len())).collect();
     let r = region::restricted(&configs, &class_probs(atoms, p))?;
     Ok(Supportable {
         per_server: r.per_server,
-        traffic: r.per_server * mean(atoms),
+        traffic: r.per_server * mean_size,
         mix: r.mix,
     })
 }
@@ -127,9 +132,9 @@ pub fn grid_partition(n: usize) -> Partition {
     Partition::custom(&cuts).expect("distinct cuts in (0, 1)")
 }
 
-/// The size law's mass on each interval of `p`, as pseudo-atoms at any point of the interval
+/// The size law's mass on each interval of `p`, as pseudo-atoms at the intervals' upper ends
 /// (only the interval matters to rounding).
-fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
+pub fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
     (0..p.len())
         .filter_map(|j| {
             let pr = law.cdf(p.upper(j)) - law.cdf(p.lower(j));
@@ -182,7 +187,7 @@ mod tests {
     fn fig3a_ratio_is_two_thirds() {
         let atoms = [(s(0.45), 0.5), (s(0.55), 0.5)];
         let star = rho_star(&atoms).unwrap();
-        let red = rho_reduced(&atoms, &Partition::universal(4)).unwrap();
+        let red = rho_reduced(&atoms, &Partition::universal(4), 0.5).unwrap();
         assert!((star.per_server - 2.0).abs() < 1e-7);
         assert!((red.per_server - 4.0 / 3.0).abs() < 1e-7);
         assert!((star.traffic - 1.0).abs() < 1e-7);
