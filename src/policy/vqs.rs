@@ -299,6 +299,16 @@ impl VqsBf {
         }
     }
 
+    /// Publishes what server `i` offers: its free capacity, or nothing while stalled.
+    fn refresh(&mut self, i: ServerId, cluster: &Cluster) {
+        let offer = if self.c.servers[i as usize].stalled {
+            Size::ZERO
+        } else {
+            cluster.free(i)
+        };
+        self.free.update(i, offer);
+    }
+
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
     fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
         let cap = free.min(self.c.partition.upper(j));
@@ -336,13 +346,7 @@ impl VqsBf {
                 self.put(i, job, cluster, now);
             }
         }
-        let s = self.c.servers[i as usize];
-        let offer = if s.stalled {
-            Size::ZERO
-        } else {
-            cluster.free(i)
-        };
-        self.free.update(i, offer);
+        self.refresh(i, cluster);
     }
 }
 
@@ -359,12 +363,7 @@ impl Policy for VqsBf {
         }
         for &i in view.departed {
             self.c.settle(i, cluster);
-            let offer = if self.c.servers[i as usize].stalled {
-                Size::ZERO
-            } else {
-                cluster.free(i)
-            };
-            self.free.update(i, offer);
+            self.refresh(i, cluster);
         }
         if self.c.stall.is_some() {
             for i in 0..cluster.servers() as ServerId {
