@@ -15,7 +15,7 @@ use super::output::{
     create_dir, num, render_figure, report_claims_and_figures, write, write_claims,
     write_provenance,
 };
-use super::spec::{Ctx, RawSizes, parse_toml, size_law};
+use super::spec::{Ctx, RawCluster, RawService, RawSizes, parse_toml, service_law, size_law};
 use super::{ClaimResult, ExperimentError, VERSION};
 use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
@@ -42,24 +42,10 @@ struct Raw {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawCluster {
-    servers: i64,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawWorkload {
     sizes: RawSizes,
     /// Only its mean matters here: it turns c into an arrival rate.
-    service: Option<RawMeanService>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMeanService {
-    #[allow(dead_code)]
-    dist: String,
-    mean: f64,
+    service: Option<RawService>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -163,10 +149,7 @@ impl RegionExperiment {
         let scale = match (raw.cluster, service) {
             (Some(c), Some(s)) => {
                 let l = cx.positive("cluster.servers", c.servers)? as usize;
-                if !(s.mean.is_finite() && s.mean >= 1.0) {
-                    return Err(cx.bad("workload.service.mean", "a mean ≥ 1 slot", s.mean));
-                }
-                Some((l, s.mean))
+                Some((l, service_law(&cx, s)?.mean()))
             }
             (None, None) => None,
             _ => {

@@ -34,8 +34,8 @@ struct RawExperiment {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawCluster {
-    servers: i64,
+pub(super) struct RawCluster {
+    pub(super) servers: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,7 +65,7 @@ pub(super) enum RawSizes {
 
 #[derive(Debug, Deserialize)]
 #[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
-enum RawService {
+pub(super) enum RawService {
     Geometric {
         mean: f64,
     },
@@ -326,53 +326,7 @@ impl Experiment {
 
         let sizes = size_law(&cx, raw.workload.sizes)?;
 
-        let service = match raw.workload.service {
-            RawService::Geometric { mean } => {
-                if !mean.is_finite() || !(1.0..=1e9).contains(&mean) {
-                    return Err(cx.bad(
-                        "workload.service.mean",
-                        "a mean service time in [1, 1e9] slots",
-                        mean,
-                    ));
-                }
-                ServiceLaw::geometric(mean)
-            }
-            RawService::Deterministic { value } => {
-                let v = cx.positive("workload.service.value", value)?;
-                if v > u32::MAX as u64 {
-                    return Err(cx.bad("workload.service.value", "at most 2^32 − 1 slots", v));
-                }
-                ServiceLaw::Deterministic(v as u32)
-            }
-            RawService::Empirical { values, probs } => {
-                if values.is_empty() {
-                    return Err(cx.bad(
-                        "workload.service.values",
-                        "at least one service time",
-                        "[]",
-                    ));
-                }
-                let v = values
-                    .iter()
-                    .map(|&x| {
-                        cx.positive("workload.service.values", x).and_then(|v| {
-                            u32::try_from(v).map_err(|_| {
-                                cx.bad("workload.service.values", "at most 2^32 − 1 slots", v)
-                            })
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                let probs = match probs {
-                    Some(p) => {
-                        cx.probs("workload.service.probs", &p, v.len())?;
-                        p
-                    }
-                    None => vec![1.0 / v.len() as f64; v.len()],
-                };
-                ServiceLaw::empirical(v, probs)
-                    .map_err(|e| cx.bad("workload.service.probs", "valid weights", e))?
-            }
-        };
+        let service = service_law(&cx, raw.workload.service)?;
 
         let arrivals = match raw.workload.arrivals.as_ref().map(|a| a.process.as_str()) {
             None | Some("poisson") => ArrivalProcess::Poisson,
@@ -817,6 +771,53 @@ pub(super) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, Experimen
                 .map(|&x| cx.size("workload.sizes.values", x))
                 .collect::<Result<Vec<_>, _>>()?;
             SizeLaw::Empirical { values: v }
+        }
+    })
+}
+
+/// Validates a `service = { dist = … }` table into a service law.
+pub(super) fn service_law(cx: &Ctx<'_>, raw: RawService) -> Result<ServiceLaw, ExperimentError> {
+    Ok(match raw {
+        RawService::Geometric { mean } => {
+            if !mean.is_finite() || !(1.0..=1e9).contains(&mean) {
+                return Err(cx.bad(
+                    "workload.service.mean",
+                    "a mean service time in [1, 1e9] slots",
+                    mean,
+                ));
+            }
+            ServiceLaw::geometric(mean)
+        }
+        RawService::Deterministic { value } => {
+            let v = cx.positive("workload.service.value", value)?;
+            if v > u32::MAX as u64 {
+                return Err(cx.bad("workload.service.value", "at most 2^32 − 1 slots", v));
+            }
+            ServiceLaw::Deterministic(v as u32)
+        }
+        RawService::Empirical { values, probs } => {
+            if values.is_empty() {
+                return Err(cx.bad("workload.service.values", "at least one service time", "[]"));
+            }
+            let v = values
+                .iter()
+                .map(|&x| {
+                    cx.positive("workload.service.values", x).and_then(|v| {
+                        u32::try_from(v).map_err(|_| {
+                            cx.bad("workload.service.values", "at most 2^32 − 1 slots", v)
+                        })
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let probs = match probs {
+                Some(p) => {
+                    cx.probs("workload.service.probs", &p, v.len())?;
+                    p
+                }
+                None => vec![1.0 / v.len() as f64; v.len()],
+            };
+            ServiceLaw::empirical(v, probs)
+                .map_err(|e| cx.bad("workload.service.probs", "valid weights", e))?
         }
     })
 }
