@@ -406,7 +406,7 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
         exp.run.queue_cap
     );
     if let Some((a, b)) = exp.rho_star {
-        let to_rate = exp.servers as f64 / (exp.sizes.mean() * exp.service.mean());
+        let to_rate = exp.rate_per_load();
         let _ = writeln!(
             w,
             "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \

@@ -175,7 +175,7 @@ pub fn threshold_search(
     steps: u32,
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
-    let to_rate = exp.servers as f64 / (exp.sizes.mean() * exp.service.mean());
+    let to_rate = exp.rate_per_load();
     let (mut lo, mut hi) = (0.0, rho.1);
     let mut shown = false;
     let mut probes = Vec::new();

@@ -373,9 +373,7 @@ impl Experiment {
             samples,
         };
 
-        let mean_size = sizes.mean();
-        let mean_service = service.mean();
-        let to_rate = servers as f64 / (mean_size * mean_service);
+        let to_rate = rate_per_load(servers, &sizes, &service);
         let needs_rho = raw.sweep.fraction.is_some()
             || raw
                 .claim
@@ -680,6 +678,11 @@ impl Experiment {
         })
     }
 
+    /// Arrival rate per unit of traffic intensity: λ = ρ · L / (E[R] E[S]).
+    pub fn rate_per_load(&self) -> f64 {
+        rate_per_load(self.servers, &self.sizes, &self.service)
+    }
+
     /// The shortened version for smoke tests: about 1/100 of the slots and replications, at
     /// least one of each; same outputs and columns.
     pub fn quick(&mut self) {
@@ -722,6 +725,11 @@ pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), String> {
             Ok((last.lower_bound, last.upper_bound.min(1.0)))
         }
     }
+}
+
+/// Arrival rate per unit of traffic intensity, L / (E[R] E[S]) jobs per slot.
+fn rate_per_load(servers: usize, sizes: &SizeLaw, service: &ServiceLaw) -> f64 {
+    servers as f64 / (sizes.mean() * service.mean())
 }
 
 /// Validates a `sizes = { dist = … }` table into a size law.
