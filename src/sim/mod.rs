@@ -72,18 +72,154 @@ pub enum SimError {
     Invariant { slot: u64, what: String },
 }
 
-/// Simulates one run of `policy` on `servers` unit servers fed by `source`.
+/// A source of jobs for the slot loop: the batch A(t) of every slot, in arrival order.
+pub trait Source<J> {
+    /// Appends the batch of slot `t` to `out`.
+    fn batch(&mut self, t: u64, out: &mut Vec<J>);
+    /// Jobs arrived so far.
+    fn arrived(&self) -> u64;
+}
+
+impl Source<Job> for JobSource {
+    #[inline]
+    fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
+        JobSource::batch(self, t, out)
+    }
+    fn arrived(&self) -> u64 {
+        JobSource::arrived(self)
+    }
+}
+
+/// Running totals of a cluster, for the metrics of [`RunResult`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Jobs that have left.
+    pub departed: u64,
+    /// Jobs placed, and the sum of their waits (placement slot − arrival slot).
+    pub placed: u64,
+    pub wait_sum: u128,
+    /// Jobs in service.
+    pub in_service: u64,
+}
+
+/// What the slot loop drives: a cluster and the policy that places jobs on it.
+pub trait System {
+    type Job;
+    /// Number of servers L.
+    fn servers(&self) -> usize;
+    /// Step 1 of slot `t`: jobs whose service ended in slot t − 1 leave.
+    fn depart(&mut self, t: u64);
+    /// Step 2: a job of the batch joins the queue.
+    fn enqueue(&mut self, job: Self::Job);
+    /// Step 3: the policy places jobs.
+    fn schedule(&mut self, t: u64);
+    /// Q(t): jobs waiting.
+    fn waiting(&self) -> u64;
+    /// Capacity in use, in fixed-point units summed over resources.
+    fn used(&self) -> u128;
+    /// Total capacity in the same units.
+    fn capacity(&self) -> f64;
+    fn counters(&self) -> Counters;
+    /// The cluster's and the policy's invariants.
+    fn check(&self) -> Result<(), String>;
+    /// Waiting jobs per class, for policies with classes.
+    fn class_lengths(&self) -> &[u64] {
+        &[]
+    }
+    /// (configuration label, busy servers using it), for configuration-based policies.
+    fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
+}
+
+/// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them.
+struct Scalar<'a> {
+    policy: &'a mut dyn Policy,
+    cluster: &'a mut Cluster,
+    departures: Vec<Departure>,
+    departed: Vec<ServerId>,
+    all: Vec<ServerId>,
+}
+
+impl System for Scalar<'_> {
+    type Job = Job;
+    fn servers(&self) -> usize {
+        self.cluster.servers()
+    }
+    #[inline]
+    fn depart(&mut self, t: u64) {
+        self.cluster
+            .depart(t, &mut self.departures, &mut self.departed);
+    }
+    #[inline]
+    fn enqueue(&mut self, job: Job) {
+        self.policy.enqueue(job);
+    }
+    #[inline]
+    fn schedule(&mut self, t: u64) {
+        let view = SlotView {
+            now: t,
+            departures: &self.departures,
+            departed: if t == 0 { &self.all } else { &self.departed },
+        };
+        self.policy.schedule(self.cluster, view);
+    }
+    #[inline]
+    fn waiting(&self) -> u64 {
+        self.policy.waiting() as u64
+    }
+    #[inline]
+    fn used(&self) -> u128 {
+        self.cluster.used()
+    }
+    fn capacity(&self) -> f64 {
+        self.cluster.servers() as f64 * Size::UNIT as f64
+    }
+    fn counters(&self) -> Counters {
+        let (placed, wait_sum) = self.cluster.placed();
+        Counters {
+            departed: self.cluster.departed(),
+            placed,
+            wait_sum,
+            in_service: self.cluster.in_service(),
+        }
+    }
+    fn check(&self) -> Result<(), String> {
+        self.cluster.check()?;
+        self.policy.check(self.cluster)
+    }
+    fn class_lengths(&self) -> &[u64] {
+        self.policy.class_lengths()
+    }
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        self.policy.config_usage(out)
+    }
+}
+
+/// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.
 pub fn run(
     policy: &mut dyn Policy,
-    source: &mut JobSource,
+    source: &mut impl Source<Job>,
     cluster: &mut Cluster,
     cfg: &RunConfig,
 ) -> Result<RunResult, SimError> {
-    let servers = cluster.servers();
-    let all: Vec<ServerId> = (0..servers as ServerId).collect();
-    let mut departures: Vec<Departure> = Vec::new();
-    let mut departed: Vec<ServerId> = Vec::new();
-    let mut batch: Vec<Job> = Vec::new();
+    let all: Vec<ServerId> = (0..cluster.servers() as ServerId).collect();
+    let mut system = Scalar {
+        policy,
+        cluster,
+        departures: Vec::new(),
+        departed: Vec::new(),
+        all,
+    };
+    run_system(&mut system, source, cfg)
+}
+
+/// The slot loop of paper-notes section 1 over any [`System`] and [`Source`].
+pub fn run_system<S: System>(
+    system: &mut S,
+    source: &mut impl Source<S::Job>,
+    cfg: &RunConfig,
+) -> Result<RunResult, SimError> {
+    let servers = system.servers();
+    let mut batch: Vec<S::Job> = Vec::new();
 
     let warmup = cfg.warmup.min(cfg.slots);
     let horizon = cfg.slots - warmup;
@@ -98,7 +234,7 @@ pub fn run(
     let mut series = Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1);
     let mut batch_sums = vec![0u128; BATCHES];
     let mut batch_counts = vec![0u64; BATCHES];
-    let mut at_warmup = (cluster.departed(), cluster.placed());
+    let mut at_warmup = system.counters();
     let mut capped = false;
     let mut t = 0u64;
     // batch index and slots left in it, and slots to the next sample: counters, not divisions
@@ -111,29 +247,24 @@ pub fn run(
 
     while t < cfg.slots {
         if t == warmup {
-            at_warmup = (cluster.departed(), cluster.placed());
+            at_warmup = system.counters();
         }
         // (1) departures
-        cluster.depart(t, &mut departures, &mut departed);
+        system.depart(t);
         // (2) arrivals
         batch.clear();
         source.batch(t, &mut batch);
         for job in batch.drain(..) {
-            policy.enqueue(job);
+            system.enqueue(job);
         }
         // (3) placement
-        let view = SlotView {
-            now: t,
-            departures: &departures,
-            departed: if t == 0 { &all } else { &departed },
-        };
-        policy.schedule(cluster, view);
+        system.schedule(t);
         // (4) record
-        q = policy.waiting() as u64;
+        q = system.waiting();
         max_queue = max_queue.max(q);
         if t >= warmup {
             q_sum += q as u128;
-            used_sum += cluster.used();
+            used_sum += system.used();
             counted += 1;
             batch_sums[b] += q as u128;
             batch_counts[b] += 1;
@@ -150,13 +281,13 @@ pub fn run(
         }
         if to_sample == 0 {
             series.push((t, q));
-            let lens = policy.class_lengths();
+            let lens = system.class_lengths();
             if !lens.is_empty() {
                 class_series.push(lens.to_vec());
             }
             if t >= warmup {
                 usage.clear();
-                policy.config_usage(&mut usage);
+                system.config_usage(&mut usage);
                 for (label, n) in usage.drain(..) {
                     *mix.entry(label).or_default() += n;
                 }
@@ -166,7 +297,7 @@ pub fn run(
         }
         to_sample -= 1;
         if cfg.check_every_slot {
-            check(policy, cluster, source, t)?;
+            check(system, source, t)?;
         }
         t += 1;
         if q > cfg.queue_cap {
@@ -174,10 +305,10 @@ pub fn run(
             break;
         }
     }
-    check(policy, cluster, source, t)?;
+    check(system, source, t)?;
     if series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
         series.push((t - 1, q));
-        let lens = policy.class_lengths();
+        let lens = system.class_lengths();
         if !lens.is_empty() {
             class_series.push(lens.to_vec());
         }
@@ -188,13 +319,17 @@ pub fn run(
         .map(|(label, n)| (label, n as f64 / denom))
         .collect();
 
-    let (dep0, (placed0, wait0)) = at_warmup;
-    let (placed1, wait1) = cluster.placed();
+    let end = system.counters();
+    let start = if t > warmup {
+        at_warmup
+    } else {
+        Counters::default()
+    };
     let measured = if t > warmup { t - warmup } else { t };
-    let capacity = (servers as f64) * Size::UNIT as f64;
-    let n_placed = placed1 - if t > warmup { placed0 } else { 0 };
-    let waits = wait1 - if t > warmup { wait0 } else { 0 };
-    let departed_count = cluster.departed() - if t > warmup { dep0 } else { 0 };
+    let capacity = system.capacity();
+    let n_placed = end.placed - start.placed;
+    let waits = end.wait_sum - start.wait_sum;
+    let departed_count = end.departed - start.departed;
     let batch_means = batch_sums
         .iter()
         .zip(&batch_counts)
@@ -213,7 +348,7 @@ pub fn run(
         utilization: if counted > 0 {
             used_sum as f64 / counted as f64 / capacity
         } else {
-            cluster.used() as f64 / capacity
+            system.used() as f64 / capacity
         },
         throughput: departed_count as f64 / measured.max(1) as f64,
         mean_wait: if n_placed > 0 {
@@ -230,16 +365,11 @@ pub fn run(
     })
 }
 
-fn check(
-    policy: &dyn Policy,
-    cluster: &Cluster,
-    source: &JobSource,
-    slot: u64,
-) -> Result<(), SimError> {
+fn check<S: System>(system: &S, source: &impl Source<S::Job>, slot: u64) -> Result<(), SimError> {
     let err = |what: String| SimError::Invariant { slot, what };
-    cluster.check().map_err(err)?;
-    policy.check(cluster).map_err(err)?;
-    let accounted = policy.waiting() as u64 + cluster.in_service() + cluster.departed();
+    system.check().map_err(err)?;
+    let c = system.counters();
+    let accounted = system.waiting() + c.in_service + c.departed;
     if accounted != source.arrived() {
         return Err(err(format!(
             "jobs not conserved: arrived {} ≠ waiting + in service + departed = {accounted}",
