@@ -132,14 +132,21 @@ pub fn write_outputs(
     let mut files = Vec::new();
     let label = |p: usize| exp.labels[p].clone();
 
-    let mut s = String::from(
+    // a replayed trace adds the scaling c and the mean work waiting
+    let traced = exp.trace.is_some();
+    let extra = if traced {
+        ",scaling,mean_queued_work"
+    } else {
+        ""
+    };
+    let mut s = format!(
         "policy,load,arrival_rate,replication,seed,slots,mean_queue,max_queue,final_queue,\
-         utilization,throughput,mean_wait,verdict\n",
+         utilization,throughput,mean_wait,verdict{extra}\n"
     );
     for r in &out.runs {
         let p = exp.points[r.point];
         let x = &r.result;
-        writeln!(
+        write!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             label(r.policy),
@@ -157,19 +164,23 @@ pub fn write_outputs(
             r.verdict
         )
         .expect("writing to a String");
+        if traced {
+            write!(s, ",{},{}", num(p.key), num(x.mean_queued_work)).expect("to a String");
+        }
+        s.push('\n');
     }
     files.push(write(dir.join("runs.csv"), &s)?);
 
-    let mut s = String::from(
+    let mut s = format!(
         "policy,load,replications,mean_queue,ci95_low,ci95_high,verdict,arrival_rate,\
-         utilization,throughput,mean_wait,stable_runs,unstable_runs,inconclusive_runs\n",
+         utilization,throughput,mean_wait,stable_runs,unstable_runs,inconclusive_runs{extra}\n"
     );
     for r in &out.summary {
         let p = exp.points[r.point];
         let (lo, hi) = r
             .ci95
             .map_or((String::new(), String::new()), |(a, b)| (num(a), num(b)));
-        writeln!(
+        write!(
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             label(r.policy),
@@ -188,6 +199,10 @@ pub fn write_outputs(
             r.verdict_counts[2]
         )
         .expect("writing to a String");
+        if traced {
+            write!(s, ",{},{}", num(p.key), num(r.mean_queued_work)).expect("to a String");
+        }
+        s.push('\n');
     }
     files.push(write(dir.join("summary.csv"), &s)?);
 
@@ -292,6 +307,7 @@ fn x_label(exp: &Experiment) -> &'static str {
         SweepKind::Load => "traffic intensity ρ = λ E[R] / (μ L)",
         SweepKind::ArrivalRate => "arrival rate λ (jobs per slot)",
         SweepKind::Fraction => "fraction of ρ* (maximum supportable traffic intensity)",
+        SweepKind::Scaling => "traffic scaling c (arrival times divided by c)",
     }
 }
 
@@ -305,6 +321,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                         SweepKind::Load => exp.points[pt].load,
                         SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
                         SweepKind::Fraction => exp.points[pt].key,
+                        SweepKind::Scaling => exp.points[pt].key,
                     };
                     Series {
                         label: exp.labels[p].clone(),
@@ -365,6 +382,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                 SweepKind::Load => format!("ρ = {}", pt.load),
                 SweepKind::ArrivalRate => format!("λ = {}", pt.arrival_rate),
                 SweepKind::Fraction => format!("{} ρ*", pt.key),
+                SweepKind::Scaling => format!("c = {}", pt.key),
             };
             (
                 Chart {
@@ -390,21 +408,63 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
     if !exp.description.is_empty() {
         let _ = writeln!(w, "{}\n", exp.description.trim());
     }
-    let _ = writeln!(
-        w,
-        "packlab {VERSION}, seed {}. {} servers of capacity 1; sizes with mean E[R] = {:.6}; \
+    if let Some((spec, t)) = exp.trace.as_deref() {
+        let _ = writeln!(
+            w,
+            "packlab {VERSION}. {} servers of capacity 1, fed by a replayed trace: `{}` ({:?}; \
+             finished tasks only: {}), {} task records = {} jobs arriving over {:.0} s. Slots of \
+             {} s; size = {:?} of the (CPU, memory) request × {}; service = duration rounded up \
+             to whole slots (mean E[S] = {:.3} slots); mean size E[R] = {:.6}. A run replays its \
+             window with arrival times divided by the traffic scaling c; {} replication(s) = \
+             consecutive windows of the trace, each starting empty; {}; queue cap {}. `load` is \
+             the offered ρ = λ E[R] E[S] / L, averaged over the window.\n",
+            exp.servers,
+            spec.file
+                .file_name()
+                .map(|f| f.to_string_lossy())
+                .unwrap_or_default(),
+            spec.format,
+            spec.finished_only,
+            t.tasks,
+            t.jobs,
+            t.span(spec),
+            spec.slot,
+            spec.size,
+            spec.scale,
+            exp.service.mean(),
+            exp.sizes.mean(),
+            exp.run.replications,
+            if exp.run.slots > 0 {
+                format!(
+                    "{} slots per run ({} of warm-up)",
+                    exp.run.slots, exp.run.warmup
+                )
+            } else {
+                format!(
+                    "each run as long as {:.0}% of its window, the first {:.0}% of it warm-up",
+                    100.0 * exp.run.window_share,
+                    100.0 * exp.run.warmup_fraction
+                )
+            },
+            exp.run.queue_cap
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "packlab {VERSION}, seed {}. {} servers of capacity 1; sizes with mean E[R] = {:.6}; \
          service with mean E[S] = 1/μ = {:.6} slots; {} arrivals. {} slots per run \
          ({} of warm-up), {} replication(s), queue cap {}.\n",
-        exp.seed,
-        exp.servers,
-        exp.sizes.mean(),
-        exp.service.mean(),
-        exp.arrivals.name(),
-        exp.run.slots,
-        exp.run.warmup,
-        exp.run.replications,
-        exp.run.queue_cap
-    );
+            exp.seed,
+            exp.servers,
+            exp.sizes.mean(),
+            exp.service.mean(),
+            exp.arrivals.name(),
+            exp.run.slots,
+            exp.run.warmup,
+            exp.run.replications,
+            exp.run.queue_cap
+        );
+    }
     if let Some((a, b)) = exp.rho_star {
         let to_rate = exp.rate_per_load();
         let _ = writeln!(
@@ -442,6 +502,24 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             r.verdict_counts[1],
             r.verdict_counts[2]
         );
+    }
+    if exp.trace.is_some() {
+        let _ = writeln!(
+            w,
+            "\n## Work waiting (sum of the waiting jobs' sizes, in servers, time average)\n"
+        );
+        let _ = writeln!(
+            w,
+            "| policy | scaling c | mean queue (jobs) | mean work waiting |"
+        );
+        let _ = writeln!(w, "|---|---|---|---|");
+        for r in &out.summary {
+            let _ = writeln!(
+                w,
+                "| {} | {} | {:.1} | {:.2} |",
+                exp.labels[r.policy], exp.points[r.point].key, r.mean_queue, r.mean_queued_work
+            );
+        }
     }
     let mixes: Vec<_> = out
         .summary

@@ -13,6 +13,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use super::ExperimentError;
 use super::spec::Experiment;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
+use crate::workload::replay::TraceSource;
 use crate::workload::{Arrivals, JobSource, derive_seed};
 
 /// One simulated run.
@@ -42,6 +43,8 @@ pub struct SummaryRow {
     pub utilization: f64,
     pub throughput: f64,
     pub mean_wait: f64,
+    /// Time-average work waiting (sum of sizes), servers' capacities.
+    pub mean_queued_work: f64,
 }
 
 /// A claim's outcome.
@@ -124,7 +127,10 @@ pub fn simulate(
     rep: u32,
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
-    let (result, verdict, evidence) = run_at(exp, policy, exp.points[point].arrival_rate, seed)?;
+    let (result, verdict, evidence) = match &exp.trace {
+        Some(_) => run_trace(exp, policy, point, rep)?,
+        None => run_at(exp, policy, exp.points[point].arrival_rate, seed)?,
+    };
     Ok(RunRecord {
         policy,
         point,
@@ -161,6 +167,49 @@ fn run_at(
     };
     let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
     let (verdict, evidence) = sim::verdict(&result, exp.run.warmup, exp.service.mean());
+    Ok((result, verdict, evidence))
+}
+
+/// Replays window `rep` of the experiment's trace at the scaling of sweep point `point`.
+fn run_trace(
+    exp: &Experiment,
+    policy: usize,
+    point: usize,
+    rep: u32,
+) -> Result<(RunResult, Verdict, VerdictEvidence), ExperimentError> {
+    let (spec, summary) = exp.trace.as_deref().expect("a trace experiment");
+    let c = exp.points[point].key;
+    let windows = exp.run.replications;
+    let (from, to) = summary.window(spec, rep, windows);
+    let bad = |e: crate::workload::trace::TraceError| ExperimentError::Invalid {
+        file: exp.file.clone(),
+        key: "workload.trace.file".into(),
+        expected: "a readable trace (unchanged since validation)".into(),
+        got: e.to_string(),
+    };
+    let mut source = TraceSource::open(spec, c, from, to).map_err(bad)?;
+    let (slots, warmup) = if exp.run.slots > 0 {
+        (exp.run.slots, exp.run.warmup)
+    } else {
+        let all = summary.slots(spec, c, windows);
+        let slots = ((all as f64 * exp.run.window_share).ceil() as u64).max(1);
+        let warmup = (slots as f64 * exp.run.warmup_fraction) as u64;
+        (slots, warmup.min(slots - 1))
+    };
+    let mut cluster = Cluster::new(exp.servers, exp.service.mean());
+    let mut p = exp.policies[policy].build(exp.servers);
+    let cfg = RunConfig {
+        slots,
+        warmup,
+        queue_cap: exp.run.queue_cap,
+        samples: exp.run.samples,
+        check_every_slot: false,
+    };
+    let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
+    if let Some(e) = source.error() {
+        return Err(bad(e));
+    }
+    let (verdict, evidence) = sim::verdict(&result, warmup, exp.service.mean());
     Ok((result, verdict, evidence))
 }
 
@@ -330,6 +379,7 @@ fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow> {
                 utilization: avg(|r| r.utilization),
                 throughput: avg(|r| r.throughput),
                 mean_wait: avg(|r| r.mean_wait),
+                mean_queued_work: avg(|r| r.mean_queued_work),
             });
         }
     }

@@ -11,6 +11,8 @@ use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
 use crate::policy::PolicySpec;
 use crate::sim::Verdict;
+use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
+use crate::workload::trace::TraceFormat;
 use crate::workload::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
 
 #[derive(Debug, Deserialize)]
@@ -41,9 +43,24 @@ pub(super) struct RawCluster {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawWorkload {
-    sizes: RawSizes,
-    service: RawService,
+    sizes: Option<RawSizes>,
+    service: Option<RawService>,
     arrivals: Option<RawArrivals>,
+    trace: Option<RawTrace>,
+}
+
+/// `workload.trace = { … }`: a trace replayed instead of sampled laws.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrace {
+    format: String,
+    file: String,
+    slot: Option<f64>,
+    finished_only: Option<bool>,
+    size: Option<String>,
+    scale: Option<f64>,
+    start: Option<f64>,
+    end: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -87,7 +104,8 @@ struct RawArrivals {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRun {
-    slots: i64,
+    slots: Option<i64>,
+    warmup_fraction: Option<f64>,
     warmup: Option<i64>,
     replications: Option<i64>,
     queue_cap: Option<i64>,
@@ -100,6 +118,7 @@ struct RawSweep {
     load: Option<Vec<f64>>,
     arrival_rate: Option<Vec<f64>>,
     fraction: Option<Vec<f64>>,
+    scaling: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -125,6 +144,7 @@ struct RawPlot {
     file: Option<String>,
     log_y: Option<bool>,
     fraction: Option<f64>,
+    scaling: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -135,11 +155,13 @@ struct RawClaim {
     load: Option<f64>,
     arrival_rate: Option<f64>,
     fraction: Option<f64>,
+    scaling: Option<f64>,
     expect: Option<String>,
     at_least: Option<f64>,
     at_most: Option<f64>,
     steps: Option<i64>,
     order: Option<Vec<String>>,
+    paired: Option<bool>,
 }
 
 /// Which quantity the sweep varies.
@@ -151,6 +173,8 @@ pub enum SweepKind {
     ArrivalRate,
     /// A fraction of the maximum supportable traffic intensity ρ*.
     Fraction,
+    /// Traffic scaling c of a replayed trace (arrival times divided by c).
+    Scaling,
 }
 
 /// One point of the sweep.
@@ -167,8 +191,13 @@ pub struct Point {
 /// How long each run is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunSpec {
+    /// Slots per run; for a trace, 0 means the replay window's length.
     pub slots: u64,
     pub warmup: u64,
+    /// For a trace without `slots`: warm-up as a fraction of each run, and the share of the
+    /// window replayed (1, or 1/100 with `--quick`).
+    pub warmup_fraction: f64,
+    pub window_share: f64,
     pub replications: u32,
     pub queue_cap: u64,
     pub samples: u64,
@@ -211,8 +240,14 @@ pub enum ClaimSpec {
         steps: u32,
     },
     /// At a sweep point, the policies' mean queues are in this order (smallest first), each
-    /// pair with separated 95 % intervals.
-    Ranking { order: Vec<usize>, point: usize },
+    /// pair with separated 95 % intervals, or with `paired`, each pair's per-replication
+    /// differences with a 95 % interval below 0. One window of a replayed trace is compared
+    /// exactly.
+    Ranking {
+        order: Vec<usize>,
+        point: usize,
+        paired: bool,
+    },
 }
 
 /// A validated queueing experiment.
@@ -238,6 +273,9 @@ pub struct Experiment {
     /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
     /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.
     pub rho_star: Option<(f64, f64)>,
+    /// A replayed trace, with what its validation pass learned (`sizes` and `service` are then
+    /// the trace's empirical laws).
+    pub trace: Option<Box<(TraceSpec, TraceSummary)>>,
 }
 
 pub(super) struct Ctx<'a> {
@@ -324,9 +362,46 @@ impl Experiment {
             return Err(cx.bad("cluster.servers", "at most 1000000 servers", servers));
         }
 
-        let sizes = size_law(&cx, raw.workload.sizes)?;
-
-        let service = service_law(&cx, raw.workload.service)?;
+        let trace = match raw.workload.trace {
+            None => None,
+            Some(t) => {
+                for (k, given) in [
+                    ("sizes", raw.workload.sizes.is_some()),
+                    ("service", raw.workload.service.is_some()),
+                    ("arrivals", raw.workload.arrivals.is_some()),
+                ] {
+                    if given {
+                        return Err(cx.bad(
+                            &format!("workload.{k}"),
+                            "no sampled law next to `workload.trace` (the trace gives arrivals, sizes and service)",
+                            "a law",
+                        ));
+                    }
+                }
+                let spec = trace_spec(&cx, t)?;
+                let summary = TraceSummary::read(&spec)
+                    .map_err(|e| cx.bad("workload.trace.file", "a readable trace", e))?;
+                Some((spec, summary))
+            }
+        };
+        let (sizes, service) = match (&trace, raw.workload.sizes, raw.workload.service) {
+            (Some((_, t)), _, _) => (t.sizes.clone(), t.service.clone()),
+            (None, Some(z), Some(v)) => (size_law(&cx, z)?, service_law(&cx, v)?),
+            (None, None, _) => {
+                return Err(cx.bad(
+                    "workload.sizes",
+                    "a size law `{ dist = … }` (or `workload.trace`)",
+                    "nothing",
+                ));
+            }
+            (None, _, None) => {
+                return Err(cx.bad(
+                    "workload.service",
+                    "a service law `{ dist = … }` (or `workload.trace`)",
+                    "nothing",
+                ));
+            }
+        };
 
         let arrivals = match raw.workload.arrivals.as_ref().map(|a| a.process.as_str()) {
             None | Some("poisson") => ArrivalProcess::Poisson,
@@ -341,8 +416,38 @@ impl Experiment {
             }
         };
 
-        let slots = cx.positive("run.slots", raw.run.slots)?;
+        let slots = match (raw.run.slots, &trace) {
+            (Some(s), _) => cx.positive("run.slots", s)?,
+            (None, Some(_)) => 0,
+            (None, None) => {
+                return Err(cx.bad("run.slots", "the number of slots per run", "nothing"));
+            }
+        };
+        let warmup_fraction = match (raw.run.warmup_fraction, &trace, raw.run.slots) {
+            (None, _, _) => 0.1,
+            (Some(f), Some(_), None) if (0.0..1.0).contains(&f) => f,
+            (Some(f), Some(_), None) => {
+                return Err(cx.bad("run.warmup_fraction", "a fraction in [0, 1)", f));
+            }
+            (Some(_), _, _) => {
+                return Err(cx.bad(
+                    "run.warmup_fraction",
+                    "no `warmup_fraction` unless a trace is replayed without `run.slots` (use `warmup`)",
+                    "a value",
+                ));
+            }
+        };
         let warmup = match raw.run.warmup {
+            _ if slots == 0 => {
+                if raw.run.warmup.is_some() {
+                    return Err(cx.bad(
+                        "run.warmup",
+                        "`warmup_fraction` for a trace replayed without `run.slots`",
+                        "`warmup`",
+                    ));
+                }
+                0
+            }
             None => slots / 10,
             Some(w) if w >= 0 && (w as u64) < slots => w as u64,
             Some(w) => {
@@ -368,6 +473,8 @@ impl Experiment {
         let run = RunSpec {
             slots,
             warmup,
+            warmup_fraction,
+            window_share: 1.0,
             replications,
             queue_cap,
             samples,
@@ -389,19 +496,32 @@ impl Experiment {
                 None
             };
         let rho_mid = rho_star.map_or(f64::NAN, |(a, b)| (a + b) / 2.0);
-        let (sweep, key, values) =
-            match (raw.sweep.load, raw.sweep.arrival_rate, raw.sweep.fraction) {
-                (Some(l), None, None) => (SweepKind::Load, "sweep.load", l),
-                (None, Some(r), None) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
-                (None, None, Some(f)) => (SweepKind::Fraction, "sweep.fraction", f),
-                _ => {
-                    return Err(cx.bad(
-                        "sweep",
-                        "exactly one of `load`, `arrival_rate` or `fraction`",
-                        "several or none",
-                    ));
-                }
-            };
+        let (sweep, key, values) = match (
+            raw.sweep.load,
+            raw.sweep.arrival_rate,
+            raw.sweep.fraction,
+            raw.sweep.scaling,
+            &trace,
+        ) {
+            (None, None, None, Some(c), Some(_)) => (SweepKind::Scaling, "sweep.scaling", c),
+            (_, _, _, _, Some(_)) => {
+                return Err(cx.bad(
+                    "sweep",
+                    "`scaling` (traffic scaling c, arrival times divided by c) alone, for a trace",
+                    "another key",
+                ));
+            }
+            (Some(l), None, None, None, None) => (SweepKind::Load, "sweep.load", l),
+            (None, Some(r), None, None, None) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
+            (None, None, Some(f), None, None) => (SweepKind::Fraction, "sweep.fraction", f),
+            _ => {
+                return Err(cx.bad(
+                    "sweep",
+                    "exactly one of `load`, `arrival_rate` or `fraction` (`scaling` needs workload.trace)",
+                    "several or none",
+                ));
+            }
+        };
         if values.is_empty() {
             return Err(cx.bad(key, "a non-empty list of values", "[]"));
         }
@@ -410,12 +530,19 @@ impl Experiment {
             if !v.is_finite() || v <= 0.0 {
                 return Err(cx.bad(key, "values > 0", v));
             }
-            let (load, rate) = match sweep {
-                SweepKind::Load => (v, v * to_rate),
-                SweepKind::ArrivalRate => (v / to_rate, v),
-                SweepKind::Fraction => (v * rho_mid, v * rho_mid * to_rate),
+            let (load, rate) = match (sweep, &trace) {
+                (SweepKind::Scaling, Some((spec, t))) => {
+                    let rate = t.rate(spec, v);
+                    (rate / to_rate, rate)
+                }
+                (SweepKind::Load, _) => (v, v * to_rate),
+                (SweepKind::ArrivalRate, _) => (v / to_rate, v),
+                (SweepKind::Fraction, _) => (v * rho_mid, v * rho_mid * to_rate),
+                (SweepKind::Scaling, None) => unreachable!("scaling needs a trace"),
             };
-            Arrivals::new(arrivals, rate).map_err(|e| cx.bad(key, &e, v))?;
+            if trace.is_none() {
+                Arrivals::new(arrivals, rate).map_err(|e| cx.bad(key, &e, v))?;
+            }
             if points.iter().any(|p: &Point| p.key == v) {
                 return Err(cx.bad(key, "distinct values", v));
             }
@@ -456,16 +583,18 @@ impl Experiment {
             labels.push(label);
         }
 
-        let find_point = |key: &str, load: Option<f64>, rate: Option<f64>, frac: Option<f64>| {
-            let (want, name) = match (sweep, load, rate, frac) {
-                (SweepKind::Load, Some(l), None, None) => (l, "sweep.load"),
-                (SweepKind::ArrivalRate, None, Some(r), None) => (r, "sweep.arrival_rate"),
-                (SweepKind::Fraction, None, None, Some(f)) => (f, "sweep.fraction"),
+        let find_point = |key: &str, at: [Option<f64>; 4]| {
+            let (want, name) = match (sweep, at) {
+                (SweepKind::Load, [Some(l), None, None, None]) => (l, "sweep.load"),
+                (SweepKind::ArrivalRate, [None, Some(r), None, None]) => (r, "sweep.arrival_rate"),
+                (SweepKind::Fraction, [None, None, Some(f), None]) => (f, "sweep.fraction"),
+                (SweepKind::Scaling, [None, None, None, Some(c)]) => (c, "sweep.scaling"),
                 _ => {
                     let which = match sweep {
                         SweepKind::Load => "`load`",
                         SweepKind::ArrivalRate => "`arrival_rate`",
                         SweepKind::Fraction => "`fraction`",
+                        SweepKind::Scaling => "`scaling`",
                     };
                     return Err(cx.bad(
                         key,
@@ -501,6 +630,7 @@ impl Experiment {
                     if p.load.is_some()
                         || p.arrival_rate.is_some()
                         || p.fraction.is_some()
+                        || p.scaling.is_some()
                         || p.replication.is_some()
                     {
                         return Err(cx.bad(
@@ -516,17 +646,12 @@ impl Experiment {
                     })
                 }
                 "queue-vs-time" => {
-                    let point =
-                        if p.load.is_none() && p.arrival_rate.is_none() && p.fraction.is_none() {
-                            points.len() - 1
-                        } else {
-                            find_point(
-                                &format!("plot[{i}].load"),
-                                p.load,
-                                p.arrival_rate,
-                                p.fraction,
-                            )?
-                        };
+                    let at = [p.load, p.arrival_rate, p.fraction, p.scaling];
+                    let point = if at.iter().all(Option::is_none) {
+                        points.len() - 1
+                    } else {
+                        find_point(&format!("plot[{i}].load"), at)?
+                    };
                     let replication = match p.replication {
                         None => 0,
                         Some(r) if r >= 0 && (r as u64) < replications as u64 => r as u32,
@@ -581,7 +706,7 @@ impl Experiment {
             claims.push(match kind {
                 "verdict" => {
                     let policy = need_policy()?;
-                    let point = find_point(&key("load"), c.load, c.arrival_rate, c.fraction)?;
+                    let point = find_point(&key("load"), [c.load, c.arrival_rate, c.fraction, c.scaling])?;
                     let expect = match c.expect.as_deref() {
                         Some("stable") => Verdict::Stable,
                         Some("unstable") => Verdict::Unstable,
@@ -598,6 +723,13 @@ impl Experiment {
                         point,
                         expect,
                     }
+                }
+                "threshold" if trace.is_some() => {
+                    return Err(cx.bad(
+                        &key("kind"),
+                        "\"verdict\" or \"ranking\" for a replayed trace (a threshold needs sampled laws)",
+                        "\"threshold\"",
+                    ));
                 }
                 "threshold" => {
                     let policy = need_policy()?;
@@ -644,8 +776,12 @@ impl Experiment {
                         .iter()
                         .map(|n| policy_of(n, &key("order")))
                         .collect::<Result<Vec<_>, _>>()?;
-                    let point = find_point(&key("load"), c.load, c.arrival_rate, c.fraction)?;
-                    ClaimSpec::Ranking { order, point }
+                    let point = find_point(&key("load"), [c.load, c.arrival_rate, c.fraction, c.scaling])?;
+                    ClaimSpec::Ranking {
+                        order,
+                        point,
+                        paired: c.paired.unwrap_or(false),
+                    }
                 }
                 other => {
                     return Err(cx.bad(
@@ -675,6 +811,7 @@ impl Experiment {
             plots,
             claims,
             rho_star,
+            trace: trace.map(Box::new),
         })
     }
 
@@ -687,8 +824,12 @@ impl Experiment {
     /// least one of each; same outputs and columns.
     pub fn quick(&mut self) {
         let r = &mut self.run;
-        r.slots = (r.slots / 100).max(1);
-        r.warmup = (r.warmup / 100).min(r.slots - 1);
+        if r.slots == 0 {
+            r.window_share = 0.01;
+        } else {
+            r.slots = (r.slots / 100).max(1);
+            r.warmup = (r.warmup / 100).min(r.slots - 1);
+        }
         r.replications = (r.replications / 100).max(1);
         for p in &mut self.plots {
             if let PlotSpec::QueueVsTime { replication, .. } = p {
@@ -725,6 +866,68 @@ pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), String> {
             Ok((last.lower_bound, last.upper_bound.min(1.0)))
         }
     }
+}
+
+/// Validates `workload.trace = { … }`.
+fn trace_spec(cx: &Ctx<'_>, t: RawTrace) -> Result<TraceSpec, ExperimentError> {
+    let key = |k: &str| format!("workload.trace.{k}");
+    let format = match t.format.as_str() {
+        "alibaba2017" => TraceFormat::Alibaba2017,
+        "google2011" => TraceFormat::GoogleTaskEvents,
+        "swf" => TraceFormat::Swf,
+        "csv" => TraceFormat::Csv,
+        other => {
+            return Err(cx.bad(
+                &key("format"),
+                "one of \"alibaba2017\", \"swf\", \"csv\" (\"google2011\" is read, not replayed)",
+                format!("\"{other}\""),
+            ));
+        }
+    };
+    let slot = t.slot.unwrap_or(0.1);
+    if !(slot.is_finite() && slot > 0.0) {
+        return Err(cx.bad(&key("slot"), "a slot length in seconds > 0", slot));
+    }
+    let scale = t.scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(cx.bad(&key("scale"), "a factor > 0", scale));
+    }
+    let size = match t.size.as_deref() {
+        None => SizeMode::Max,
+        Some(s) => SizeMode::from_name(s).ok_or_else(|| {
+            cx.bad(
+                &key("size"),
+                "\"max\" (max(CPU, memory), default), \"cpu\", \"memory\" or \"both\"",
+                format!("\"{s}\""),
+            )
+        })?,
+    };
+    for (k, v) in [("start", t.start), ("end", t.end)] {
+        if let Some(v) = v
+            && !v.is_finite()
+        {
+            return Err(cx.bad(&key(k), "a time in trace seconds", v));
+        }
+    }
+    if let (Some(a), Some(b)) = (t.start, t.end)
+        && a >= b
+    {
+        return Err(cx.bad(&key("end"), &format!("a time after start = {a}"), b));
+    }
+    Ok(TraceSpec {
+        file: cx
+            .file
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join(&t.file),
+        format,
+        finished_only: t.finished_only.unwrap_or(true),
+        slot,
+        size,
+        scale,
+        start: t.start,
+        end: t.end,
+    })
 }
 
 /// Arrival rate per unit of traffic intensity, L / (E[R] E[S]) jobs per slot.

@@ -33,6 +33,8 @@ pub struct Cluster {
     /// Jobs placed so far and the sum of their waiting times in slots.
     placed: u64,
     wait_sum: u128,
+    /// Sum of the sizes of the jobs placed so far, `Size` units.
+    placed_work: u128,
     departed: u64,
     log: Option<Vec<Placement>>,
 }
@@ -51,6 +53,7 @@ impl Cluster {
             in_service: 0,
             used: 0,
             placed: 0,
+            placed_work: 0,
             wait_sum: 0,
             departed: 0,
             log: None,
@@ -104,6 +107,11 @@ impl Cluster {
         (self.placed, self.wait_sum)
     }
 
+    /// Sum of the sizes of the jobs placed so far, `Size` units.
+    pub fn placed_work(&self) -> u128 {
+        self.placed_work
+    }
+
     /// Jobs that have left so far.
     pub fn departed(&self) -> u64 {
         self.departed
@@ -126,6 +134,7 @@ impl Cluster {
         self.in_service += 1;
         self.used += job.size.0 as u128;
         self.placed += 1;
+        self.placed_work += job.size.0 as u128;
         self.wait_sum += (now - job.arrival) as u128;
         let due = now + job.service as u64;
         self.wheel[(due & self.mask) as usize].push(Due {

@@ -63,6 +63,9 @@ pub struct RunResult {
     pub batch_means: Vec<f64>,
     /// Jobs that arrived.
     pub arrived: u64,
+    /// Time-average of the work waiting (sum of the waiting jobs' sizes, first resource), in
+    /// servers' capacities.
+    pub mean_queued_work: f64,
 }
 
 /// Errors of the slot loop: only broken invariants, which are bugs.
@@ -78,6 +81,8 @@ pub trait Source<J> {
     fn batch(&mut self, t: u64, out: &mut Vec<J>);
     /// Jobs arrived so far.
     fn arrived(&self) -> u64;
+    /// Sum of the sizes of the jobs arrived so far (first resource), `Size` units.
+    fn arrived_work(&self) -> u128;
 }
 
 impl Source<Job> for JobSource {
@@ -87,6 +92,9 @@ impl Source<Job> for JobSource {
     }
     fn arrived(&self) -> u64 {
         JobSource::arrived(self)
+    }
+    fn arrived_work(&self) -> u128 {
+        JobSource::arrived_work(self)
     }
 }
 
@@ -100,6 +108,8 @@ pub struct Counters {
     pub wait_sum: u128,
     /// Jobs in service.
     pub in_service: u64,
+    /// Sum of the sizes (first resource) of the jobs placed, `Size` units.
+    pub placed_work: u128,
 }
 
 /// What the slot loop drives: a cluster and the policy that places jobs on it.
@@ -180,6 +190,7 @@ impl System for Scalar<'_> {
             placed,
             wait_sum,
             in_service: self.cluster.in_service(),
+            placed_work: self.cluster.placed_work(),
         }
     }
     fn check(&self) -> Result<(), String> {
@@ -227,6 +238,7 @@ pub fn run_system<S: System>(
     let sample_every = (cfg.slots / cfg.samples.max(1)).max(1);
 
     let mut q_sum: u128 = 0;
+    let mut work_sum: u128 = 0;
     let mut used_sum: u128 = 0;
     let mut counted: u64 = 0;
     let mut max_queue = 0u64;
@@ -265,6 +277,7 @@ pub fn run_system<S: System>(
         if t >= warmup {
             q_sum += q as u128;
             used_sum += system.used();
+            work_sum += source.arrived_work() - system.counters().placed_work;
             counted += 1;
             batch_sums[b] += q as u128;
             batch_counts[b] += 1;
@@ -362,6 +375,11 @@ pub fn run_system<S: System>(
         config_mix,
         batch_means,
         arrived: source.arrived(),
+        mean_queued_work: if counted > 0 {
+            work_sum as f64 / counted as f64 / Size::UNIT as f64
+        } else {
+            0.0
+        },
     })
 }
 

@@ -165,6 +165,7 @@ mod tests {
             config_mix: vec![],
             batch_means,
             arrived: 0,
+            mean_queued_work: 0.0,
         }
     }
 

@@ -5,6 +5,7 @@
 //! directly. Every law is exact on the fixed-point grid of [`Size`].
 
 mod laws;
+pub mod replay;
 mod source;
 pub mod trace;
 

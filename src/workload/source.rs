@@ -52,6 +52,7 @@ pub struct JobSource {
     arrivals: Arrivals,
     streams: Streams,
     next_id: u64,
+    work: u128,
 }
 
 impl JobSource {
@@ -62,12 +63,18 @@ impl JobSource {
             arrivals,
             streams: Streams::new(run_seed),
             next_id: 0,
+            work: 0,
         }
     }
 
     /// Jobs arrived so far.
     pub fn arrived(&self) -> u64 {
         self.next_id
+    }
+
+    /// Sum of the sizes of the jobs arrived so far, `Size` units.
+    pub fn arrived_work(&self) -> u128 {
+        self.work
     }
 
     /// Appends the batch of slot `t` to `out` (in arrival order).
@@ -85,6 +92,7 @@ impl JobSource {
                 class: 0,
             });
             self.next_id += 1;
+            self.work += size.0 as u128;
         }
     }
 }

@@ -130,6 +130,11 @@ impl TraceReader {
         Ok(r)
     }
 
+    /// The line last read (1-based; the header counts).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
     fn next_line(&mut self) -> Result<Option<String>, TraceError> {
         match self.lines.next() {
             None => Ok(None),

@@ -7,5 +7,6 @@ mod markov;
 mod packing;
 mod reference;
 mod regions;
+mod replay;
 mod traces;
 mod vq;
