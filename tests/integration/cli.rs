@@ -184,7 +184,9 @@ fn unknown_key_exits_2() {
 #[test]
 fn missing_key_exits_2() {
     let t = GOOD.replace("slots = 20_000", "");
-    assert_bad(Some(&t), &["missing field", "slots"]);
+    assert_bad(Some(&t), &["run.slots", "slots per run"]);
+    let t = GOOD.replace("servers = 4", "");
+    assert_bad(Some(&t), &["missing field", "servers"]);
 }
 
 #[test]
