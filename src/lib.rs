@@ -7,6 +7,7 @@
 pub mod configs;
 pub mod experiment;
 pub mod model;
+pub mod multi;
 pub mod packing;
 pub mod plot;
 pub mod policy;

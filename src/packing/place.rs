@@ -269,58 +269,73 @@ impl Placer {
         }
     }
 
-    /// The scorer's choice for `req` (a position in the enabled order), if any machine fits.
-    fn choose(&mut self, req: &Resources) -> Option<usize> {
+    /// The scorer's score of putting `req` on machine `p` (which it must fit), lower is
+    /// better. First fit scores every machine 0 and Random draws a uniform number: used where
+    /// a machine chooses among tasks (the server's view of BF-J/S).
+    pub fn score_on(&mut self, p: usize, req: &Resources) -> f64 {
+        let f = &self.free[p];
+        let c = &self.cap[p];
+        let pct = |d: usize| {
+            if c[d] == 0 {
+                0.0
+            } else {
+                (f[d] - req[d]) as f64 / c[d] as f64
+            }
+        };
+        match self.scorer {
+            Scorer::BestFit(1) => pct(0) + pct(1),
+            Scorer::BestFit(2) => pct(0).powi(2) + pct(1).powi(2),
+            Scorer::BestFit(3) => 10.0 * pct(0) + 10.0 * pct(1),
+            Scorer::BestFit(4) => 10.0 * (pct(0) + pct(1) + pct(2)),
+            Scorer::BestFit(_) => pct(0).max(pct(1)),
+            Scorer::Epvm => -10.0 * (pct(0) + pct(1) + pct(2)),
+            Scorer::DotProduct => -(0..MAX_DIMS)
+                .filter(|&d| c[d] > 0)
+                .map(|d| (req[d] as f64 / c[d] as f64) * (f[d] as f64 / c[d] as f64))
+                .sum::<f64>(),
+            Scorer::Random => self.rng.random::<f64>(),
+            Scorer::SumOfSquares(_) => {
+                let n = self.buckets.expect("sum of squares has buckets");
+                let after = [f[0] - req[0], f[1] - req[1], f[2] - req[2]];
+                let (k1, k2) = (bucket_of(f, &n), bucket_of(&after, &n));
+                // change of Σ b(k)² when this machine moves from bucket k1 to k2
+                if k1 == k2 {
+                    0.0
+                } else {
+                    (2 * (self.counts[k2] - self.counts[k1]) + 2) as f64
+                }
+            }
+            Scorer::FirstFit | Scorer::RandomFirstFit => 0.0,
+        }
+    }
+
+    /// Does `req` fit on machine `p`?
+    #[inline]
+    pub fn fits_on(&self, p: usize, req: &Resources) -> bool {
+        fits(&self.free[p], req)
+    }
+
+    /// The scorer's choice for `req` (a position in the enabled order), if any machine fits:
+    /// the lowest score, ties to the machine met first.
+    pub fn choose(&mut self, req: &Resources) -> Option<usize> {
         if let Some(tree) = &self.tree {
             return tree.first_fit(req).map(|k| self.by[k]);
         }
         let mut best: Option<(f64, usize)> = None;
         let mut seen = 0u64;
         for p in 0..self.free.len() {
-            let f = &self.free[p];
-            if !fits(f, req) {
+            if !fits(&self.free[p], req) {
                 continue;
             }
-            let c = &self.cap[p];
-            let pct = |d: usize| {
-                if c[d] == 0 {
-                    0.0
-                } else {
-                    (f[d] - req[d]) as f64 / c[d] as f64
+            if self.scorer == Scorer::Random {
+                // reservoir sampling: every feasible machine equally likely
+                seen += 1;
+                if self.rng.random_range(0..seen) == 0 {
+                    best = Some((0.0, p));
                 }
-            };
-            let score = match self.scorer {
-                Scorer::BestFit(1) => pct(0) + pct(1),
-                Scorer::BestFit(2) => pct(0).powi(2) + pct(1).powi(2),
-                Scorer::BestFit(3) => 10.0 * pct(0) + 10.0 * pct(1),
-                Scorer::BestFit(4) => 10.0 * (pct(0) + pct(1) + pct(2)),
-                Scorer::BestFit(_) => pct(0).max(pct(1)),
-                Scorer::Epvm => -10.0 * (pct(0) + pct(1) + pct(2)),
-                Scorer::DotProduct => -(0..MAX_DIMS)
-                    .filter(|&d| c[d] > 0)
-                    .map(|d| (req[d] as f64 / c[d] as f64) * (f[d] as f64 / c[d] as f64))
-                    .sum::<f64>(),
-                Scorer::Random => {
-                    // reservoir sampling: every feasible machine equally likely
-                    seen += 1;
-                    if self.rng.random_range(0..seen) == 0 {
-                        best = Some((0.0, p));
-                    }
-                    continue;
-                }
-                Scorer::SumOfSquares(_) => {
-                    let n = self.buckets.expect("sum of squares has buckets");
-                    let after = [f[0] - req[0], f[1] - req[1], f[2] - req[2]];
-                    let (k1, k2) = (bucket_of(f, &n), bucket_of(&after, &n));
-                    // change of Σ b(k)² when this machine moves from bucket k1 to k2
-                    if k1 == k2 {
-                        0.0
-                    } else {
-                        (2 * (self.counts[k2] - self.counts[k1]) + 2) as f64
-                    }
-                }
-                Scorer::FirstFit | Scorer::RandomFirstFit => unreachable!("tree path"),
-            };
+                continue;
+            }
+            let score = self.score_on(p, req);
             if best.is_none_or(|(sc, _)| score < sc) {
                 best = Some((score, p));
             }
@@ -328,21 +343,54 @@ impl Placer {
         best.map(|(_, p)| p)
     }
 
-    /// Places a task with request `req`; returns its machine's position, or `None` (pending).
-    pub fn place(&mut self, req: &Resources) -> Option<usize> {
-        let p = self.choose(req)?;
+    /// Adds `delta` (a request leaving or, negated through `take`, arriving) to machine `p`'s
+    /// free resources, keeping the buckets and the first-fit tree up to date.
+    fn update(&mut self, p: usize, apply: impl FnOnce(&mut Resources)) {
         if let Some(n) = self.buckets {
             self.counts[bucket_of(&self.free[p], &n)] -= 1;
         }
-        for (f, r) in self.free[p].iter_mut().zip(req) {
-            *f -= r;
-        }
+        apply(&mut self.free[p]);
         if let Some(n) = self.buckets {
             self.counts[bucket_of(&self.free[p], &n)] += 1;
         }
         if let Some(tree) = &mut self.tree {
             tree.update(self.leaf_of[p], self.free[p]);
         }
+    }
+
+    /// Puts `req` on machine `p`, which it must fit.
+    pub fn take(&mut self, p: usize, req: &Resources) {
+        assert!(
+            fits(&self.free[p], req),
+            "request over machine {p}'s capacity"
+        );
+        self.update(p, |f| {
+            for (f, r) in f.iter_mut().zip(req) {
+                *f -= r;
+            }
+        });
+    }
+
+    /// Gives `req` back to machine `p` (a task leaving).
+    pub fn release(&mut self, p: usize, req: &Resources) {
+        let cap = self.cap[p];
+        self.update(p, |f| {
+            for ((f, r), c) in f.iter_mut().zip(req).zip(cap) {
+                *f += r;
+                assert!(*f <= c, "machine {p} freed beyond its capacity");
+            }
+        });
+    }
+
+    /// Capacity of machine `p`.
+    pub fn capacity(&self, p: usize) -> Resources {
+        self.cap[p]
+    }
+
+    /// Places a task with request `req`; returns its machine's position, or `None` (pending).
+    pub fn place(&mut self, req: &Resources) -> Option<usize> {
+        let p = self.choose(req)?;
+        self.take(p, req);
         Some(p)
     }
 }

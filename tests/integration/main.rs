@@ -4,6 +4,7 @@ mod calibration;
 mod cli;
 mod figures;
 mod markov;
+mod multi;
 mod packing;
 mod reference;
 mod regions;

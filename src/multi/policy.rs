@@ -1,0 +1,176 @@
+//! BF-J/S and FIFO with a placement score, on a [`VectorCluster`] (see the module docs).
+
+use std::collections::VecDeque;
+
+use super::{VJob, VectorCluster};
+use crate::model::ServerId;
+use crate::sim::{Counters, System};
+
+/// The scheduling discipline a scorer works inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Discipline {
+    /// BF-J/S: servers with departures take jobs, then new jobs take servers.
+    BestFitJS,
+    /// First in, first out with head-of-line blocking.
+    Fifo,
+}
+
+/// A scored policy's waiting jobs.
+pub struct ScoredPolicy {
+    discipline: Discipline,
+    /// BF-J/S: the waiting jobs, in no particular order (ties go by id).
+    waiting: Vec<VJob>,
+    /// This slot's batch (BF-J/S) or the whole queue in arrival order (FIFO).
+    fifo: VecDeque<VJob>,
+}
+
+impl ScoredPolicy {
+    pub fn new(discipline: Discipline) -> Self {
+        ScoredPolicy {
+            discipline,
+            waiting: Vec::new(),
+            fifo: VecDeque::new(),
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        self.waiting.len() + self.fifo.len()
+    }
+
+    /// The server's view: server `p` takes the job with the lowest score, from the queue and
+    /// this slot's batch, until none fits (ties: the earliest arrival).
+    fn fill_server(&mut self, cluster: &mut VectorCluster, p: usize, now: u64) {
+        loop {
+            let placer = cluster.placer();
+            // (score, id, from the batch?, index)
+            let mut best: Option<(f64, u64, bool, usize)> = None;
+            let queue = self.waiting.iter().map(|j| (j, false));
+            let batch = self.fifo.iter().map(|j| (j, true));
+            for (k, (j, in_batch)) in queue.enumerate().chain(batch.enumerate()) {
+                if !placer.fits_on(p, &j.req) {
+                    continue;
+                }
+                let s = placer.score_on(p, &j.req);
+                if best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid)) {
+                    best = Some((s, j.id, in_batch, k));
+                }
+            }
+            let job = match best {
+                None => return,
+                Some((_, _, false, k)) => self.waiting.swap_remove(k),
+                Some((_, _, true, k)) => self.fifo.remove(k).expect("present"),
+            };
+            cluster.place(p, &job, now);
+        }
+    }
+
+    fn schedule(&mut self, cluster: &mut VectorCluster, departed: &[ServerId], now: u64) {
+        match self.discipline {
+            Discipline::BestFitJS => {
+                for &i in departed {
+                    if self.waiting.is_empty() && self.fifo.is_empty() {
+                        break;
+                    }
+                    self.fill_server(cluster, i as usize, now);
+                }
+                // the batch's jobs still waiting take servers, in arrival order
+                while let Some(job) = self.fifo.pop_front() {
+                    match cluster.placer().choose(&job.req) {
+                        Some(p) => cluster.place(p, &job, now),
+                        None => self.waiting.push(job),
+                    }
+                }
+            }
+            Discipline::Fifo => {
+                while let Some(head) = self.fifo.front() {
+                    let Some(p) = cluster.placer().choose(&head.req) else {
+                        break;
+                    };
+                    let job = self.fifo.pop_front().expect("non-empty");
+                    cluster.place(p, &job, now);
+                }
+            }
+        }
+    }
+
+    /// BF-J/S: no waiting job fits on any server; FIFO: the head fits nowhere.
+    fn check(&self, cluster: &VectorCluster) -> Result<(), String> {
+        let fits_somewhere = |j: &VJob| {
+            cluster
+                .frees()
+                .iter()
+                .any(|f| f.iter().zip(&j.req).all(|(f, r)| f >= r))
+        };
+        let bad = match self.discipline {
+            Discipline::BestFitJS => self.waiting.iter().chain(&self.fifo).any(fits_somewhere),
+            Discipline::Fifo => self.fifo.front().is_some_and(fits_somewhere),
+        };
+        if bad {
+            Err("a waiting job fits on a server".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A [`VectorCluster`] with a [`ScoredPolicy`], as the slot loop drives them.
+pub struct VectorSystem {
+    pub cluster: VectorCluster,
+    pub policy: ScoredPolicy,
+    departed: Vec<ServerId>,
+    all: Vec<ServerId>,
+    dims: usize,
+}
+
+impl VectorSystem {
+    pub fn new(cluster: VectorCluster, policy: ScoredPolicy, dims: usize) -> Self {
+        let all = (0..cluster.servers() as ServerId).collect();
+        VectorSystem {
+            cluster,
+            policy,
+            departed: Vec::new(),
+            all,
+            dims,
+        }
+    }
+}
+
+impl System for VectorSystem {
+    type Job = VJob;
+    fn servers(&self) -> usize {
+        self.cluster.servers()
+    }
+    fn depart(&mut self, t: u64) {
+        self.cluster.depart(t, &mut self.departed);
+    }
+    fn enqueue(&mut self, job: VJob) {
+        self.policy.fifo.push_back(job);
+    }
+    fn schedule(&mut self, t: u64) {
+        let departed = if t == 0 { &self.all } else { &self.departed };
+        self.policy.schedule(&mut self.cluster, departed, t);
+    }
+    fn waiting(&self) -> u64 {
+        self.policy.waiting() as u64
+    }
+    fn used(&self) -> u128 {
+        self.cluster.used
+    }
+    fn capacity(&self) -> f64 {
+        (self.cluster.servers() * self.dims) as f64 * crate::model::Size::UNIT as f64
+    }
+    fn counters(&self) -> Counters {
+        let c = &self.cluster;
+        Counters {
+            departed: c.departed,
+            placed: c.placed,
+            wait_sum: c.wait_sum,
+            in_service: c.in_service,
+            placed_work: c.placed_work,
+        }
+    }
+    fn check(&self) -> Result<(), String> {
+        self.cluster.check()?;
+        self.policy.check(&self.cluster)
+    }
+}

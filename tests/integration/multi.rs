@@ -1,0 +1,153 @@
+//! Multi-resource jobs: with one resource, BF-J/S scored by Best Fit and FIFO scored by First
+//! Fit make exactly the decisions of the single-resource BF-J/S and FIFO-FF; with two
+//! resources, every scorer keeps every server within capacity and (inside BF-J/S) leaves no
+//! waiting job that fits, slot after slot.
+
+use packlab::model::Size;
+use packlab::multi::{
+    Discipline, ScalarAsVector, ScoredPolicy, VJob, VectorCluster, VectorJobSource, VectorSystem,
+};
+use packlab::packing::place::Scorer;
+use packlab::policy::PolicySpec;
+use packlab::sim::{self, Cluster, RunConfig, Source};
+use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+fn cfg(slots: u64, check: bool) -> RunConfig {
+    RunConfig {
+        slots,
+        warmup: slots / 10,
+        queue_cap: 1_000_000,
+        samples: 200,
+        check_every_slot: check,
+    }
+}
+
+#[test]
+fn one_resource_scored_policies_are_the_paper_policies() {
+    let mut rng = Pcg64Mcg::seed_from_u64(6);
+    for case in 0..20 {
+        let servers = rng.random_range(1..12);
+        let lo = rng.random_range(0.05..0.5);
+        let hi = rng.random_range(lo..1.0);
+        let law = SizeLaw::uniform(Size::from_f64(lo).unwrap(), Size::from_f64(hi).unwrap());
+        let service = ServiceLaw::geometric(rng.random_range(2.0..30.0));
+        let load = rng.random_range(0.5..1.1);
+        let rate = load * servers as f64 / (law.mean() * service.mean());
+        let arrivals = Arrivals::new(ArrivalProcess::Poisson, rate).unwrap();
+        let src = || JobSource::new(law.clone(), service.clone(), arrivals.clone(), case);
+        for (name, scorer, discipline) in [
+            ("bf-js", Scorer::BestFit(1), Discipline::BestFitJS),
+            ("bf-js", Scorer::BestFit(5), Discipline::BestFitJS),
+            ("fifo-ff", Scorer::FirstFit, Discipline::Fifo),
+        ] {
+            let c = cfg(20_000, case < 5);
+            let scalar = sim::run(
+                PolicySpec::from_name(name).unwrap().build(servers).as_mut(),
+                &mut src(),
+                &mut Cluster::new(servers, service.mean()),
+                &c,
+            )
+            .unwrap();
+            let mut system = VectorSystem::new(
+                VectorCluster::new(servers, 1, scorer, 0, service.mean()),
+                ScoredPolicy::new(discipline),
+                1,
+            );
+            let vector = sim::run_system(&mut system, &mut ScalarAsVector(src()), &c).unwrap();
+            assert!(scalar.arrived > 1000);
+            assert_eq!(scalar, vector, "case {case}: {name} with {scorer:?}");
+        }
+    }
+}
+
+#[test]
+fn two_resources_every_scorer_keeps_capacity_and_the_best_fit_invariant() {
+    let mut rng = Pcg64Mcg::seed_from_u64(7);
+    let requests: Vec<[u64; 3]> = (0..200)
+        .map(|_| {
+            let cpu = rng.random_range(1..=Size::UNIT / 2);
+            let mem = if rng.random_bool(0.1) {
+                0
+            } else {
+                rng.random_range(1..=Size::UNIT * 3 / 5)
+            };
+            [cpu, mem, 0]
+        })
+        .collect();
+    let service = ServiceLaw::geometric(10.0);
+    for name in Scorer::NAMES {
+        let scorer = Scorer::from_name(name).unwrap();
+        for discipline in [Discipline::BestFitJS, Discipline::Fifo] {
+            let arrivals = Arrivals::new(ArrivalProcess::Poisson, 1.2).unwrap();
+            let mut src = VectorJobSource::new(requests.clone(), service.clone(), arrivals, 3);
+            let mut system = VectorSystem::new(
+                VectorCluster::new(6, 2, scorer, 11, 10.0),
+                ScoredPolicy::new(discipline),
+                2,
+            );
+            let r = sim::run_system(&mut system, &mut src, &cfg(5_000, true)).unwrap();
+            assert!(r.arrived > 5000 && r.throughput > 0.5, "{name}: {r:?}");
+            assert!(r.utilization > 0.2 && r.utilization <= 1.0, "{name}");
+        }
+    }
+}
+
+#[test]
+fn the_servers_view_follows_the_score() {
+    // one server, an empty queue at t = 0 except three jobs arriving together: best fit takes
+    // the largest that fits first, E-PVM (worst fit) the smallest, first fit the earliest
+    struct Three(bool);
+    impl Source<VJob> for Three {
+        fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
+            if t == 0 && !self.0 {
+                self.0 = true;
+                for (id, x) in [(0, 0.3), (1, 0.6), (2, 0.2)] {
+                    let s = Size::from_f64(x).unwrap().0;
+                    out.push(VJob {
+                        id,
+                        req: [s, s, 0],
+                        service: 100,
+                        arrival: 0,
+                    });
+                }
+            }
+        }
+        fn arrived(&self) -> u64 {
+            if self.0 { 3 } else { 0 }
+        }
+        fn arrived_work(&self) -> u128 {
+            0
+        }
+    }
+    for (scorer, waiting_left) in [
+        // 0.6 then 0.3 fit (0.9); 0.2 waits
+        (Scorer::BestFit(1), 1),
+        // 0.2 then 0.3 then — 0.6 does not fit in 0.5: waits
+        (Scorer::Epvm, 1),
+        // 0.3 then 0.6 (0.9); 0.2 waits
+        (Scorer::FirstFit, 1),
+    ] {
+        let mut system = VectorSystem::new(
+            VectorCluster::new(1, 2, scorer, 0, 100.0),
+            ScoredPolicy::new(Discipline::BestFitJS),
+            2,
+        );
+        let c = RunConfig {
+            slots: 1,
+            warmup: 0,
+            queue_cap: 10,
+            samples: 1,
+            check_every_slot: true,
+        };
+        let r = sim::run_system(&mut system, &mut Three(false), &c).unwrap();
+        assert_eq!(r.final_queue, waiting_left, "{scorer:?}");
+        let free = system.cluster.frees()[0][0];
+        let left = match scorer {
+            Scorer::Epvm => 0.5,
+            _ => 0.1,
+        };
+        assert_eq!(free, Size::from_f64(left).unwrap().0, "{scorer:?}");
+    }
+}
