@@ -25,8 +25,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// An experiment file of any kind.
 #[derive(Clone, Debug)]
 pub enum ExperimentFile {
-    Queueing(Experiment),
-    Region(RegionExperiment),
+    Queueing(Box<Experiment>),
+    Region(Box<RegionExperiment>),
     Packing(Box<PackingExperiment>),
 }
 
@@ -44,13 +44,15 @@ impl ExperimentFile {
     pub fn parse(file: &std::path::Path, source: &str) -> Result<Self, ExperimentError> {
         let table: toml::Table = spec::parse_toml(file, source)?;
         match table.get("kind").and_then(|k| k.as_str()) {
-            Some("region") => Ok(ExperimentFile::Region(RegionExperiment::parse(
+            Some("region") => Ok(ExperimentFile::Region(Box::new(RegionExperiment::parse(
                 file, source,
-            )?)),
+            )?))),
             Some("packing") => Ok(ExperimentFile::Packing(Box::new(PackingExperiment::parse(
                 file, source,
             )?))),
-            _ => Ok(ExperimentFile::Queueing(Experiment::parse(file, source)?)),
+            _ => Ok(ExperimentFile::Queueing(Box::new(Experiment::parse(
+                file, source,
+            )?))),
         }
     }
 

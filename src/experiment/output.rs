@@ -288,6 +288,45 @@ pub fn write_outputs(
         files.push(write(dir.join("thresholds.csv"), &s)?);
     }
 
+    if !out.study.is_empty() {
+        let top = exp.points.len() - 1;
+        let mut s = String::from(
+            "policy,score,tasks,demand_machines,compacted_p90,compacted_min,compacted_max,\
+             stable_load,upper_load,upper_shown_unstable,load_top,mean_queue_top,ci95_low,\
+             ci95_high\n",
+        );
+        for r in &out.study {
+            let score = match &exp.policies[r.policy] {
+                crate::policy::PolicySpec::Scored { score, .. } => score.as_str(),
+                _ => "",
+            };
+            let row = out.row(r.policy, top).expect("every point was run");
+            let (lo, hi) = row
+                .ci95
+                .map_or((String::new(), String::new()), |(a, b)| (num(a), num(b)));
+            writeln!(
+                s,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                label(r.policy),
+                score,
+                exp.compaction.as_ref().map_or(0, |c| c.tasks),
+                num(r.demand),
+                r.compaction.p90,
+                r.compaction.min,
+                r.compaction.max,
+                num(r.limit.stable_load),
+                num(r.limit.upper_load),
+                r.limit.upper_shown_unstable,
+                num(exp.points[top].load),
+                num(row.mean_queue),
+                lo,
+                hi
+            )
+            .expect("writing to a String");
+        }
+        files.push(write(dir.join("study.csv"), &s)?);
+    }
+
     files.push(write_claims(dir, &out.claims)?);
 
     let mut figures = Vec::new();
@@ -345,6 +384,32 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     series,
                     markers: true,
                     log_y: *log_y,
+                },
+                file.clone(),
+            )
+        }
+        PlotSpec::LimitVsCompaction { title, file } => {
+            let series = out
+                .study
+                .iter()
+                .map(|row| Series {
+                    label: exp.labels[row.policy].clone(),
+                    points: vec![(row.compaction.p90 as f64, row.limit.stable_load)],
+                    bars: Some(vec![(row.limit.stable_load, row.limit.upper_load)]),
+                    points_only: true,
+                })
+                .collect();
+            (
+                Chart {
+                    title: title.clone().unwrap_or_else(|| {
+                        format!("{}: stability limit against compacted size", exp.name)
+                    }),
+                    x_label: "compacted cluster size (machines, p90 of trials)".into(),
+                    y_label: "stability limit (load shown stable; bar up to first not stable)"
+                        .into(),
+                    series,
+                    markers: true,
+                    log_y: false,
                 },
                 file.clone(),
             )
@@ -594,6 +659,43 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
                     " (not shown unstable)"
                 },
                 probes.join(", ")
+            );
+        }
+    }
+    if !out.study.is_empty() {
+        let top = exp.points.len() - 1;
+        let _ = writeln!(
+            w,
+            "\n## Stability next to packing\n\nFor each scored policy: the compacted size of the \
+             same workload ({} jobs drawn from it, on servers of capacity 1 per resource; lower \
+             bound = the largest total request), and the stability limit by bisection on the load \
+             (the bottleneck resource's) in [0, 1].\n",
+            exp.compaction.as_ref().map_or(0, |c| c.tasks)
+        );
+        let _ = writeln!(
+            w,
+            "| policy | compacted (p90, range) | lower bound | stable up to load | not stable from | mean queue at load {:.3} |",
+            exp.points[top].load
+        );
+        let _ = writeln!(w, "|---|---|---|---|---|---|");
+        for r in &out.study {
+            let row = out.row(r.policy, top).expect("every point was run");
+            let _ = writeln!(
+                w,
+                "| {} | {} ({}..{}) | {:.1} | {:.4} | {:.4}{} | {:.2} |",
+                exp.labels[r.policy],
+                r.compaction.p90,
+                r.compaction.min,
+                r.compaction.max,
+                r.demand,
+                r.limit.stable_load,
+                r.limit.upper_load,
+                if r.limit.upper_shown_unstable {
+                    ""
+                } else {
+                    " (not shown unstable)"
+                },
+                row.mean_queue
             );
         }
     }

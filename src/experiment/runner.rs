@@ -11,7 +11,13 @@ use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::ExperimentError;
-use super::spec::Experiment;
+use super::spec::{CompactionSpec, Experiment};
+use crate::model::Size;
+use crate::multi::{ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem};
+use crate::packing::evaluate::{Compaction, Scheduler, compact};
+use crate::packing::place::Scorer;
+use crate::packing::snapshot::{Snapshot, Task, total};
+use crate::policy::PolicySpec;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::TraceSource;
 use crate::workload::{Arrivals, JobSource, derive_seed};
@@ -98,6 +104,63 @@ pub struct Outcome {
     pub summary: Vec<SummaryRow>,
     pub thresholds: Vec<ThresholdResult>,
     pub claims: Vec<ClaimResult>,
+    /// Stability next to packing, one row per scored policy (with `[compaction]`).
+    pub study: Vec<StudyRow>,
+}
+
+/// A scored policy's packing (compaction) and stability limit on the same workload.
+#[derive(Clone, Debug)]
+pub struct StudyRow {
+    pub policy: usize,
+    /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
+    pub compaction: Compaction,
+    /// The lower bound on machines: the largest total request over resources.
+    pub demand: f64,
+    /// Stability limit by bisection on the load in [0, 1] (ρ reported as (1, 1)).
+    pub limit: ThresholdResult,
+}
+
+/// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
+/// own), on unit servers, compacted with `scorer` (Algorithm 3 of seed 000).
+fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(derive_seed(exp.seed, &[0x636f_6d70]));
+    let law_rng = &mut rng;
+    let tasks: Vec<Task> = (0..spec.tasks)
+        .map(|i| Task {
+            job: i as u32,
+            request: if exp.requests.is_empty() {
+                [exp.sizes.sample(law_rng).0, 0, 0]
+            } else {
+                exp.requests[law_rng.random_range(0..exp.requests.len())]
+            },
+        })
+        .collect();
+    let mut cap = [0u64; 3];
+    for c in cap.iter_mut().take(exp.dims) {
+        *c = Size::UNIT;
+    }
+    let demand = total(tasks.iter().map(|t| &t.request))
+        .iter()
+        .map(|&x| x as f64 / Size::UNIT as f64)
+        .fold(0.0, f64::max);
+    let machines = (demand.ceil() as usize).max(1);
+    let snap = Snapshot {
+        dims: exp.dims,
+        machines: vec![cap; machines],
+        attributes: vec![Vec::new(); machines],
+        tasks,
+    };
+    let sched = Scheduler::new(&snap, spec.order, scorer);
+    let c = compact(
+        &snap,
+        &sched,
+        spec.tau,
+        1,
+        spec.trials,
+        derive_seed(exp.seed, &[0x636f_6d70, 1]),
+    );
+    (c, demand)
 }
 
 impl Outcome {
@@ -155,9 +218,7 @@ fn run_at(
         expected: e,
         got: format!("arrival rate {rate}"),
     })?;
-    let mut source = JobSource::new(exp.sizes.clone(), exp.service.clone(), arrivals, seed);
-    let mut cluster = Cluster::new(exp.servers, exp.service.mean());
-    let mut p = exp.policies[policy].build(exp.servers);
+    let source = JobSource::new(exp.sizes.clone(), exp.service.clone(), arrivals, seed);
     let cfg = RunConfig {
         slots: exp.run.slots,
         warmup: exp.run.warmup,
@@ -165,9 +226,48 @@ fn run_at(
         samples: exp.run.samples,
         check_every_slot: false,
     };
-    let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
+    let result = match vector_system(exp, policy, seed) {
+        None => {
+            let mut p = exp.policies[policy].build(exp.servers);
+            let mut cluster = Cluster::new(exp.servers, exp.service.mean());
+            sim::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
+        }
+        Some(mut system) if exp.requests.is_empty() => {
+            sim::run_system(&mut system, &mut ScalarAsVector(source), &cfg)?
+        }
+        Some(mut system) => {
+            let mut v = VectorJobSource::new(
+                exp.requests.clone(),
+                exp.service.clone(),
+                Arrivals::new(exp.arrivals, rate).expect("checked above"),
+                seed,
+            );
+            sim::run_system(&mut system, &mut v, &cfg)?
+        }
+    };
     let (verdict, evidence) = sim::verdict(&result, exp.run.warmup, exp.service.mean());
     Ok((result, verdict, evidence))
+}
+
+/// The multi-resource system of a scored policy (`None` for single-resource policies). The
+/// random scorers draw from a stream of the run seed, like the jobs.
+fn vector_system(exp: &Experiment, policy: usize, seed: u64) -> Option<VectorSystem> {
+    match &exp.policies[policy] {
+        PolicySpec::Scored {
+            discipline, scorer, ..
+        } => Some(VectorSystem::new(
+            VectorCluster::new(
+                exp.servers,
+                exp.dims,
+                *scorer,
+                derive_seed(seed, &[4]),
+                exp.service.mean(),
+            ),
+            ScoredPolicy::new(*discipline),
+            exp.dims,
+        )),
+        _ => None,
+    }
 }
 
 /// Replays window `rep` of the experiment's trace at the scaling of sweep point `point`.
@@ -196,8 +296,6 @@ fn run_trace(
         let warmup = (slots as f64 * exp.run.warmup_fraction) as u64;
         (slots, warmup.min(slots - 1))
     };
-    let mut cluster = Cluster::new(exp.servers, exp.service.mean());
-    let mut p = exp.policies[policy].build(exp.servers);
     let cfg = RunConfig {
         slots,
         warmup,
@@ -205,7 +303,15 @@ fn run_trace(
         samples: exp.run.samples,
         check_every_slot: false,
     };
-    let result = sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?;
+    let seed = run_seed(exp, point, rep);
+    let result = match vector_system(exp, policy, seed) {
+        None => {
+            let mut p = exp.policies[policy].build(exp.servers);
+            let mut cluster = Cluster::new(exp.servers, exp.service.mean());
+            sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
+        }
+        Some(mut system) => sim::run_system(&mut system, &mut source, &cfg)?,
+    };
     if let Some(e) = source.error() {
         return Err(bad(e));
     }
@@ -224,6 +330,17 @@ pub fn threshold_search(
     steps: u32,
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
+    limit_search(exp, policy, steps, rho)
+}
+
+/// Bisection on the load in [0, `rho`.1] (see [`threshold_search`]); `rho` is reported with
+/// the result.
+fn limit_search(
+    exp: &Experiment,
+    policy: usize,
+    steps: u32,
+    rho: (f64, f64),
+) -> Result<ThresholdResult, ExperimentError> {
     let to_rate = exp.rate_per_load();
     let (mut lo, mut hi) = (0.0, rho.1);
     let mut shown = false;
@@ -318,11 +435,28 @@ pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, Expe
             thresholds.push(pool.install(|| threshold_search(exp, *policy, *steps))?);
         }
     }
+    let mut study = Vec::new();
+    if let Some(spec) = &exp.compaction {
+        for (policy, p) in exp.policies.iter().enumerate() {
+            if let PolicySpec::Scored { scorer, .. } = p {
+                let (compaction, demand) = pool.install(|| compaction_of(exp, spec, *scorer));
+                let limit =
+                    pool.install(|| limit_search(exp, policy, spec.limit_steps, (1.0, 1.0)))?;
+                study.push(StudyRow {
+                    policy,
+                    compaction,
+                    demand,
+                    limit,
+                });
+            }
+        }
+    }
     let mut out = Outcome {
         runs,
         summary,
         thresholds,
         claims: Vec::new(),
+        study,
     };
     out.claims = super::claims::check(exp, &out);
     Ok(out)

@@ -9,6 +9,9 @@ use serde::Deserialize;
 use super::ExperimentError;
 use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
+use crate::multi::Discipline;
+use crate::packing::place::{JobOrder, Scorer};
+use crate::packing::snapshot::Resources;
 use crate::policy::PolicySpec;
 use crate::sim::Verdict;
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
@@ -32,6 +35,7 @@ struct RawExperiment {
     plot: Vec<RawPlot>,
     #[serde(default)]
     claim: Vec<RawClaim>,
+    compaction: Option<RawCompaction>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,6 +81,12 @@ pub(super) enum RawSizes {
     Empirical {
         values: Option<Vec<f64>>,
         file: Option<String>,
+    },
+    /// Request vectors drawn uniformly from the tasks of a packing source (multi-resource).
+    Tasks {
+        source: String,
+        file: String,
+        scale: Option<f64>,
     },
 }
 
@@ -131,6 +141,18 @@ struct RawPolicy {
     cuts: Option<Vec<f64>>,
     stall: Option<f64>,
     label: Option<String>,
+    score: Option<String>,
+}
+
+/// `[compaction]`: the packing side of a stability-versus-packing study.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCompaction {
+    tasks: Option<i64>,
+    trials: Option<i64>,
+    tau: Option<f64>,
+    order: Option<String>,
+    limit_steps: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -212,6 +234,9 @@ pub enum PlotSpec {
         file: String,
         log_y: bool,
     },
+    /// Each scored policy's stability limit (bracket) against its compacted cluster size
+    /// (needs `[compaction]`).
+    LimitVsCompaction { title: Option<String>, file: String },
     /// Q(t) against t at one sweep point and replication, one curve per policy.
     QueueVsTime {
         point: usize,
@@ -276,6 +301,25 @@ pub struct Experiment {
     /// A replayed trace, with what its validation pass learned (`sizes` and `service` are then
     /// the trace's empirical laws).
     pub trace: Option<Box<(TraceSpec, TraceSummary)>>,
+    /// Resources per job: 1, or 2–3 for request vectors (a `tasks` law or a trace with
+    /// `size = "both"`); then every policy has a `score`.
+    pub dims: usize,
+    /// The request vectors of a `tasks` law (empty otherwise).
+    pub requests: Vec<Resources>,
+    /// The packing side of a stability-versus-packing study.
+    pub compaction: Option<CompactionSpec>,
+}
+
+/// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
+/// each scored policy's scorer (Algorithm 3 of seed 000), and find each scored policy's
+/// stability limit by bisection on the load in [0, 1] (`limit_steps` steps).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionSpec {
+    pub tasks: usize,
+    pub trials: usize,
+    pub tau: f64,
+    pub order: JobOrder,
+    pub limit_steps: u32,
 }
 
 pub(super) struct Ctx<'a> {
@@ -384,8 +428,35 @@ impl Experiment {
                 Some((spec, summary))
             }
         };
+        let mut requests = Vec::new();
+        let mut dims = match &trace {
+            Some((spec, _)) if spec.size == SizeMode::Both => 2,
+            _ => 1,
+        };
         let (sizes, service) = match (&trace, raw.workload.sizes, raw.workload.service) {
             (Some((_, t)), _, _) => (t.sizes.clone(), t.service.clone()),
+            (
+                None,
+                Some(RawSizes::Tasks {
+                    source,
+                    file,
+                    scale,
+                }),
+                Some(v),
+            ) => {
+                let (r, d) = task_requests(&cx, &source, &file, scale)?;
+                // the load is counted on the bottleneck resource (largest mean request)
+                let mean = |k: usize| r.iter().map(|x| x[k] as f64).sum::<f64>();
+                let k = (0..d)
+                    .max_by(|&a, &b| mean(a).total_cmp(&mean(b)))
+                    .unwrap_or(0);
+                let law = SizeLaw::Empirical {
+                    values: r.iter().map(|x| Size(x[k])).collect(),
+                };
+                requests = r;
+                dims = d;
+                (law, service_law(&cx, v)?)
+            }
             (None, Some(z), Some(v)) => (size_law(&cx, z)?, service_law(&cx, v)?),
             (None, None, _) => {
                 return Err(cx.bad(
@@ -487,6 +558,13 @@ impl Experiment {
                 .iter()
                 .any(|c| c.fraction.is_some() || c.kind.as_deref() == Some("threshold"))
             || raw.plot.iter().any(|p| p.fraction.is_some());
+        if needs_rho && dims > 1 {
+            return Err(cx.bad(
+                "sweep",
+                "`load` or `arrival_rate` and no threshold claims for request vectors (ρ* is computed for one resource; [compaction] finds stability limits)",
+                "`fraction` or a threshold claim",
+            ));
+        }
         let rho_star =
             if needs_rho {
                 Some(rho_star_of(&sizes).map_err(|e| {
@@ -560,6 +638,13 @@ impl Experiment {
         let mut labels: Vec<String> = Vec::new();
         for (i, p) in raw.policy.iter().enumerate() {
             let spec = policy_spec(&cx, i, p, &sizes)?;
+            if dims > 1 && !matches!(spec, PolicySpec::Scored { .. }) {
+                return Err(cx.bad(
+                    &format!("policy[{i}].score"),
+                    "a placement score (jobs have several resources; bf-js and fifo-ff take one)",
+                    "nothing",
+                ));
+            }
             let label = p.label.clone().unwrap_or_else(|| spec.label());
             if label.is_empty()
                 || !label
@@ -671,10 +756,23 @@ impl Experiment {
                         log_y: p.log_y.unwrap_or(false),
                     })
                 }
+                "limit-vs-compaction" => {
+                    if raw.compaction.is_none() {
+                        return Err(cx.bad(
+                            &format!("plot[{i}].kind"),
+                            "a [compaction] table for \"limit-vs-compaction\"",
+                            "none",
+                        ));
+                    }
+                    plots.push(PlotSpec::LimitVsCompaction {
+                        title: p.title.clone(),
+                        file,
+                    })
+                }
                 other => {
                     return Err(cx.bad(
                         &format!("plot[{i}].kind"),
-                        "\"mean-queue-vs-load\" or \"queue-vs-time\"",
+                        "\"mean-queue-vs-load\", \"queue-vs-time\" or \"limit-vs-compaction\"",
                         format!("\"{other}\""),
                     ));
                 }
@@ -793,6 +891,71 @@ impl Experiment {
             });
         }
 
+        let compaction = match raw.compaction {
+            None => None,
+            Some(c) => {
+                if !policies
+                    .iter()
+                    .any(|p| matches!(p, PolicySpec::Scored { .. }))
+                {
+                    return Err(cx.bad(
+                        "compaction",
+                        "at least one [[policy]] with a `score` to compact with",
+                        "none",
+                    ));
+                }
+                if trace.is_some() {
+                    return Err(cx.bad(
+                        "compaction",
+                        "sampled laws (a stability limit needs a load to bisect on)",
+                        "a replayed trace",
+                    ));
+                }
+                let tasks = match c.tasks {
+                    None => 4000,
+                    Some(n) if (1..=1_000_000).contains(&n) => n as usize,
+                    Some(n) => {
+                        return Err(cx.bad("compaction.tasks", "an integer in [1, 10^6]", n));
+                    }
+                };
+                let trials = match c.trials {
+                    None => 11,
+                    Some(n) if (1..=1000).contains(&n) => n as usize,
+                    Some(n) => {
+                        return Err(cx.bad("compaction.trials", "an integer in [1, 1000]", n));
+                    }
+                };
+                let tau = c.tau.unwrap_or(0.0);
+                if !(0.0..1.0).contains(&tau) {
+                    return Err(cx.bad("compaction.tau", "a pending fraction in [0, 1)", tau));
+                }
+                let order = match c.order.as_deref() {
+                    None => JobOrder::Arrival,
+                    Some(o) => JobOrder::from_name(o).ok_or_else(|| {
+                        cx.bad(
+                            "compaction.order",
+                            "\"arrival\", \"cpu\", \"memory\" or \"sum\"",
+                            format!("\"{o}\""),
+                        )
+                    })?,
+                };
+                let limit_steps = match c.limit_steps {
+                    None => 6,
+                    Some(s) if (1..=20).contains(&s) => s as u32,
+                    Some(s) => {
+                        return Err(cx.bad("compaction.limit_steps", "an integer in [1, 20]", s));
+                    }
+                };
+                Some(CompactionSpec {
+                    tasks,
+                    trials,
+                    tau,
+                    order,
+                    limit_steps,
+                })
+            }
+        };
+
         Ok(Experiment {
             file: file.to_path_buf(),
             source: source.to_string(),
@@ -812,6 +975,9 @@ impl Experiment {
             claims,
             rho_star,
             trace: trace.map(Box::new),
+            dims,
+            requests,
+            compaction,
         })
     }
 
@@ -983,7 +1149,75 @@ pub(super) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, Experimen
                 .collect::<Result<Vec<_>, _>>()?;
             SizeLaw::Empirical { values: v }
         }
+        RawSizes::Tasks { .. } => {
+            return Err(cx.bad(
+                "workload.sizes.dist",
+                "a single-resource law here (\"tasks\" gives request vectors: queueing files only)",
+                "\"tasks\"",
+            ));
+        }
     })
+}
+
+/// Request vectors from `sizes = { dist = "tasks", source, file, scale }`: every task of the
+/// source with a non-zero request, its requests multiplied by `scale`. Returns the vectors and
+/// the number of resources.
+fn task_requests(
+    cx: &Ctx<'_>,
+    source: &str,
+    file: &str,
+    scale: Option<f64>,
+) -> Result<(Vec<Resources>, usize), ExperimentError> {
+    let path = cx
+        .file
+        .parent()
+        .unwrap_or_else(|| Path::new("."))
+        .join(file);
+    let read_err = |e: crate::packing::sources::SourceError| {
+        cx.bad("workload.sizes.file", "a readable task file", e)
+    };
+    let snap = match source {
+        "google2011" => crate::packing::sources::read_google_snapshot(&path).map_err(read_err)?,
+        "csv" => crate::packing::sources::read_snapshot_csv(&path).map_err(read_err)?,
+        other => {
+            return Err(cx.bad(
+                "workload.sizes.source",
+                "\"google2011\" (task_events snapshot) or \"csv\" (packlab snapshot CSV)",
+                format!("\"{other}\""),
+            ));
+        }
+    };
+    let scale = scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(cx.bad("workload.sizes.scale", "a factor > 0", scale));
+    }
+    let mut out = Vec::with_capacity(snap.tasks.len());
+    for t in &snap.tasks {
+        if t.request.iter().all(|&r| r == 0) {
+            continue; // requests nothing: never waits, never blocks
+        }
+        let mut r = [0u64; 3];
+        for (d, x) in r.iter_mut().enumerate().take(snap.dims) {
+            let v = (t.request[d] as f64 * scale).round();
+            if v > Size::UNIT as f64 {
+                return Err(cx.bad(
+                    "workload.sizes.scale",
+                    "a scale that keeps every request within one server",
+                    format!("{scale} (a request becomes {})", v / Size::UNIT as f64),
+                ));
+            }
+            *x = v as u64;
+        }
+        out.push(r);
+    }
+    if out.is_empty() {
+        return Err(cx.bad(
+            "workload.sizes.file",
+            "at least one task with a request",
+            "none",
+        ));
+    }
+    Ok((out, snap.dims))
 }
 
 /// Validates a `service = { dist = … }` table into a service law.
@@ -1041,6 +1275,31 @@ fn policy_spec(
     sizes: &SizeLaw,
 ) -> Result<PolicySpec, ExperimentError> {
     let key = |k: &str| format!("policy[{i}].{k}");
+    if let Some(score) = &p.score {
+        let discipline = match p.name.as_str() {
+            "bf-js" => Discipline::BestFitJS,
+            "fifo-ff" => Discipline::Fifo,
+            other => {
+                return Err(cx.bad(
+                    &key("score"),
+                    "a score only with \"bf-js\" or \"fifo-ff\"",
+                    format!("policy \"{other}\""),
+                ));
+            }
+        };
+        let scorer = Scorer::from_name(score).ok_or_else(|| {
+            cx.bad(
+                &key("score"),
+                &format!("one of {}", Scorer::NAMES.join(", ")),
+                format!("\"{score}\""),
+            )
+        })?;
+        return Ok(PolicySpec::Scored {
+            discipline,
+            scorer,
+            score: score.clone(),
+        });
+    }
     let takes_partition = matches!(p.name.as_str(), "vqs" | "vqs-bf");
     if !takes_partition {
         for (k, given) in [

@@ -18,6 +18,8 @@ pub use vqs::{Vqs, VqsBf};
 
 use crate::configs::Partition;
 use crate::model::{Departure, Job, ServerId, Size};
+use crate::multi::Discipline;
+use crate::packing::place::Scorer;
 use crate::sim::Cluster;
 
 /// What the slot loop tells a policy at step 3 of slot `now`.
@@ -75,6 +77,13 @@ pub enum PolicySpec {
     MaxWeight {
         types: Vec<Size>,
     },
+    /// BF-J/S or FIFO with a packing scorer, on the multi-resource path ([`crate::multi`]).
+    Scored {
+        discipline: Discipline,
+        scorer: Scorer,
+        /// The scorer's name as written in the file.
+        score: String,
+    },
 }
 
 impl PolicySpec {
@@ -111,15 +120,36 @@ impl PolicySpec {
             PolicySpec::Vqs { .. } => "vqs",
             PolicySpec::VqsBf { .. } => "vqs-bf",
             PolicySpec::MaxWeight { .. } => "max-weight",
+            PolicySpec::Scored {
+                discipline: Discipline::BestFitJS,
+                ..
+            } => "bf-js",
+            PolicySpec::Scored {
+                discipline: Discipline::Fifo,
+                ..
+            } => "fifo-ff",
         }
     }
 
     /// The default label used in outputs and figures: the name.
     pub fn label(&self) -> String {
-        self.name().to_string()
+        match self {
+            PolicySpec::Scored { score, .. } => format!("{}-{score}", self.name()),
+            _ => self.name().to_string(),
+        }
     }
 
-    /// A fresh policy for `servers` empty servers.
+    /// A fresh single-resource policy for `servers` empty servers (`None` for scored policies,
+    /// which run on the multi-resource path).
+    pub fn try_build(&self, servers: usize) -> Option<Box<dyn Policy>> {
+        match self {
+            PolicySpec::Scored { .. } => None,
+            _ => Some(self.build(servers)),
+        }
+    }
+
+    /// A fresh policy for `servers` empty servers. Panics for scored policies (see
+    /// [`PolicySpec::try_build`]).
     pub fn build(&self, servers: usize) -> Box<dyn Policy> {
         match self {
             PolicySpec::BfJ => Box::new(BestFitJ::new(servers)),
@@ -133,6 +163,9 @@ impl PolicySpec {
                 Box::new(VqsBf::new(partition.clone(), servers, *stall))
             }
             PolicySpec::MaxWeight { types } => Box::new(MaxWeight::new(types.clone(), servers)),
+            PolicySpec::Scored { .. } => {
+                panic!("scored policies run on the multi-resource path (crate::multi)")
+            }
         }
     }
 }
