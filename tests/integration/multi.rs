@@ -151,3 +151,101 @@ fn the_servers_view_follows_the_score() {
         assert_eq!(free, Size::from_f64(left).unwrap().0, "{scorer:?}");
     }
 }
+
+fn run_cli(text: &str, name: &str) -> (Option<i32>, String, std::path::PathBuf) {
+    let d = std::env::temp_dir().join(format!("packlab-multi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let f = d.join("exp.toml");
+    std::fs::write(&f, text).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args([f.to_str().unwrap(), "--out", d.join("o").to_str().unwrap()])
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into(),
+        d.join("o"),
+    )
+}
+
+fn study_file(policies: &str, extra: &str) -> String {
+    let data = std::env::current_dir()
+        .unwrap()
+        .join("data/google2011/task_events_t0_snapshot.csv.gz");
+    format!(
+        "name = \"study\"\nseed = 3\n[cluster]\nservers = 4\n[workload]\n\
+         sizes = {{ dist = \"tasks\", source = \"google2011\", file = \"{}\" }}\n\
+         service = {{ dist = \"geometric\", mean = 10.0 }}\n[run]\nslots = 20_000\n\
+         replications = 2\n[sweep]\nload = [0.6]\n{policies}\n{extra}\n",
+        data.display()
+    )
+}
+
+#[test]
+fn a_study_reports_compaction_and_limits_per_rule() {
+    let policies = "[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\n\
+                    [[policy]]\nname = \"bf-js\"\nscore = \"epvm\"\n\
+                    [[policy]]\nname = \"fifo-ff\"\nscore = \"firstfit-v1\"\n";
+    let extra = "[compaction]\ntasks = 300\ntrials = 2\nlimit_steps = 3\n\
+                 [[plot]]\nkind = \"limit-vs-compaction\"\n";
+    let (code, err, out) = run_cli(&study_file(policies, extra), "study");
+    assert_eq!(code, Some(0), "{err}");
+    let csv = std::fs::read_to_string(out.join("study.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        let demand: f64 = r[3].parse().unwrap();
+        let p90: f64 = r[4].parse().unwrap();
+        let (stable, upper): (f64, f64) = (r[7].parse().unwrap(), r[8].parse().unwrap());
+        // no packing beats the total request; the bisection brackets the limit in [0, 1]
+        assert!(p90 >= demand.ceil() && p90 < 3.0 * demand, "{r:?}");
+        assert!(
+            stable < upper && upper <= 1.0 && upper - stable <= 0.125 + 1e-9,
+            "{r:?}"
+        );
+    }
+    assert!(out.join("limit-vs-compaction.svg").exists());
+}
+
+#[test]
+fn bad_multi_resource_keys_exit_2() {
+    let bf = "[[policy]]\nname = \"bf-js\"\n";
+    for (policies, extra, key) in [
+        (bf, "", "policy[0].score"),
+        (
+            "[[policy]]\nname = \"vqs\"\nJ = 3\nscore = \"epvm\"\n",
+            "",
+            "policy[0].score",
+        ),
+        (
+            "[[policy]]\nname = \"bf-js\"\nscore = \"bestest-fit\"\n",
+            "",
+            "policy[0].score",
+        ),
+        (
+            "[[policy]]\nname = \"bf-js\"\nscore = \"epvm\"\n",
+            "[compaction]\ntasks = 0\n",
+            "compaction.tasks",
+        ),
+        (
+            "[[policy]]\nname = \"bf-js\"\nscore = \"epvm\"\n",
+            "[[claim]]\nkind = \"threshold\"\npolicy = \"bf-js-epvm\"\nat_least = 0.5\n",
+            "sweep",
+        ),
+    ] {
+        let (code, err, _) = run_cli(
+            &study_file(policies, extra),
+            &key.replace(['[', ']', '.'], "_"),
+        );
+        assert_eq!(code, Some(2), "{key}: {err}");
+        assert!(
+            err.contains(key) && !err.contains("panicked"),
+            "{key}: {err}"
+        );
+    }
+}
