@@ -18,5 +18,6 @@ for f in "${files[@]}"; do
   rm -f "figures/$name"/*
   cp "$out"/*.png "$out"/*.svg "$out"/summary.csv "$out"/report.md "figures/$name/" 2>/dev/null || true
   [ -f "$out/claims.csv" ] && cp "$out/claims.csv" "figures/$name/"
+  [ -f "$out/study.csv" ] && cp "$out/study.csv" "figures/$name/"
   echo "figures/$name: claims exit status $status"
 done

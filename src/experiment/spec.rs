@@ -997,6 +997,9 @@ impl Experiment {
             r.warmup = (r.warmup / 100).min(r.slots - 1);
         }
         r.replications = (r.replications / 100).max(1);
+        if let Some(c) = &mut self.compaction {
+            c.trials = (c.trials / 100).max(1);
+        }
         for p in &mut self.plots {
             if let PlotSpec::QueueVsTime { replication, .. } = p {
                 *replication = 0;
