@@ -530,6 +530,15 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
             exp.run.queue_cap
         );
     }
+    if exp.dims > 1 {
+        let _ = writeln!(
+            w,
+            "Jobs request {} resources (servers have capacity 1 of each); E[R] and the load are \
+             those of the bottleneck resource, the one with the largest mean request. Policies \
+             with a score run on the multi-resource path; `utilization` averages the resources.\n",
+            exp.dims
+        );
+    }
     if let Some((a, b)) = exp.rho_star {
         let to_rate = exp.rate_per_load();
         let _ = writeln!(

@@ -288,3 +288,49 @@ fn bad_trace_keys_exit_2() {
         );
     }
 }
+
+#[test]
+fn a_two_resource_trace_runs_scored_policies() {
+    let d = dir("both");
+    let mut csv = String::from("arrival,duration,cpu,memory\n");
+    for k in 0..4000 {
+        // CPU-heavy and memory-heavy jobs alternate: they pack well only side by side
+        let (c, m) = if k % 2 == 0 { (0.6, 0.1) } else { (0.1, 0.6) };
+        writeln!(csv, "{},{},{c},{m}", k as f64 * 0.5, 20 + k % 7).unwrap();
+    }
+    std::fs::write(d.join("t.csv"), csv).unwrap();
+    let exp = |policy: &str| {
+        format!(
+            "name = \"both\"\n[cluster]\nservers = 10\n[workload]\n\
+             trace = {{ format = \"csv\", file = \"t.csv\", slot = 1.0, size = \"both\" }}\n\
+             [run]\nreplications = 2\n[sweep]\nscaling = [1.0, 2.0]\n{policy}"
+        )
+    };
+    let run = |text: String| {
+        let f = d.join("exp.toml");
+        std::fs::write(&f, text).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_packlab"))
+            .args([f.to_str().unwrap(), "--out", d.join("o").to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let o = run(exp("[[policy]]\nname = \"bf-js\"\n"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("policy[0].score"), "{err}");
+    let o = run(exp(
+        "[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\n\
+         [[policy]]\nname = \"fifo-ff\"\nscore = \"firstfit-v1\"\n",
+    ));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let runs = std::fs::read_to_string(d.join("o/runs.csv")).unwrap();
+    // 2 policies × 2 scalings × 2 windows, each window replaying half of the jobs
+    assert_eq!(runs.lines().count(), 9);
+    let report = std::fs::read_to_string(d.join("o/report.md")).unwrap();
+    assert!(report.contains("Jobs request 2 resources"), "{report}");
+}
