@@ -233,3 +233,103 @@ pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], String> {
     draw(SVGBackend::new(&svg, (900, 600)).into_drawing_area(), chart)?;
     Ok([png, svg])
 }
+
+/// A dot plot: one row per item (top to bottom in order), one panel per measure side by side,
+/// each value a dot with an optional bar (low, high). For comparing items on several measures
+/// whose points would overlap in a scatter.
+#[derive(Clone, Debug)]
+pub struct DotPlot {
+    pub title: String,
+    /// Row names, top first.
+    pub rows: Vec<String>,
+    /// (axis label, one (value, bar) per row) per panel.
+    pub panels: Vec<(String, Vec<(f64, Option<(f64, f64)>)>)>,
+}
+
+fn draw_dots<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, plot: &DotPlot) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let root = root.titled(&plot.title, ("sans-serif", 22)).map_err(err)?;
+    let n = plot.rows.len();
+    let k = plot.panels.len().max(1);
+    let (w, _) = root.dim_in_pixel();
+    let names = 170u32;
+    let width = (w.saturating_sub(names)) / k as u32;
+    let mut splits = vec![names + width];
+    for p in 1..k.saturating_sub(1) {
+        splits.push(names + width * (p as u32 + 1));
+    }
+    let areas = root.split_by_breakpoints(splits, Vec::<u32>::new());
+    let colour = RGBColor(31, 119, 180);
+    for (p, ((label, values), area)) in plot.panels.iter().zip(areas).enumerate() {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &(v, bar) in values {
+            lo = lo.min(v).min(bar.map_or(v, |b| b.0));
+            hi = hi.max(v).max(bar.map_or(v, |b| b.1));
+        }
+        if !lo.is_finite() {
+            (lo, hi) = (0.0, 1.0);
+        }
+        let pad = ((hi - lo) * 0.08).max(1e-9);
+        let mut b = ChartBuilder::on(&area);
+        b.margin(10)
+            .x_label_area_size(45)
+            .y_label_area_size(if p == 0 { names } else { 0 });
+        let mut ctx = b
+            .build_cartesian_2d((lo - pad)..(hi + pad), -0.5f64..(n as f64 - 0.5))
+            .map_err(err)?;
+        let row_name = |y: &f64| {
+            let r = y.round();
+            if (y - r).abs() < 1e-9 && r >= 0.0 && (r as usize) < n {
+                plot.rows[n - 1 - r as usize].clone()
+            } else {
+                String::new()
+            }
+        };
+        ctx.configure_mesh()
+            .x_desc(label)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .light_line_style(RGBColor(235, 235, 235))
+            .y_labels(n.max(1))
+            .y_label_formatter(&row_name)
+            .x_label_formatter(&|v| tick(*v))
+            .draw()
+            .map_err(err)?;
+        let y_of = |i: usize| (n - 1 - i) as f64;
+        ctx.draw_series(values.iter().enumerate().filter_map(|(i, &(_, bar))| {
+            bar.map(|(a, b)| {
+                PathElement::new(
+                    vec![(a, y_of(i)), (b, y_of(i))],
+                    ShapeStyle::from(&colour).stroke_width(2),
+                )
+            })
+        }))
+        .map_err(err)?;
+        ctx.draw_series(
+            values.iter().enumerate().map(|(i, &(v, _))| {
+                Circle::new((v, y_of(i)), 5, ShapeStyle::from(&colour).filled())
+            }),
+        )
+        .map_err(err)?;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws `plot` to `<stem>.png` and `<stem>.svg`; returns the two paths.
+pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], String> {
+    register_font();
+    let png = stem.with_extension("png");
+    let svg = stem.with_extension("svg");
+    let h = (120 + 36 * plot.rows.len() as u32).max(300);
+    draw_dots(
+        BitMapBackend::new(&png, (1000, h)).into_drawing_area(),
+        plot,
+    )?;
+    draw_dots(SVGBackend::new(&svg, (1000, h)).into_drawing_area(), plot)?;
+    Ok([png, svg])
+}

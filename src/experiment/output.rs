@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::runner::Outcome;
 use super::spec::{Experiment, PlotSpec, SweepKind};
 use super::{ExperimentError, VERSION};
-use crate::plot::{Chart, Series, render};
+use crate::plot::{Chart, DotPlot, Series, render, render_dots};
 
 pub(super) fn num(x: f64) -> String {
     format!("{x:.6}")
@@ -331,14 +331,63 @@ pub fn write_outputs(
 
     let mut figures = Vec::new();
     for plot in &exp.plots {
-        let (chart, file) = chart(exp, out, plot);
-        let paths = render_figure(dir, &chart, &file)?;
+        let paths = if let PlotSpec::LimitVsCompaction { title, file } = plot {
+            let stem = dir.join(file);
+            render_dots(&study_plot(exp, out, title), &stem).map_err(|message| {
+                ExperimentError::Plot {
+                    path: stem.clone(),
+                    message,
+                }
+            })?
+        } else {
+            let (chart, file) = chart(exp, out, plot);
+            render_figure(dir, &chart, &file)?
+        };
         figures.push(paths[0].clone());
         files.extend(paths);
     }
     files.push(write_provenance(dir, &exp.file, &exp.source)?);
     files.push(write(dir.join("report.md"), &report(exp, out, &figures))?);
     Ok(files)
+}
+
+/// The study's figure: a row per scored policy, its compacted size and its stability limit.
+fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlot {
+    let demand = out.study.first().map_or(0.0, |r| r.demand);
+    DotPlot {
+        title: title
+            .clone()
+            .unwrap_or_else(|| format!("{}: packing and stability per placement rule", exp.name)),
+        rows: out
+            .study
+            .iter()
+            .map(|r| exp.labels[r.policy].clone())
+            .collect(),
+        panels: vec![
+            (
+                format!("compacted size, machines (p90; lower bound {demand:.1})"),
+                out.study
+                    .iter()
+                    .map(|r| {
+                        let range = (r.compaction.min as f64, r.compaction.max as f64);
+                        (r.compaction.p90 as f64, Some(range))
+                    })
+                    .collect(),
+            ),
+            (
+                "stability limit, load (dot: shown stable; bar to first not stable)".into(),
+                out.study
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.limit.stable_load,
+                            Some((r.limit.stable_load, r.limit.upper_load)),
+                        )
+                    })
+                    .collect(),
+            ),
+        ],
+    }
 }
 
 fn x_label(exp: &Experiment) -> &'static str {
@@ -388,32 +437,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                 file.clone(),
             )
         }
-        PlotSpec::LimitVsCompaction { title, file } => {
-            let series = out
-                .study
-                .iter()
-                .map(|row| Series {
-                    label: exp.labels[row.policy].clone(),
-                    points: vec![(row.compaction.p90 as f64, row.limit.stable_load)],
-                    bars: Some(vec![(row.limit.stable_load, row.limit.upper_load)]),
-                    points_only: true,
-                })
-                .collect();
-            (
-                Chart {
-                    title: title.clone().unwrap_or_else(|| {
-                        format!("{}: stability limit against compacted size", exp.name)
-                    }),
-                    x_label: "compacted cluster size (machines, p90 of trials)".into(),
-                    y_label: "stability limit (load shown stable; bar up to first not stable)"
-                        .into(),
-                    series,
-                    markers: true,
-                    log_y: false,
-                },
-                file.clone(),
-            )
-        }
+        PlotSpec::LimitVsCompaction { .. } => unreachable!("drawn as a dot plot"),
         PlotSpec::QueueVsTime {
             point,
             replication,

@@ -31,6 +31,7 @@ use crate::model::ServerId;
 use crate::model::Size;
 use crate::packing::place::{Placer, Scorer};
 use crate::packing::snapshot::Resources;
+use crate::sim::{Calendar, Counters};
 
 /// A job with a request per resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +48,6 @@ pub struct VJob {
 
 #[derive(Clone, Copy, Debug)]
 struct Due {
-    slot: u64,
     server: ServerId,
     req: Resources,
 }
@@ -56,14 +56,10 @@ struct Due {
 /// scorers see them) and a departure calendar.
 pub struct VectorCluster {
     placer: Placer,
-    wheel: Vec<Vec<Due>>,
-    mask: u64,
-    in_service: u64,
+    calendar: Calendar<Due>,
+    /// Capacity in use, summed over resources, `Size` units.
     used: u128,
-    placed: u64,
-    wait_sum: u128,
-    placed_work: u128,
-    departed: u64,
+    counts: Counters,
 }
 
 impl VectorCluster {
@@ -82,19 +78,22 @@ impl VectorCluster {
         }
         let caps = vec![cap; servers];
         let all: Vec<usize> = (0..servers).collect();
-        let want = (4.0 * typical_service.max(1.0)).min((1u64 << 20) as f64) as u64;
-        let size = want.next_power_of_two().max(64);
         VectorCluster {
             placer: Placer::new(&caps, &all, caps.clone(), scorer, seed),
-            wheel: (0..size).map(|_| Vec::new()).collect(),
-            mask: size - 1,
-            in_service: 0,
+            calendar: Calendar::new(typical_service),
             used: 0,
-            placed: 0,
-            wait_sum: 0,
-            placed_work: 0,
-            departed: 0,
+            counts: Counters::default(),
         }
+    }
+
+    /// The running totals (placed, waits, departed, in service, placed work).
+    pub fn counters(&self) -> Counters {
+        self.counts
+    }
+
+    /// Capacity in use, summed over resources, `Size` units.
+    pub fn used(&self) -> u128 {
+        self.used
     }
 
     /// Number of servers L.
@@ -115,38 +114,28 @@ impl VectorCluster {
     /// Puts `job` on server `p` in slot `now`; panics if it does not fit.
     pub fn place(&mut self, p: usize, job: &VJob, now: u64) {
         self.placer.take(p, &job.req);
-        self.in_service += 1;
-        self.placed += 1;
-        self.wait_sum += (now - job.arrival) as u128;
-        let total: u128 = job.req.iter().map(|&r| r as u128).sum();
-        self.used += total;
-        self.placed_work += job.req[0] as u128;
-        let due = now + job.service as u64;
-        self.wheel[(due & self.mask) as usize].push(Due {
-            slot: due,
-            server: p as ServerId,
-            req: job.req,
-        });
+        self.used += job.req.iter().map(|&r| r as u128).sum::<u128>();
+        self.counts.placed(now, job.arrival, job.req[0]);
+        self.calendar.push(
+            now + job.service as u64,
+            Due {
+                server: p as ServerId,
+                req: job.req,
+            },
+        );
     }
 
     /// Step 1 of slot `now`: jobs whose service ended leave; `servers` gets the distinct
     /// servers they left, in index order.
     pub fn depart(&mut self, now: u64, servers: &mut Vec<ServerId>) {
         servers.clear();
-        let mut bucket = std::mem::take(&mut self.wheel[(now & self.mask) as usize]);
-        bucket.retain(|d| {
-            if d.slot == now {
-                self.placer.release(d.server as usize, &d.req);
-                self.used -= d.req.iter().map(|&r| r as u128).sum::<u128>();
-                self.in_service -= 1;
-                self.departed += 1;
-                servers.push(d.server);
-                false
-            } else {
-                true
-            }
+        let (placer, used) = (&mut self.placer, &mut self.used);
+        self.calendar.take_due(now, |d| {
+            placer.release(d.server as usize, &d.req);
+            *used -= d.req.iter().map(|&r| r as u128).sum::<u128>();
+            servers.push(d.server);
         });
-        self.wheel[(now & self.mask) as usize] = bucket;
+        self.counts.departed(servers.len() as u64);
         servers.sort_unstable();
         servers.dedup();
     }
@@ -156,7 +145,7 @@ impl VectorCluster {
         let n = self.servers();
         let mut used = vec![[0u128; 3]; n];
         let mut count = 0u64;
-        for d in self.wheel.iter().flatten() {
+        for d in self.calendar.items() {
             for (u, &r) in used[d.server as usize].iter_mut().zip(&d.req) {
                 *u += r as u128;
             }
@@ -170,7 +159,7 @@ impl VectorCluster {
                 }
             }
         }
-        if count != self.in_service {
+        if count != self.counts.in_service {
             return Err("in-service count drifted".into());
         }
         Ok(())

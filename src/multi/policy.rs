@@ -154,20 +154,13 @@ impl System for VectorSystem {
         self.policy.waiting() as u64
     }
     fn used(&self) -> u128 {
-        self.cluster.used
+        self.cluster.used()
     }
     fn capacity(&self) -> f64 {
         (self.cluster.servers() * self.dims) as f64 * crate::model::Size::UNIT as f64
     }
     fn counters(&self) -> Counters {
-        let c = &self.cluster;
-        Counters {
-            departed: c.departed,
-            placed: c.placed,
-            wait_sum: c.wait_sum,
-            in_service: c.in_service,
-            placed_work: c.placed_work,
-        }
+        self.cluster.counters()
     }
     fn check(&self) -> Result<(), String> {
         self.cluster.check()?;

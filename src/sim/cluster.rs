@@ -5,6 +5,7 @@
 //! slot (a timing wheel), not from a coin flip per job per slot: the law is the same because the
 //! service time was drawn when the job arrived.
 
+use super::{Calendar, Counters};
 use crate::model::{Departure, Job, ServerId, Size};
 
 /// One placement decision, for logs and reference comparisons.
@@ -15,27 +16,14 @@ pub struct Placement {
     pub server: ServerId,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Due {
-    slot: u64,
-    departure: Departure,
-}
-
 /// L unit-capacity servers, what they hold, and when it leaves.
 #[derive(Debug)]
 pub struct Cluster {
     free: Vec<Size>,
     jobs: Vec<u32>,
-    wheel: Vec<Vec<Due>>,
-    mask: u64,
-    in_service: u64,
+    calendar: Calendar<Departure>,
     used: u128,
-    /// Jobs placed so far and the sum of their waiting times in slots.
-    placed: u64,
-    wait_sum: u128,
-    /// Sum of the sizes of the jobs placed so far, `Size` units.
-    placed_work: u128,
-    departed: u64,
+    counts: Counters,
     log: Option<Vec<Placement>>,
 }
 
@@ -43,19 +31,12 @@ impl Cluster {
     /// `servers` empty servers; the calendar is sized for service times around `typical_service`
     /// slots (longer ones are still exact, they just wrap around the wheel).
     pub fn new(servers: usize, typical_service: f64) -> Self {
-        let want = (4.0 * typical_service.max(1.0)).min((1u64 << 20) as f64) as u64;
-        let size = want.next_power_of_two().max(64);
         Cluster {
             free: vec![Size::ONE; servers],
             jobs: vec![0; servers],
-            wheel: (0..size).map(|_| Vec::new()).collect(),
-            mask: size - 1,
-            in_service: 0,
+            calendar: Calendar::new(typical_service),
             used: 0,
-            placed: 0,
-            placed_work: 0,
-            wait_sum: 0,
-            departed: 0,
+            counts: Counters::default(),
             log: None,
         }
     }
@@ -94,7 +75,12 @@ impl Cluster {
 
     /// Jobs in service over the whole cluster.
     pub fn in_service(&self) -> u64 {
-        self.in_service
+        self.counts.in_service
+    }
+
+    /// The running totals (placed, waits, departed, in service, placed work).
+    pub fn counters(&self) -> Counters {
+        self.counts
     }
 
     /// Capacity in use over the whole cluster, in `Size` units.
@@ -104,17 +90,17 @@ impl Cluster {
 
     /// Jobs placed so far, and the sum of their waits (placement slot − arrival slot).
     pub fn placed(&self) -> (u64, u128) {
-        (self.placed, self.wait_sum)
+        (self.counts.placed, self.counts.wait_sum)
     }
 
     /// Sum of the sizes of the jobs placed so far, `Size` units.
     pub fn placed_work(&self) -> u128 {
-        self.placed_work
+        self.counts.placed_work
     }
 
     /// Jobs that have left so far.
     pub fn departed(&self) -> u64 {
-        self.departed
+        self.counts.departed
     }
 
     /// Put `job` on server `i` in slot `now`. Panics if it does not fit: a policy that tries is
@@ -131,20 +117,16 @@ impl Cluster {
         );
         f.0 -= job.size.0;
         self.jobs[i as usize] += 1;
-        self.in_service += 1;
         self.used += job.size.0 as u128;
-        self.placed += 1;
-        self.placed_work += job.size.0 as u128;
-        self.wait_sum += (now - job.arrival) as u128;
-        let due = now + job.service as u64;
-        self.wheel[(due & self.mask) as usize].push(Due {
-            slot: due,
-            departure: Departure {
+        self.counts.placed(now, job.arrival, job.size.0);
+        self.calendar.push(
+            now + job.service as u64,
+            Departure {
                 server: i,
                 size: job.size,
                 class: job.class,
             },
-        });
+        );
         if let Some(log) = &mut self.log {
             log.push(Placement {
                 slot: now,
@@ -164,18 +146,10 @@ impl Cluster {
     ) {
         departures.clear();
         servers.clear();
-        let bucket = &mut self.wheel[(now & self.mask) as usize];
-        if bucket.is_empty() {
+        self.calendar.take_due(now, |d| departures.push(d));
+        if departures.is_empty() {
             return;
         }
-        bucket.retain(|d| {
-            if d.slot == now {
-                departures.push(d.departure);
-                false
-            } else {
-                true
-            }
-        });
         for d in departures.iter() {
             let i = d.server as usize;
             self.free[i].0 += d.size.0;
@@ -183,8 +157,7 @@ impl Cluster {
             self.used -= d.size.0 as u128;
             servers.push(d.server);
         }
-        self.in_service -= departures.len() as u64;
-        self.departed += departures.len() as u64;
+        self.counts.departed(departures.len() as u64);
         servers.sort_unstable();
         servers.dedup();
     }
@@ -195,11 +168,9 @@ impl Cluster {
     pub fn check(&self) -> Result<(), String> {
         let mut used = vec![0u128; self.free.len()];
         let mut count = vec![0u32; self.free.len()];
-        for bucket in &self.wheel {
-            for d in bucket {
-                used[d.departure.server as usize] += d.departure.size.0 as u128;
-                count[d.departure.server as usize] += 1;
-            }
+        for d in self.calendar.items() {
+            used[d.server as usize] += d.size.0 as u128;
+            count[d.server as usize] += 1;
         }
         for (i, (&u, &c)) in used.iter().zip(&count).enumerate() {
             if u > Size::UNIT as u128 {
@@ -210,7 +181,7 @@ impl Cluster {
             }
         }
         let total: u64 = count.iter().map(|&c| c as u64).sum();
-        if total != self.in_service {
+        if total != self.counts.in_service {
             return Err("in-service count drifted".into());
         }
         Ok(())

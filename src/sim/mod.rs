@@ -4,9 +4,11 @@
 //! batch A(t) joins the queue; (3) the policy places jobs; (4) Q(t), the number of jobs still
 //! waiting, is recorded.
 
+mod calendar;
 mod cluster;
 mod verdict;
 
+pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
 pub use verdict::{Verdict, VerdictEvidence, verdict};
 
@@ -112,6 +114,24 @@ pub struct Counters {
     pub placed_work: u128,
 }
 
+impl Counters {
+    /// A job placed in slot `now` after arriving in slot `arrival`, of size `work`.
+    #[inline]
+    pub fn placed(&mut self, now: u64, arrival: u64, work: u64) {
+        self.placed += 1;
+        self.in_service += 1;
+        self.wait_sum += (now - arrival) as u128;
+        self.placed_work += work as u128;
+    }
+
+    /// `n` jobs left.
+    #[inline]
+    pub fn departed(&mut self, n: u64) {
+        self.in_service -= n;
+        self.departed += n;
+    }
+}
+
 /// What the slot loop drives: a cluster and the policy that places jobs on it.
 pub trait System {
     type Job;
@@ -184,14 +204,7 @@ impl System for Scalar<'_> {
         self.cluster.servers() as f64 * Size::UNIT as f64
     }
     fn counters(&self) -> Counters {
-        let (placed, wait_sum) = self.cluster.placed();
-        Counters {
-            departed: self.cluster.departed(),
-            placed,
-            wait_sum,
-            in_service: self.cluster.in_service(),
-            placed_work: self.cluster.placed_work(),
-        }
+        self.cluster.counters()
     }
     fn check(&self) -> Result<(), String> {
         self.cluster.check()?;
