@@ -242,8 +242,14 @@ pub struct DotPlot {
     pub title: String,
     /// Row names, top first.
     pub rows: Vec<String>,
-    /// (axis label, one (value, bar) per row) per panel.
-    pub panels: Vec<(String, Vec<(f64, Option<(f64, f64)>)>)>,
+    pub panels: Vec<Panel>,
+}
+
+/// One measure of a [`DotPlot`]: its axis label and a (value, optional bar) per row.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    pub label: String,
+    pub values: Vec<(f64, Option<(f64, f64)>)>,
 }
 
 fn draw_dots<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, plot: &DotPlot) -> Result<(), String>
@@ -264,7 +270,7 @@ where
     }
     let areas = root.split_by_breakpoints(splits, Vec::<u32>::new());
     let colour = RGBColor(31, 119, 180);
-    for (p, ((label, values), area)) in plot.panels.iter().zip(areas).enumerate() {
+    for (p, (Panel { label, values }, area)) in plot.panels.iter().zip(areas).enumerate() {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for &(v, bar) in values {
             lo = lo.min(v).min(bar.map_or(v, |b| b.0));

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::runner::Outcome;
 use super::spec::{Experiment, PlotSpec, SweepKind};
 use super::{ExperimentError, VERSION};
-use crate::plot::{Chart, DotPlot, Series, render, render_dots};
+use crate::plot::{Chart, DotPlot, Panel, Series, render, render_dots};
 
 pub(super) fn num(x: f64) -> String {
     format!("{x:.6}")
@@ -364,19 +364,21 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
             .map(|r| exp.labels[r.policy].clone())
             .collect(),
         panels: vec![
-            (
-                format!("compacted size, machines (p90; lower bound {demand:.1})"),
-                out.study
+            Panel {
+                label: format!("compacted size, machines (p90; lower bound {demand:.1})"),
+                values: out
+                    .study
                     .iter()
                     .map(|r| {
                         let range = (r.compaction.min as f64, r.compaction.max as f64);
                         (r.compaction.p90 as f64, Some(range))
                     })
                     .collect(),
-            ),
-            (
-                "stability limit, load (dot: shown stable; bar to first not stable)".into(),
-                out.study
+            },
+            Panel {
+                label: "stability limit, load (dot: shown stable; bar to first not stable)".into(),
+                values: out
+                    .study
                     .iter()
                     .map(|r| {
                         (
@@ -385,7 +387,7 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
                         )
                     })
                     .collect(),
-            ),
+            },
         ],
     }
 }
