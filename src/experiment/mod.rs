@@ -8,6 +8,7 @@ mod packing;
 mod region;
 mod runner;
 mod spec;
+mod study;
 
 pub use packing::{PackingExperiment, PackingOutcome, execute_packing, write_packing_outputs};
 pub use region::{RegionExperiment, RegionOutcome, execute_region, write_region_outputs};
@@ -17,7 +18,8 @@ pub use output::write_outputs;
 pub use runner::{
     ClaimResult, Outcome, RunRecord, SummaryRow, execute, majority, mean_ci, run_seed, simulate,
 };
-pub use spec::{ClaimSpec, Experiment, PlotSpec, Point, RunSpec, SweepKind};
+pub use spec::{ClaimSpec, CompactionSpec, Experiment, PlotSpec, Point, RunSpec, SweepKind};
+pub use study::StudyRow;
 
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

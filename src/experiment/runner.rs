@@ -11,12 +11,9 @@ use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::ExperimentError;
-use super::spec::{CompactionSpec, Experiment};
-use crate::model::Size;
+use super::spec::Experiment;
+use super::study::StudyRow;
 use crate::multi::{ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem};
-use crate::packing::evaluate::{Compaction, Scheduler, compact};
-use crate::packing::place::Scorer;
-use crate::packing::snapshot::{Snapshot, Task, total};
 use crate::policy::PolicySpec;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::TraceSource;
@@ -106,61 +103,6 @@ pub struct Outcome {
     pub claims: Vec<ClaimResult>,
     /// Stability next to packing, one row per scored policy (with `[compaction]`).
     pub study: Vec<StudyRow>,
-}
-
-/// A scored policy's packing (compaction) and stability limit on the same workload.
-#[derive(Clone, Debug)]
-pub struct StudyRow {
-    pub policy: usize,
-    /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
-    pub compaction: Compaction,
-    /// The lower bound on machines: the largest total request over resources.
-    pub demand: f64,
-    /// Stability limit by bisection on the load in [0, 1] (ρ reported as (1, 1)).
-    pub limit: ThresholdResult,
-}
-
-/// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
-/// own), on unit servers, compacted with `scorer` (Algorithm 3 of seed 000).
-fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(derive_seed(exp.seed, &[0x636f_6d70]));
-    let law_rng = &mut rng;
-    let tasks: Vec<Task> = (0..spec.tasks)
-        .map(|i| Task {
-            job: i as u32,
-            request: if exp.requests.is_empty() {
-                [exp.sizes.sample(law_rng).0, 0, 0]
-            } else {
-                exp.requests[law_rng.random_range(0..exp.requests.len())]
-            },
-        })
-        .collect();
-    let mut cap = [0u64; 3];
-    for c in cap.iter_mut().take(exp.dims) {
-        *c = Size::UNIT;
-    }
-    let demand = total(tasks.iter().map(|t| &t.request))
-        .iter()
-        .map(|&x| x as f64 / Size::UNIT as f64)
-        .fold(0.0, f64::max);
-    let machines = (demand.ceil() as usize).max(1);
-    let snap = Snapshot {
-        dims: exp.dims,
-        machines: vec![cap; machines],
-        attributes: vec![Vec::new(); machines],
-        tasks,
-    };
-    let sched = Scheduler::new(&snap, spec.order, scorer);
-    let c = compact(
-        &snap,
-        &sched,
-        spec.tau,
-        1,
-        spec.trials,
-        derive_seed(exp.seed, &[0x636f_6d70, 1]),
-    );
-    (c, demand)
 }
 
 impl Outcome {
@@ -335,7 +277,7 @@ pub fn threshold_search(
 
 /// Bisection on the load in [0, `rho`.1] (see [`threshold_search`]); `rho` is reported with
 /// the result.
-fn limit_search(
+pub(super) fn limit_search(
     exp: &Experiment,
     policy: usize,
     steps: u32,
@@ -435,22 +377,10 @@ pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, Expe
             thresholds.push(pool.install(|| threshold_search(exp, *policy, *steps))?);
         }
     }
-    let mut study = Vec::new();
-    if let Some(spec) = &exp.compaction {
-        for (policy, p) in exp.policies.iter().enumerate() {
-            if let PolicySpec::Scored { scorer, .. } = p {
-                let (compaction, demand) = pool.install(|| compaction_of(exp, spec, *scorer));
-                let limit =
-                    pool.install(|| limit_search(exp, policy, spec.limit_steps, (1.0, 1.0)))?;
-                study.push(StudyRow {
-                    policy,
-                    compaction,
-                    demand,
-                    limit,
-                });
-            }
-        }
-    }
+    let study = match &exp.compaction {
+        Some(spec) => pool.install(|| super::study::run(exp, spec))?,
+        None => Vec::new(),
+    };
     let mut out = Outcome {
         runs,
         summary,

@@ -1,0 +1,87 @@
+//! Stability next to packing (`[compaction]`): for every scored policy, the compacted size of
+//! jobs drawn from the workload (Algorithm 3 of seed 000, with the policy's scorer) and the
+//! stability limit found by bisection on the load in [0, 1].
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use super::ExperimentError;
+use super::runner::{ThresholdResult, limit_search};
+use super::spec::{CompactionSpec, Experiment};
+use crate::model::Size;
+use crate::packing::evaluate::{Compaction, Scheduler, compact};
+use crate::packing::place::Scorer;
+use crate::packing::snapshot::{Snapshot, Task, total};
+use crate::policy::PolicySpec;
+use crate::workload::derive_seed;
+
+/// A scored policy's packing (compaction) and stability limit on the same workload.
+#[derive(Clone, Debug)]
+pub struct StudyRow {
+    pub policy: usize,
+    /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
+    pub compaction: Compaction,
+    /// The lower bound on machines: the largest total request over resources.
+    pub demand: f64,
+    /// Stability limit by bisection on the load in [0, 1] (ρ reported as (1, 1)).
+    pub limit: ThresholdResult,
+}
+
+/// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
+/// own), on unit servers, compacted with `scorer` (Algorithm 3 of seed 000).
+fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
+    let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(exp.seed, &[0x636f_6d70]));
+    let tasks: Vec<Task> = (0..spec.tasks)
+        .map(|i| Task {
+            job: i as u32,
+            request: if exp.requests.is_empty() {
+                [exp.sizes.sample(&mut rng).0, 0, 0]
+            } else {
+                exp.requests[rng.random_range(0..exp.requests.len())]
+            },
+        })
+        .collect();
+    let mut cap = [0u64; 3];
+    for c in cap.iter_mut().take(exp.dims) {
+        *c = Size::UNIT;
+    }
+    let demand = total(tasks.iter().map(|t| &t.request))
+        .iter()
+        .map(|&x| x as f64 / Size::UNIT as f64)
+        .fold(0.0, f64::max);
+    let machines = (demand.ceil() as usize).max(1);
+    let snap = Snapshot {
+        dims: exp.dims,
+        machines: vec![cap; machines],
+        attributes: vec![Vec::new(); machines],
+        tasks,
+    };
+    let sched = Scheduler::new(&snap, spec.order, scorer);
+    let c = compact(
+        &snap,
+        &sched,
+        spec.tau,
+        1,
+        spec.trials,
+        derive_seed(exp.seed, &[0x636f_6d70, 1]),
+    );
+    (c, demand)
+}
+
+/// The study's rows, one per scored policy in file order.
+pub fn run(exp: &Experiment, spec: &CompactionSpec) -> Result<Vec<StudyRow>, ExperimentError> {
+    let mut rows = Vec::new();
+    for (policy, p) in exp.policies.iter().enumerate() {
+        if let PolicySpec::Scored { scorer, .. } = p {
+            let (compaction, demand) = compaction_of(exp, spec, *scorer);
+            let limit = limit_search(exp, policy, spec.limit_steps, (1.0, 1.0))?;
+            rows.push(StudyRow {
+                policy,
+                compaction,
+                demand,
+                limit,
+            });
+        }
+    }
+    Ok(rows)
+}
