@@ -290,7 +290,9 @@ pub fn run_system<S: System>(
         if t >= warmup {
             q_sum += q as u128;
             used_sum += system.used();
-            work_sum += source.arrived_work() - system.counters().placed_work;
+            work_sum += source
+                .arrived_work()
+                .saturating_sub(system.counters().placed_work);
             counted += 1;
             batch_sums[b] += q as u128;
             batch_counts[b] += 1;

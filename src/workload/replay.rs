@@ -234,7 +234,7 @@ impl TraceSummary {
         let len = self.span(spec) / windows as f64;
         let from = self.first + len * w as f64;
         let to = if w + 1 == windows {
-            f64::INFINITY.min(spec.end.unwrap_or(f64::INFINITY))
+            spec.end.unwrap_or(f64::INFINITY)
         } else {
             from + len
         };

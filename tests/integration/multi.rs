@@ -118,7 +118,14 @@ fn the_servers_view_follows_the_score() {
             if self.0 { 3 } else { 0 }
         }
         fn arrived_work(&self) -> u128 {
-            0
+            if self.0 {
+                [0.3, 0.6, 0.2]
+                    .iter()
+                    .map(|&x| Size::from_f64(x).unwrap().0 as u128)
+                    .sum::<u128>()
+            } else {
+                0
+            }
         }
     }
     for (scorer, waiting_left) in [
