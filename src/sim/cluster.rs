@@ -73,11 +73,6 @@ impl Cluster {
         self.jobs[i as usize]
     }
 
-    /// Jobs in service over the whole cluster.
-    pub fn in_service(&self) -> u64 {
-        self.counts.in_service
-    }
-
     /// The running totals (placed, waits, departed, in service, placed work).
     pub fn counters(&self) -> Counters {
         self.counts
@@ -86,21 +81,6 @@ impl Cluster {
     /// Capacity in use over the whole cluster, in `Size` units.
     pub fn used(&self) -> u128 {
         self.used
-    }
-
-    /// Jobs placed so far, and the sum of their waits (placement slot − arrival slot).
-    pub fn placed(&self) -> (u64, u128) {
-        (self.counts.placed, self.counts.wait_sum)
-    }
-
-    /// Sum of the sizes of the jobs placed so far, `Size` units.
-    pub fn placed_work(&self) -> u128 {
-        self.counts.placed_work
-    }
-
-    /// Jobs that have left so far.
-    pub fn departed(&self) -> u64 {
-        self.counts.departed
     }
 
     /// Put `job` on server `i` in slot `now`. Panics if it does not fit: a policy that tries is
