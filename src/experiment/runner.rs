@@ -206,7 +206,6 @@ fn vector_system(exp: &Experiment, policy: usize, seed: u64) -> Option<VectorSys
                 exp.service.mean(),
             ),
             ScoredPolicy::new(*discipline),
-            exp.dims,
         )),
         _ => None,
     }

@@ -57,8 +57,9 @@ struct Due {
 pub struct VectorCluster {
     placer: Placer,
     calendar: Calendar<Due>,
-    /// Capacity in use, summed over resources, `Size` units.
+    /// Capacity in use, and in all, summed over resources, `Size` units.
     used: u128,
+    capacity: u128,
     counts: Counters,
 }
 
@@ -82,6 +83,7 @@ impl VectorCluster {
             placer: Placer::new(&caps, &all, caps.clone(), scorer, seed),
             calendar: Calendar::new(typical_service),
             used: 0,
+            capacity: servers as u128 * dims as u128 * Size::UNIT as u128,
             counts: Counters::default(),
         }
     }
@@ -94,6 +96,11 @@ impl VectorCluster {
     /// Capacity in use, summed over resources, `Size` units.
     pub fn used(&self) -> u128 {
         self.used
+    }
+
+    /// Total capacity, summed over servers and resources, `Size` units.
+    pub fn capacity(&self) -> u128 {
+        self.capacity
     }
 
     /// Number of servers L.

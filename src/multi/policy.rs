@@ -119,18 +119,16 @@ pub struct VectorSystem {
     pub policy: ScoredPolicy,
     departed: Vec<ServerId>,
     all: Vec<ServerId>,
-    dims: usize,
 }
 
 impl VectorSystem {
-    pub fn new(cluster: VectorCluster, policy: ScoredPolicy, dims: usize) -> Self {
+    pub fn new(cluster: VectorCluster, policy: ScoredPolicy) -> Self {
         let all = (0..cluster.servers() as ServerId).collect();
         VectorSystem {
             cluster,
             policy,
             departed: Vec::new(),
             all,
-            dims,
         }
     }
 }
@@ -157,7 +155,7 @@ impl System for VectorSystem {
         self.cluster.used()
     }
     fn capacity(&self) -> f64 {
-        (self.cluster.servers() * self.dims) as f64 * crate::model::Size::UNIT as f64
+        self.cluster.capacity() as f64
     }
     fn counters(&self) -> Counters {
         self.cluster.counters()

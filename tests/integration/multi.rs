@@ -53,7 +53,6 @@ fn one_resource_scored_policies_are_the_paper_policies() {
             let mut system = VectorSystem::new(
                 VectorCluster::new(servers, 1, scorer, 0, service.mean()),
                 ScoredPolicy::new(discipline),
-                1,
             );
             let vector = sim::run_system(&mut system, &mut ScalarAsVector(src()), &c).unwrap();
             assert!(scalar.arrived > 1000);
@@ -85,7 +84,6 @@ fn two_resources_every_scorer_keeps_capacity_and_the_best_fit_invariant() {
             let mut system = VectorSystem::new(
                 VectorCluster::new(6, 2, scorer, 11, 10.0),
                 ScoredPolicy::new(discipline),
-                2,
             );
             let r = sim::run_system(&mut system, &mut src, &cfg(5_000, true)).unwrap();
             assert!(r.arrived > 5000 && r.throughput > 0.5, "{name}: {r:?}");
@@ -139,7 +137,6 @@ fn the_servers_view_follows_the_score() {
         let mut system = VectorSystem::new(
             VectorCluster::new(1, 2, scorer, 0, 100.0),
             ScoredPolicy::new(Discipline::BestFitJS),
-            2,
         );
         let c = RunConfig {
             slots: 1,
