@@ -109,6 +109,16 @@ impl TraceSpec {
         })
     }
 
+    /// The job of `task`, read at `reader`'s current line; an error names the file and line.
+    fn job_read(&self, task: &TraceTask, reader: &TraceReader) -> Result<TraceJob, TraceError> {
+        self.job(task).map_err(|what| TraceError::Format {
+            file: self.file.clone(),
+            line: reader.line(),
+            field: "request".into(),
+            what,
+        })
+    }
+
     /// A duration in seconds as whole slots, rounded up, at least 1.
     pub fn service_slots(&self, duration: f64) -> u32 {
         // a relative nudge so that 3 s / 0.1 s is 30 slots, not 31
@@ -160,12 +170,7 @@ impl TraceSummary {
             if spec.end.is_some_and(|e| t.arrival >= e) {
                 break;
             }
-            let j = spec.job(&t).map_err(|what| TraceError::Format {
-                file: spec.file.clone(),
-                line: reader.line(),
-                field: "request".into(),
-                what,
-            })?;
+            let j = spec.job_read(&t, &reader)?;
             if tasks == 0 {
                 first = t.arrival;
             }
@@ -301,19 +306,12 @@ impl TraceSource {
             if t.arrival >= self.to {
                 return;
             }
-            match self.spec.job(&t) {
+            match self.spec.job_read(&t, &self.reader) {
                 Ok(j) => {
                     let slot = ((t.arrival - self.from) / (self.c * self.spec.slot)).floor();
                     self.next = Some((slot as u64, j));
                 }
-                Err(what) => {
-                    self.error = Some(TraceError::Format {
-                        file: self.spec.file.clone(),
-                        line: self.reader.line(),
-                        field: "request".into(),
-                        what,
-                    })
-                }
+                Err(e) => self.error = Some(e),
             }
             return;
         }
