@@ -290,6 +290,7 @@ pub fn run_system<S: System>(
         if t >= warmup {
             q_sum += q as u128;
             used_sum += system.used();
+            // never negative for a faithful source (checked at the end of the run)
             work_sum += source
                 .arrived_work()
                 .saturating_sub(system.counters().placed_work);
@@ -407,6 +408,13 @@ fn check<S: System>(system: &S, source: &impl Source<S::Job>, slot: u64) -> Resu
         return Err(err(format!(
             "jobs not conserved: arrived {} ≠ waiting + in service + departed = {accounted}",
             source.arrived()
+        )));
+    }
+    if c.placed_work > source.arrived_work() {
+        return Err(err(format!(
+            "work not conserved: placed {} > arrived {} (Size units; a source under-reports its work)",
+            c.placed_work,
+            source.arrived_work()
         )));
     }
     Ok(())

@@ -253,3 +253,33 @@ fn bad_multi_resource_keys_exit_2() {
         );
     }
 }
+
+#[test]
+fn a_source_under_reporting_its_work_is_an_invariant_error() {
+    struct Silent(bool);
+    impl Source<VJob> for Silent {
+        fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
+            if t == 0 {
+                self.0 = true;
+                out.push(VJob {
+                    id: 0,
+                    req: [Size::from_f64(0.5).unwrap().0, 0, 0],
+                    service: 3,
+                    arrival: 0,
+                });
+            }
+        }
+        fn arrived(&self) -> u64 {
+            self.0 as u64
+        }
+        fn arrived_work(&self) -> u128 {
+            0
+        }
+    }
+    let mut system = VectorSystem::new(
+        VectorCluster::new(1, 1, Scorer::BestFit(1), 0, 3.0),
+        ScoredPolicy::new(Discipline::BestFitJS),
+    );
+    let e = sim::run_system(&mut system, &mut Silent(false), &cfg(10, false)).unwrap_err();
+    assert!(e.to_string().contains("work not conserved"), "{e}");
+}
