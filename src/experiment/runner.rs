@@ -133,7 +133,7 @@ pub fn simulate(
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
     let (result, verdict, evidence) = match &exp.trace {
-        Some(_) => run_trace(exp, policy, point, rep)?,
+        Some(_) => run_trace(exp, policy, point, rep, seed)?,
         None => run_at(exp, policy, exp.points[point].arrival_rate, seed)?,
     };
     Ok(RunRecord {
@@ -211,12 +211,14 @@ fn vector_system(exp: &Experiment, policy: usize, seed: u64) -> Option<VectorSys
     }
 }
 
-/// Replays window `rep` of the experiment's trace at the scaling of sweep point `point`.
+/// Replays window `rep` of the experiment's trace at the scaling of sweep point `point`
+/// (`seed` drives the random scorers only).
 fn run_trace(
     exp: &Experiment,
     policy: usize,
     point: usize,
     rep: u32,
+    seed: u64,
 ) -> Result<(RunResult, Verdict, VerdictEvidence), ExperimentError> {
     let (spec, summary) = exp.trace.as_deref().expect("a trace experiment");
     let c = exp.points[point].key;
@@ -244,7 +246,6 @@ fn run_trace(
         samples: exp.run.samples,
         check_every_slot: false,
     };
-    let seed = run_seed(exp, point, rep);
     let result = match vector_system(exp, policy, seed) {
         None => {
             let mut p = exp.policies[policy].build(exp.servers);
