@@ -175,7 +175,7 @@ fn run_at(
             sim::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
         }
         Some(mut system) if exp.requests.is_empty() => {
-            sim::run_system(&mut system, &mut ScalarAsVector(source), &cfg)?
+            sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
         }
         Some(mut system) => {
             let mut v = VectorJobSource::new(

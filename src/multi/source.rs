@@ -69,13 +69,26 @@ impl Source<VJob> for VectorJobSource {
 }
 
 /// A single-resource source whose jobs are vectors (size, 0, 0).
-pub struct ScalarAsVector<S>(pub S);
+pub struct ScalarAsVector<S> {
+    source: S,
+    /// The batch as single-resource jobs, reused from slot to slot.
+    jobs: Vec<Job>,
+}
+
+impl<S> ScalarAsVector<S> {
+    pub fn new(source: S) -> Self {
+        ScalarAsVector {
+            source,
+            jobs: Vec::new(),
+        }
+    }
+}
 
 impl Source<VJob> for ScalarAsVector<JobSource> {
     fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
-        let mut jobs: Vec<Job> = Vec::new();
-        self.0.batch(t, &mut jobs);
-        out.extend(jobs.iter().map(|j| VJob {
+        self.jobs.clear();
+        self.source.batch(t, &mut self.jobs);
+        out.extend(self.jobs.iter().map(|j| VJob {
             id: j.id,
             req: [j.size.0, 0, 0],
             service: j.service,
@@ -83,10 +96,10 @@ impl Source<VJob> for ScalarAsVector<JobSource> {
         }));
     }
     fn arrived(&self) -> u64 {
-        self.0.arrived()
+        self.source.arrived()
     }
     fn arrived_work(&self) -> u128 {
-        self.0.arrived_work()
+        self.source.arrived_work()
     }
 }
 

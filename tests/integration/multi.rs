@@ -54,7 +54,7 @@ fn one_resource_scored_policies_are_the_paper_policies() {
                 VectorCluster::new(servers, 1, scorer, 0, service.mean()),
                 ScoredPolicy::new(discipline),
             );
-            let vector = sim::run_system(&mut system, &mut ScalarAsVector(src()), &c).unwrap();
+            let vector = sim::run_system(&mut system, &mut ScalarAsVector::new(src()), &c).unwrap();
             assert!(scalar.arrived > 1000);
             assert_eq!(scalar, vector, "case {case}: {name} with {scorer:?}");
         }
