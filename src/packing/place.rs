@@ -343,8 +343,8 @@ impl Placer {
         best.map(|(_, p)| p)
     }
 
-    /// Adds `delta` (a request leaving or, negated through `take`, arriving) to machine `p`'s
-    /// free resources, keeping the buckets and the first-fit tree up to date.
+    /// Changes machine `p`'s free resources with `apply` (a task arriving or leaving), keeping
+    /// the sum-of-squares buckets and the first-fit tree up to date.
     fn update(&mut self, p: usize, apply: impl FnOnce(&mut Resources)) {
         if let Some(n) = self.buckets {
             self.counts[bucket_of(&self.free[p], &n)] -= 1;
