@@ -115,6 +115,8 @@ fn main() {
                 queue_cap: 50_000_000,
                 samples: 100,
                 check_every_slot: false,
+                max_slots: 0,
+                mean_service: 1.0,
             };
             let mut times = Vec::new();
             let mut last = None;

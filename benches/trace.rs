@@ -64,6 +64,8 @@ fn main() {
         queue_cap: u64::MAX,
         samples: 500,
         check_every_slot: false,
+        max_slots: 0,
+        mean_service: 1.0,
     };
     for (name, policy) in [
         ("bf-js", PolicySpec::BfJs),

@@ -19,5 +19,6 @@ for f in "${files[@]}"; do
   cp "$out"/*.png "$out"/*.svg "$out"/summary.csv "$out"/report.md "figures/$name/" 2>/dev/null || true
   [ -f "$out/claims.csv" ] && cp "$out/claims.csv" "figures/$name/"
   [ -f "$out/study.csv" ] && cp "$out/study.csv" "figures/$name/"
+  [ -f "$out/thresholds.csv" ] && cp "$out/thresholds.csv" "figures/$name/"
   echo "figures/$name: claims exit status $status"
 done

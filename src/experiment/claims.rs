@@ -3,10 +3,13 @@
 //! - `expect = "stable" | "unstable"` for a policy at a sweep point holds when the majority
 //!   verdict of its replications is the expected one (see [`crate::sim::verdict`]); an
 //!   `inconclusive` majority does not hold.
-//! - `kind = "threshold"`: the policy's empirical stability limit (bisection on the load, see
-//!   [`super::runner::threshold_search`]) as a fraction of ρ*: `at_least = f` holds when a load
-//!   of at least f·ρ*_high was shown stable; `at_most = f` when a load of at most f·ρ*_low was
-//!   shown unstable.
+//! - `kind = "threshold"`: the policy's stability limit, an interval [lower, upper] on the
+//!   load from a noisy bisection ([`super::limit`]), as fractions of ρ*: `at_least = f` holds
+//!   when lower ≥ f·ρ*_high (a load that high was shown stable); `at_most = f` when upper was
+//!   shown unstable and upper ≤ f·ρ*_low.
+//! - `kind = "saturation"` (FIFO-FF only): the saturated throughput's 95 % interval, as a
+//!   load, overlaps the interval [lower, upper] found by bisection — two independent estimates
+//!   of the same limit agree ([`crate::stability::saturation`]).
 //! - `kind = "ranking"`: at a sweep point, the listed policies' mean queues increase in the
 //!   listed order and every consecutive pair's 95 % intervals are disjoint.
 
@@ -60,13 +63,9 @@ pub fn check(exp: &Experiment, out: &Outcome) -> Vec<super::ClaimResult> {
                 policy,
                 at_least,
                 at_most,
-                steps,
+                search,
             } => {
-                let t = out
-                    .thresholds
-                    .iter()
-                    .find(|t| t.policy == *policy && t.probes.len() == *steps as usize)
-                    .expect("searched before the claims");
+                let t = out.threshold(*policy, search);
                 let (f_lo, f_hi) = t.fractions();
                 let mut holds = true;
                 let mut expected = Vec::new();
@@ -75,19 +74,9 @@ pub fn check(exp: &Experiment, out: &Outcome) -> Vec<super::ClaimResult> {
                     expected.push(format!("≥ {a}"));
                 }
                 if let Some(b) = at_most {
-                    holds &= t.upper_shown_unstable && f_hi <= *b;
+                    holds &= t.upper_shown && f_hi <= *b;
                     expected.push(format!("≤ {b}"));
                 }
-                let probes: Vec<String> = t
-                    .probes
-                    .iter()
-                    .map(|p| {
-                        format!(
-                            "{:.4}: {} ({}/{}/{})",
-                            p.load, p.verdict, p.counts[0], p.counts[1], p.counts[2]
-                        )
-                    })
-                    .collect();
                 super::ClaimResult {
                     claim: format!(
                         "the stability limit of {} is {} of rho*",
@@ -97,18 +86,53 @@ pub fn check(exp: &Experiment, out: &Outcome) -> Vec<super::ClaimResult> {
                     expected: expected.join(" and "),
                     observed: format!("{f_lo:.4} .. {f_hi:.4}"),
                     evidence: format!(
-                        "rho* in [{:.4}, {:.4}]; stable up to load {:.4}, {} from {:.4}; probes \
-                         (stable/unstable/inconclusive): {}",
+                        "rho* in [{:.4}, {:.4}]; limit in load [{:.4}, {:.4}]: {}; {} probes, {} runs \
+                         ({}); at_least compares the lower end, at_most the upper end shown \
+                         unstable",
                         t.rho_star.0,
                         t.rho_star.1,
-                        t.stable_load,
-                        if t.upper_shown_unstable {
-                            "unstable"
-                        } else {
-                            "not shown stable"
-                        },
-                        t.upper_load,
-                        probes.join("; ")
+                        t.lower,
+                        t.upper,
+                        t.ends(),
+                        t.probes.len(),
+                        t.runs(),
+                        probe_list(t)
+                    ),
+                    holds,
+                }
+            }
+            ClaimSpec::Saturation { policy, search } => {
+                let t = out.threshold(*policy, search);
+                let s = out
+                    .saturation
+                    .iter()
+                    .find(|s| s.0 == *policy)
+                    .map(|s| s.1)
+                    .expect("estimated before the claims");
+                let per_load = exp.rate_per_load();
+                let (lo, hi) = (s.ci95.0 / per_load, s.ci95.1 / per_load);
+                let holds = lo <= t.upper && hi >= t.lower;
+                super::ClaimResult {
+                    claim: format!(
+                        "the saturated throughput of {} agrees with its stability limit",
+                        exp.labels[*policy]
+                    ),
+                    expected: format!("load in [{:.4}, {:.4}]", t.lower, t.upper),
+                    observed: format!(
+                        "load {:.4} [{lo:.4}, {hi:.4}]",
+                        s.throughput / per_load
+                    ),
+                    evidence: format!(
+                        "saturated FIFO-FF (a queue that never empties) serves {:.6} jobs/slot \
+                         (95% CI {:.6} .. {:.6}, {} slots, decorrelation z {:.2}); by the \
+                         saturation rule it is stable exactly below that rate. Interval from \
+                         the noisy bisection: {}",
+                        s.throughput,
+                        s.ci95.0,
+                        s.ci95.1,
+                        s.slots,
+                        s.z_vn,
+                        t.ends()
                     ),
                     holds,
                 }
@@ -202,4 +226,22 @@ pub fn check(exp: &Experiment, out: &Outcome) -> Vec<super::ClaimResult> {
             }
         })
         .collect()
+}
+
+/// The probes of a search, "load: decision (stable/unstable/inconclusive runs)".
+fn probe_list(t: &super::limit::ThresholdResult) -> String {
+    t.probes
+        .iter()
+        .map(|p| {
+            format!(
+                "{:.4}: {} ({}/{}/{})",
+                p.load,
+                p.decision.as_str(),
+                p.counts[0],
+                p.counts[1],
+                p.counts[2]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

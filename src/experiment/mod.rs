@@ -3,6 +3,7 @@
 
 mod claims;
 mod error;
+pub mod limit;
 mod output;
 mod packing;
 mod region;

@@ -260,27 +260,47 @@ pub fn write_outputs(
 
     if !out.thresholds.is_empty() {
         let mut s = String::from(
-            "policy,rho_star_low,rho_star_high,stable_load,upper_load,upper_shown_unstable,\
-             fraction_low,fraction_high,probes\n",
+            "policy,rho_star_low,rho_star_high,lower,upper,upper_shown_unstable,fraction_low,\
+             fraction_high,probes_run,runs,slots,saturated_load,saturated_low,saturated_high,\
+             probes\n",
         );
         for t in &out.thresholds {
             let (a, b) = t.fractions();
             let probes: Vec<String> = t
                 .probes
                 .iter()
-                .map(|p| format!("{}:{}", num(p.load), p.verdict))
+                .map(|p| {
+                    format!(
+                        "{}:{}:{}/{}/{}",
+                        num(p.load),
+                        p.decision.as_str(),
+                        p.counts[0],
+                        p.counts[1],
+                        p.counts[2]
+                    )
+                })
                 .collect();
+            let sat = saturated_load(exp, out, t.policy).map_or(
+                [String::new(), String::new(), String::new()],
+                |(m, lo, hi)| [num(m), num(lo), num(hi)],
+            );
             writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 label(t.policy),
                 num(t.rho_star.0),
                 num(t.rho_star.1),
-                num(t.stable_load),
-                num(t.upper_load),
-                t.upper_shown_unstable,
+                num(t.lower),
+                num(t.upper),
+                t.upper_shown,
                 num(a),
                 num(b),
+                t.probes.len(),
+                t.runs(),
+                t.slots(),
+                sat[0],
+                sat[1],
+                sat[2],
                 probes.join(" ")
             )
             .expect("writing to a String");
@@ -292,7 +312,7 @@ pub fn write_outputs(
         let top = exp.points.len() - 1;
         let mut s = String::from(
             "policy,score,tasks,demand_machines,compacted_p90,compacted_min,compacted_max,\
-             stable_load,upper_load,upper_shown_unstable,load_top,mean_queue_top,ci95_low,\
+             lower,upper,upper_shown_unstable,load_top,mean_queue_top,ci95_low,\
              ci95_high\n",
         );
         for r in &out.study {
@@ -314,9 +334,9 @@ pub fn write_outputs(
                 r.compaction.p90,
                 r.compaction.min,
                 r.compaction.max,
-                num(r.limit.stable_load),
-                num(r.limit.upper_load),
-                r.limit.upper_shown_unstable,
+                num(r.limit.lower),
+                num(r.limit.upper),
+                r.limit.upper_shown,
                 num(exp.points[top].load),
                 num(row.mean_queue),
                 lo,
@@ -376,16 +396,11 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
                     .collect(),
             },
             Panel {
-                label: "stability limit, load (dot: shown stable; bar to first not stable)".into(),
+                label: "stability limit, load (dot: shown stable; bar to shown unstable)".into(),
                 values: out
                     .study
                     .iter()
-                    .map(|r| {
-                        (
-                            r.limit.stable_load,
-                            Some((r.limit.stable_load, r.limit.upper_load)),
-                        )
-                    })
+                    .map(|r| (r.limit.lower, Some((r.limit.lower, r.limit.upper))))
                     .collect(),
             },
         ],
@@ -508,7 +523,9 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
              to whole slots (mean E[S] = {:.3} slots); mean size E[R] = {:.6}. A run replays its \
              window with arrival times divided by the traffic scaling c; {} replication(s) = \
              consecutive windows of the trace, each starting empty; {}; queue cap {}. `load` is \
-             the offered ρ = λ E[R] E[S] / L, averaged over the window.\n",
+             the offered ρ = λ E[R·S] / L, with E[R·S] = {:.4} the mean of size × service over \
+             the replayed jobs ({:.3} × E[R] E[S]: larger requests run longer), averaged over \
+             the window.\n",
             exp.servers,
             spec.file
                 .file_name()
@@ -537,7 +554,12 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
                     100.0 * exp.run.warmup_fraction
                 )
             },
-            exp.run.queue_cap
+            exp.run.queue_cap,
+            t.mean_work[0].max(t.mean_work[1]),
+            {
+                let k = usize::from(t.mean_work[1] > t.mean_work[0]);
+                t.mean_work[k] / (t.mean_req[k] * exp.service.mean())
+            },
         );
     } else {
         let _ = writeln!(
@@ -668,32 +690,36 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
     if !out.thresholds.is_empty() {
         let _ = writeln!(
             w,
-            "\n## Empirical stability limits (bisection on the load)\n"
+            "\n## Stability limits (intervals from a noisy bisection on the load)\n\n\
+             Lower end: the largest load shown stable (a majority of a probe's runs stable, none \
+             unstable); upper end: the smallest shown unstable (or ρ*, above which no policy is \
+             stable). Each end is wrong with at most the stated probability if a single run is \
+             wrong with probability 5 %, the calibrated rate (`proofs/verdict_calibration.md`).\n"
         );
         let _ = writeln!(
             w,
-            "| policy | stable up to load | not stable from | as fraction of ρ* | probes |"
+            "| policy | limit in load | as fraction of ρ* | how the ends were shown | probes | runs | saturated FIFO (load, 95% CI) |"
         );
-        let _ = writeln!(w, "|---|---|---|---|---|");
+        let _ = writeln!(w, "|---|---|---|---|---|---|---|");
         for t in &out.thresholds {
             let (a, b) = t.fractions();
-            let probes: Vec<String> = t
-                .probes
-                .iter()
-                .map(|p| format!("{:.4} {}", p.load, p.verdict))
-                .collect();
+            let sat = match saturated_load(exp, out, t.policy) {
+                Some((m, lo, hi)) => format!("{m:.4} ({lo:.4} .. {hi:.4})"),
+                None if exp.policies[t.policy] == crate::policy::PolicySpec::FifoFf => {
+                    "not asked (add a `saturation` claim)".into()
+                }
+                None => "does not apply (not FIFO service)".into(),
+            };
             let _ = writeln!(
                 w,
-                "| {} | {:.4} | {:.4}{} | {a:.4} .. {b:.4} | {} |",
+                "| {} | [{:.4}, {:.4}] | [{a:.4}, {b:.4}] | {} | {} | {} | {} |",
                 exp.labels[t.policy],
-                t.stable_load,
-                t.upper_load,
-                if t.upper_shown_unstable {
-                    ""
-                } else {
-                    " (not shown unstable)"
-                },
-                probes.join(", ")
+                t.lower,
+                t.upper,
+                t.ends(),
+                t.probes.len(),
+                t.runs(),
+                sat
             );
         }
     }
@@ -723,9 +749,9 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
                 r.compaction.min,
                 r.compaction.max,
                 r.demand,
-                r.limit.stable_load,
-                r.limit.upper_load,
-                if r.limit.upper_shown_unstable {
+                r.limit.lower,
+                r.limit.upper,
+                if r.limit.upper_shown {
                     ""
                 } else {
                     " (not shown unstable)"
@@ -736,4 +762,16 @@ fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
     }
     report_claims_and_figures(w, &out.claims, figures);
     s
+}
+
+/// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
+fn saturated_load(exp: &Experiment, out: &Outcome, policy: usize) -> Option<(f64, f64, f64)> {
+    let per_load = exp.rate_per_load();
+    out.saturation.iter().find(|s| s.0 == policy).map(|(_, s)| {
+        (
+            s.throughput / per_load,
+            s.ci95.0 / per_load,
+            s.ci95.1 / per_load,
+        )
+    })
 }

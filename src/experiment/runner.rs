@@ -11,11 +11,13 @@ use rayon::prelude::*;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::ExperimentError;
+use super::limit::{SearchSpec, ThresholdResult, threshold_search};
 use super::spec::Experiment;
 use super::study::StudyRow;
 use crate::multi::{ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem};
 use crate::policy::PolicySpec;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
+use crate::stability::saturation::{Saturation, fifo_saturated};
 use crate::workload::replay::TraceSource;
 use crate::workload::{Arrivals, JobSource, derive_seed};
 
@@ -60,46 +62,14 @@ pub struct ClaimResult {
     pub holds: bool,
 }
 
-/// One load tried by a threshold search.
-#[derive(Clone, Debug)]
-pub struct Probe {
-    pub load: f64,
-    pub verdict: Verdict,
-    /// Replications judged stable, unstable, inconclusive.
-    pub counts: [usize; 3],
-}
-
-/// A policy's empirical stability limit, from bisection on the load.
-#[derive(Clone, Debug)]
-pub struct ThresholdResult {
-    pub policy: usize,
-    /// ρ* (low, high) as a traffic intensity.
-    pub rho_star: (f64, f64),
-    /// The largest load shown stable (0 if none was).
-    pub stable_load: f64,
-    /// The smallest load shown unstable or inconclusive (ρ*'s upper end if none was).
-    pub upper_load: f64,
-    /// Whether `upper_load` was shown unstable (not merely inconclusive or assumed).
-    pub upper_shown_unstable: bool,
-    pub probes: Vec<Probe>,
-}
-
-impl ThresholdResult {
-    /// The limit as fractions of ρ*, conservatively: (stable load / ρ*_high, upper / ρ*_low).
-    pub fn fractions(&self) -> (f64, f64) {
-        (
-            self.stable_load / self.rho_star.1,
-            self.upper_load / self.rho_star.0,
-        )
-    }
-}
-
 /// Everything a run of an experiment produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub runs: Vec<RunRecord>,
     pub summary: Vec<SummaryRow>,
     pub thresholds: Vec<ThresholdResult>,
+    /// Saturated throughput of the FIFO-FF policies with a `saturation` claim.
+    pub saturation: Vec<(usize, Saturation)>,
     pub claims: Vec<ClaimResult>,
     /// Stability next to packing, one row per scored policy (with `[compaction]`).
     pub study: Vec<StudyRow>,
@@ -111,6 +81,14 @@ impl Outcome {
         self.summary
             .iter()
             .find(|r| r.policy == policy && r.point == point)
+    }
+
+    /// The limit search of `policy` with `search` (every claim's search runs before the claims).
+    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> &ThresholdResult {
+        self.thresholds
+            .iter()
+            .find(|t| t.policy == policy && t.search == *search)
+            .expect("searched before the claims")
     }
 
     /// Did every claim hold?
@@ -148,7 +126,7 @@ pub fn simulate(
 }
 
 /// One run of `policy` at arrival rate `rate` with run seed `seed`.
-fn run_at(
+pub(super) fn run_at(
     exp: &Experiment,
     policy: usize,
     rate: f64,
@@ -167,6 +145,8 @@ fn run_at(
         queue_cap: exp.run.queue_cap,
         samples: exp.run.samples,
         check_every_slot: false,
+        max_slots: exp.run.max_slots,
+        mean_service: exp.service.mean(),
     };
     let result = match vector_system(exp, policy, seed) {
         None => {
@@ -187,7 +167,7 @@ fn run_at(
             sim::run_system(&mut system, &mut v, &cfg)?
         }
     };
-    let (verdict, evidence) = sim::verdict(&result, exp.run.warmup, exp.service.mean());
+    let (verdict, evidence) = (result.verdict, result.evidence);
     Ok((result, verdict, evidence))
 }
 
@@ -245,6 +225,9 @@ fn run_trace(
         queue_cap: exp.run.queue_cap,
         samples: exp.run.samples,
         check_every_slot: false,
+        // a trace's window is what it is: no extension
+        max_slots: slots,
+        mean_service: exp.service.mean(),
     };
     let result = match vector_system(exp, policy, seed) {
         None => {
@@ -257,72 +240,8 @@ fn run_trace(
     if let Some(e) = source.error() {
         return Err(bad(e));
     }
-    let (verdict, evidence) = sim::verdict(&result, warmup, exp.service.mean());
+    let (verdict, evidence) = (result.verdict, result.evidence);
     Ok((result, verdict, evidence))
-}
-
-/// The empirical stability limit of `policy` by bisection on the load: from [0, ρ*_high]
-/// (every load above ρ* is unstable for every policy), `steps` times, the midpoint is run with
-/// the file's replications and judged by the majority verdict; stable moves the lower end up,
-/// unstable or inconclusive moves the upper end down. Probe seeds derive from (seed, load,
-/// replication) on a path of their own, independent of the sweep's and of the policy.
-pub fn threshold_search(
-    exp: &Experiment,
-    policy: usize,
-    steps: u32,
-) -> Result<ThresholdResult, ExperimentError> {
-    let rho = exp.rho_star.expect("computed for threshold claims");
-    limit_search(exp, policy, steps, rho)
-}
-
-/// Bisection on the load in [0, `rho`.1] (see [`threshold_search`]); `rho` is reported with
-/// the result.
-pub(super) fn limit_search(
-    exp: &Experiment,
-    policy: usize,
-    steps: u32,
-    rho: (f64, f64),
-) -> Result<ThresholdResult, ExperimentError> {
-    let to_rate = exp.rate_per_load();
-    let (mut lo, mut hi) = (0.0, rho.1);
-    let mut shown = false;
-    let mut probes = Vec::new();
-    for _ in 0..steps {
-        let mid = (lo + hi) / 2.0;
-        let runs: Result<Vec<Verdict>, ExperimentError> = (0..exp.run.replications)
-            .into_par_iter()
-            .map(|rep| {
-                let seed = derive_seed(exp.seed, &[0x7468_7265, mid.to_bits(), rep as u64]);
-                run_at(exp, policy, mid * to_rate, seed).map(|r| r.1)
-            })
-            .collect();
-        let verdicts = runs?;
-        let count = |v| verdicts.iter().filter(|&&x| x == v).count();
-        let verdict = majority(&verdicts);
-        probes.push(Probe {
-            load: mid,
-            verdict,
-            counts: [
-                count(Verdict::Stable),
-                count(Verdict::Unstable),
-                count(Verdict::Inconclusive),
-            ],
-        });
-        if verdict == Verdict::Stable {
-            lo = mid;
-        } else {
-            hi = mid;
-            shown = verdict == Verdict::Unstable;
-        }
-    }
-    Ok(ThresholdResult {
-        policy,
-        rho_star: rho,
-        stable_load: lo,
-        upper_load: hi,
-        upper_shown_unstable: shown,
-        probes,
-    })
 }
 
 /// Runs every (point, policy, replication) on `threads` threads (all cores if `None`).
@@ -367,16 +286,48 @@ pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, Expe
     bar.finish_and_clear();
     let runs = runs?;
     let summary = summarise(exp, &runs);
-    let mut thresholds: Vec<ThresholdResult> = Vec::new();
+    // one search per distinct (policy, search), all at once
+    let mut searches: Vec<(usize, SearchSpec)> = Vec::new();
     for c in &exp.claims {
-        if let super::ClaimSpec::Threshold { policy, steps, .. } = c
-            && !thresholds
-                .iter()
-                .any(|t| t.policy == *policy && t.probes.len() == *steps as usize)
-        {
-            thresholds.push(pool.install(|| threshold_search(exp, *policy, *steps))?);
+        let key = match c {
+            super::ClaimSpec::Threshold { policy, search, .. }
+            | super::ClaimSpec::Saturation { policy, search } => (*policy, *search),
+            _ => continue,
+        };
+        if !searches.contains(&key) {
+            searches.push(key);
         }
     }
+    let mut saturated: Vec<usize> = Vec::new();
+    for c in &exp.claims {
+        if let super::ClaimSpec::Saturation { policy, .. } = c
+            && !saturated.contains(policy)
+        {
+            saturated.push(*policy);
+        }
+    }
+    let saturation: Vec<(usize, Saturation)> = pool.install(|| {
+        saturated
+            .par_iter()
+            .map(|&p| {
+                let s = fifo_saturated(
+                    exp.servers,
+                    &exp.sizes,
+                    &exp.service,
+                    exp.run.warmup,
+                    exp.run.max_slots - exp.run.warmup,
+                    derive_seed(exp.seed, &[0x7361_7475]),
+                );
+                (p, s)
+            })
+            .collect()
+    });
+    let thresholds: Vec<ThresholdResult> = pool.install(|| {
+        searches
+            .par_iter()
+            .map(|&(policy, search)| threshold_search(exp, policy, search))
+            .collect::<Result<_, _>>()
+    })?;
     let study = match &exp.compaction {
         Some(spec) => pool.install(|| super::study::run(exp, spec))?,
         None => Vec::new(),
@@ -385,6 +336,7 @@ pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, Expe
         runs,
         summary,
         thresholds,
+        saturation,
         claims: Vec::new(),
         study,
     };

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::ExperimentError;
+use super::limit::SearchSpec;
 use crate::configs::{MAX_J, Partition};
 use crate::model::Size;
 use crate::multi::Discipline;
@@ -120,6 +121,7 @@ struct RawRun {
     replications: Option<i64>,
     queue_cap: Option<i64>,
     samples: Option<i64>,
+    max_slots: Option<i64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +155,7 @@ struct RawCompaction {
     tau: Option<f64>,
     order: Option<String>,
     limit_steps: Option<i64>,
+    limit_resolution: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -182,6 +185,9 @@ struct RawClaim {
     at_least: Option<f64>,
     at_most: Option<f64>,
     steps: Option<i64>,
+    max_probes: Option<i64>,
+    resolution: Option<f64>,
+    rounds: Option<i64>,
     order: Option<Vec<String>>,
     paired: Option<bool>,
 }
@@ -223,6 +229,9 @@ pub struct RunSpec {
     pub replications: u32,
     pub queue_cap: u64,
     pub samples: u64,
+    /// The longest a run may go when its verdict is inconclusive (horizon doublings);
+    /// `slots` means no extension.
+    pub max_slots: u64,
 }
 
 /// A figure to draw.
@@ -256,14 +265,18 @@ pub enum ClaimSpec {
         point: usize,
         expect: Verdict,
     },
-    /// The policy's empirical stability limit, found by bisection on the load, is at least
-    /// and/or at most these fractions of ρ*.
+    /// The policy's stability limit, an interval [lower, upper] on the load found by noisy
+    /// bisection ([`super::limit`]): `at_least` holds if lower ≥ that fraction of ρ*,
+    /// `at_most` if upper was shown unstable and is ≤ that fraction of ρ*.
     Threshold {
         policy: usize,
         at_least: Option<f64>,
         at_most: Option<f64>,
-        steps: u32,
+        search: SearchSpec,
     },
+    /// FIFO-FF's saturated throughput (a queue that never empties) agrees with the interval
+    /// the limit search finds for it.
+    Saturation { policy: usize, search: SearchSpec },
     /// At a sweep point, the policies' mean queues are in this order (smallest first), each
     /// pair with separated 95 % intervals, or with `paired`, each pair's per-replication
     /// differences with a 95 % interval below 0. One window of a replayed trace is compared
@@ -312,14 +325,14 @@ pub struct Experiment {
 
 /// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
 /// each scored policy's scorer (Algorithm 3 of seed 000), and find each scored policy's
-/// stability limit by bisection on the load in [0, 1] (`limit_steps` steps).
+/// stability limit as an interval on the load in [0, 1] ([`super::limit`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompactionSpec {
     pub tasks: usize,
     pub trials: usize,
     pub tau: f64,
     pub order: JobOrder,
-    pub limit_steps: u32,
+    pub limit: SearchSpec,
 }
 
 pub(super) struct Ctx<'a> {
@@ -541,6 +554,24 @@ impl Experiment {
             None => 500,
             Some(c) => cx.positive("run.samples", c)?,
         };
+        let max_slots = match (raw.run.max_slots, &trace) {
+            (None, _) => slots,
+            (Some(_), Some(_)) => {
+                return Err(cx.bad(
+                    "run.max_slots",
+                    "no `max_slots` for a replayed trace (a run is its window)",
+                    "a value",
+                ));
+            }
+            (Some(m), None) if m >= 0 && m as u64 >= slots => m as u64,
+            (Some(m), None) => {
+                return Err(cx.bad(
+                    "run.max_slots",
+                    &format!("an integer ≥ run.slots = {slots}"),
+                    m,
+                ));
+            }
+        };
         let run = RunSpec {
             slots,
             warmup,
@@ -549,14 +580,15 @@ impl Experiment {
             replications,
             queue_cap,
             samples,
+            max_slots,
         };
 
         let to_rate = rate_per_load(servers, &sizes, &service);
         let needs_rho = raw.sweep.fraction.is_some()
-            || raw
-                .claim
-                .iter()
-                .any(|c| c.fraction.is_some() || c.kind.as_deref() == Some("threshold"))
+            || raw.claim.iter().any(|c| {
+                c.fraction.is_some()
+                    || matches!(c.kind.as_deref(), Some("threshold" | "saturation"))
+            })
             || raw.plot.iter().any(|p| p.fraction.is_some());
         if needs_rho && dims > 1 {
             return Err(cx.bad(
@@ -610,8 +642,7 @@ impl Experiment {
             }
             let (load, rate) = match (sweep, &trace) {
                 (SweepKind::Scaling, Some((spec, t))) => {
-                    let rate = t.rate(spec, v);
-                    (rate / to_rate, rate)
+                    (t.load(spec, v, servers), t.rate(spec, v))
                 }
                 (SweepKind::Load, _) => (v, v * to_rate),
                 (SweepKind::ArrivalRate, _) => (v / to_rate, v),
@@ -845,20 +876,37 @@ impl Experiment {
                             return Err(cx.bad(&key(k), "a fraction of ρ* in (0, 1]", v));
                         }
                     }
-                    let steps = match c.steps {
-                        None => 6,
-                        Some(s) if (1..=20).contains(&s) => s as u32,
-                        Some(s) => {
-                            return Err(cx.bad(&key("steps"), "an integer in [1, 20]", s));
-                        }
-                    };
+                    let search = search_spec(&cx, &key, c)?;
                     ClaimSpec::Threshold {
                         policy,
                         at_least: c.at_least,
                         at_most: c.at_most,
-                        steps,
+                        search,
                     }
                 }
+                "saturation" => {
+                        let policy = need_policy()?;
+                        if trace.is_some() {
+                            return Err(cx.bad(
+                                &key("kind"),
+                                "sampled single-resource laws for a saturation claim",
+                                "\"saturation\"",
+                            ));
+                        }
+                        if policies[policy] != PolicySpec::FifoFf {
+                            return Err(cx.bad(
+                                &key("policy"),
+                                "a fifo-ff policy (the saturation rule holds for FIFO service \
+                                 only: BF-J/S and VQS choose among waiting jobs, so a queue that \
+                                 never empties is not the queue they face at their limit)",
+                                format!("\"{}\"", labels[policy]),
+                            ));
+                        }
+                        ClaimSpec::Saturation {
+                            policy,
+                            search: search_spec(&cx, &key, c)?,
+                        }
+                    }
                 "ranking" => {
                     let names = c.order.as_ref().ok_or_else(|| {
                         cx.bad(
@@ -884,7 +932,7 @@ impl Experiment {
                 other => {
                     return Err(cx.bad(
                         &key("kind"),
-                        "\"verdict\" (default), \"threshold\" or \"ranking\"",
+                        "\"verdict\" (default), \"threshold\", \"saturation\" or \"ranking\"",
                         format!("\"{other}\""),
                     ));
                 }
@@ -939,11 +987,22 @@ impl Experiment {
                         )
                     })?,
                 };
-                let limit_steps = match c.limit_steps {
-                    None => 6,
-                    Some(s) if (1..=20).contains(&s) => s as u32,
+                let max_probes = match c.limit_steps {
+                    None => 8,
+                    Some(s) if (1..=40).contains(&s) => s as u32,
                     Some(s) => {
-                        return Err(cx.bad("compaction.limit_steps", "an integer in [1, 20]", s));
+                        return Err(cx.bad("compaction.limit_steps", "an integer in [1, 40]", s));
+                    }
+                };
+                let resolution = match c.limit_resolution {
+                    None => 0.01,
+                    Some(r) if r > 0.0 && r < 1.0 => r,
+                    Some(r) => {
+                        return Err(cx.bad(
+                            "compaction.limit_resolution",
+                            "a width in (0, 1) (of the load)",
+                            r,
+                        ));
                     }
                 };
                 Some(CompactionSpec {
@@ -951,7 +1010,11 @@ impl Experiment {
                     trials,
                     tau,
                     order,
-                    limit_steps,
+                    limit: SearchSpec {
+                        resolution,
+                        max_probes,
+                        rounds: 3,
+                    },
                 })
             }
         };
@@ -995,6 +1058,7 @@ impl Experiment {
         } else {
             r.slots = (r.slots / 100).max(1);
             r.warmup = (r.warmup / 100).min(r.slots - 1);
+            r.max_slots = (r.max_slots / 100).max(r.slots);
         }
         r.replications = (r.replications / 100).max(1);
         if let Some(c) = &mut self.compaction {
@@ -1017,6 +1081,44 @@ pub(super) fn parse_toml<T: serde::de::DeserializeOwned>(
     toml::from_str(source).map_err(|e| ExperimentError::Parse {
         file: file.to_path_buf(),
         message: e.to_string().trim_end().to_string(),
+    })
+}
+
+/// A threshold claim's search: `resolution` (fraction of ρ*, default 0.01), `max_probes` (or
+/// its older name `steps`; default 16) and `rounds` per probe (default 3).
+fn search_spec(
+    cx: &Ctx<'_>,
+    key: &dyn Fn(&str) -> String,
+    c: &RawClaim,
+) -> Result<SearchSpec, ExperimentError> {
+    let max_probes = match (c.max_probes, c.steps) {
+        (Some(_), Some(_)) => {
+            return Err(cx.bad(
+                &key("steps"),
+                "`max_probes` or its older name `steps`, not both",
+                "both",
+            ));
+        }
+        (None, None) => 16,
+        (Some(s), None) | (None, Some(s)) if (1..=60).contains(&s) => s as u32,
+        (Some(s), None) | (None, Some(s)) => {
+            return Err(cx.bad(&key("max_probes"), "an integer in [1, 60]", s));
+        }
+    };
+    let resolution = match c.resolution {
+        None => 0.01,
+        Some(r) if r > 0.0 && r < 1.0 => r,
+        Some(r) => return Err(cx.bad(&key("resolution"), "a fraction of ρ* in (0, 1)", r)),
+    };
+    let rounds = match c.rounds {
+        None => 3,
+        Some(r) if (1..=20).contains(&r) => r as u32,
+        Some(r) => return Err(cx.bad(&key("rounds"), "an integer in [1, 20]", r)),
+    };
+    Ok(SearchSpec {
+        resolution,
+        max_probes,
+        rounds,
     })
 }
 

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::ExperimentError;
-use super::runner::{ThresholdResult, limit_search};
+use super::limit::{ThresholdResult, limit_search};
 use super::spec::{CompactionSpec, Experiment};
 use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
@@ -23,7 +23,7 @@ pub struct StudyRow {
     pub compaction: Compaction,
     /// The lower bound on machines: the largest total request over resources.
     pub demand: f64,
-    /// Stability limit by bisection on the load in [0, 1] (ρ reported as (1, 1)).
+    /// Stability limit as an interval on the load in [0, 1] (ρ reported as (1, 1)).
     pub limit: ThresholdResult,
 }
 
@@ -74,7 +74,7 @@ pub fn run(exp: &Experiment, spec: &CompactionSpec) -> Result<Vec<StudyRow>, Exp
     for (policy, p) in exp.policies.iter().enumerate() {
         if let PolicySpec::Scored { scorer, .. } = p {
             let (compaction, demand) = compaction_of(exp, spec, *scorer);
-            let limit = limit_search(exp, policy, spec.limit_steps, (1.0, 1.0))?;
+            let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0))?;
             rows.push(StudyRow {
                 policy,
                 compaction,

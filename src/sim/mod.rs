@@ -6,11 +6,11 @@
 
 mod calendar;
 mod cluster;
-mod verdict;
+pub mod verdict;
 
 pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
-pub use verdict::{Verdict, VerdictEvidence, verdict};
+pub use verdict::{Verdict, VerdictEvidence, judge};
 
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::policy::{Policy, SlotView};
@@ -25,19 +25,42 @@ pub struct RunConfig {
     pub warmup: u64,
     /// A run whose queue exceeds this many jobs stops at once and is reported unstable.
     pub queue_cap: u64,
-    /// Number of points of the sampled queue-size time series (at most).
+    /// Number of points of the sampled queue-size time series (about; at most twice this).
     pub samples: u64,
     /// Check the policy's and the cluster's invariants after every slot (slow; for tests).
     pub check_every_slot: bool,
+    /// The longest a run may go: while its verdict is inconclusive and the run stays within
+    /// this many slots, the measured horizon doubles (the same random streams go on, so the
+    /// result depends only on the seed). `slots` (or less) means no extension.
+    pub max_slots: u64,
+    /// Mean service time, slots: the verdict judges no horizon shorter than
+    /// [`verdict::MIN_HORIZON_SERVICES`] of them.
+    pub mean_service: f64,
 }
 
-/// Number of batches of the post-warm-up trajectory kept for the stability verdict.
-pub const BATCHES: usize = 32;
+impl RunConfig {
+    /// `slots` slots with `warmup` of warm-up, no extension, the default queue cap (10⁵ jobs)
+    /// and 500 samples; `mean_service` in slots.
+    pub fn new(slots: u64, warmup: u64, mean_service: f64) -> Self {
+        RunConfig {
+            slots,
+            warmup,
+            queue_cap: 100_000,
+            samples: 500,
+            check_every_slot: false,
+            max_slots: slots,
+            mean_service,
+        }
+    }
+}
+
+pub use verdict::BATCHES;
 
 /// What a run measured. Averages are over the slots after warm-up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
-    /// Slots actually simulated (fewer than asked if the queue cap stopped the run).
+    /// Slots actually simulated (fewer than asked if the queue cap stopped the run, more if an
+    /// inconclusive verdict extended it).
     pub slots: u64,
     /// Time-average of Q(t), jobs.
     pub mean_queue: f64,
@@ -61,13 +84,17 @@ pub struct RunResult {
     /// Active-configuration mix: for each configuration used, the time-average fraction of
     /// servers busy with it (over the samples after warm-up), sorted by label.
     pub config_mix: Vec<(String, f64)>,
-    /// Means of Q over [`BATCHES`] equal batches of the post-warm-up slots.
+    /// Means of Q over the [`BATCHES`] equal batches the verdict judged (the last slots of the
+    /// run; empty if the horizon is shorter than [`BATCHES`] slots).
     pub batch_means: Vec<f64>,
     /// Jobs that arrived.
     pub arrived: u64,
     /// Time-average of the work waiting (sum of the waiting jobs' sizes, first resource), in
     /// servers' capacities.
     pub mean_queued_work: f64,
+    /// The stability verdict on the run and the numbers behind it ([`verdict`]).
+    pub verdict: Verdict,
+    pub evidence: VerdictEvidence,
 }
 
 /// Errors of the slot loop: only broken invariants, which are bugs.
@@ -236,7 +263,9 @@ pub fn run(
     run_system(&mut system, source, cfg)
 }
 
-/// The slot loop of paper-notes section 1 over any [`System`] and [`Source`].
+/// The slot loop of paper-notes section 1 over any [`System`] and [`Source`], with the
+/// stability verdict at the end and, while it is inconclusive, horizon doublings up to
+/// `cfg.max_slots`.
 pub fn run_system<S: System>(
     system: &mut S,
     source: &mut impl Source<S::Job>,
@@ -246,9 +275,12 @@ pub fn run_system<S: System>(
     let mut batch: Vec<S::Job> = Vec::new();
 
     let warmup = cfg.warmup.min(cfg.slots);
-    let horizon = cfg.slots - warmup;
-    let batch_len = (horizon / BATCHES as u64).max(1);
-    let sample_every = (cfg.slots / cfg.samples.max(1)).max(1);
+    // the verdict's batches: BATCHES of `batch_len` slots ending at `end`, starting at
+    // `judged_from` ≥ warmup (the horizon rounded down to a multiple of BATCHES)
+    let mut batch_len = (cfg.slots - warmup) / BATCHES as u64;
+    let judged_from = cfg.slots - batch_len * BATCHES as u64;
+    let mut end = cfg.slots;
+    let mut sample_every = (cfg.slots / cfg.samples.max(1)).max(1);
 
     let mut q_sum: u128 = 0;
     let mut work_sum: u128 = 0;
@@ -257,8 +289,8 @@ pub fn run_system<S: System>(
     let mut max_queue = 0u64;
     let mut q = 0u64;
     let mut series = Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1);
-    let mut batch_sums = vec![0u128; BATCHES];
-    let mut batch_counts = vec![0u64; BATCHES];
+    // two phases' worth: an extension fills BATCHES more, then adjacent pairs merge
+    let mut batch_sums = vec![0u128; 2 * BATCHES];
     let mut at_warmup = system.counters();
     let mut capped = false;
     let mut t = 0u64;
@@ -267,73 +299,103 @@ pub fn run_system<S: System>(
     let mut to_sample = 0u64;
     let mut class_series = Vec::new();
     let mut mix: std::collections::BTreeMap<String, u64> = Default::default();
-    let mut mix_samples = 0u64;
+    let mut mix_weight = 0u64;
     let mut usage = Vec::new();
+    let mut extensions = 0u32;
 
-    while t < cfg.slots {
-        if t == warmup {
-            at_warmup = system.counters();
-        }
-        // (1) departures
-        system.depart(t);
-        // (2) arrivals
-        batch.clear();
-        source.batch(t, &mut batch);
-        for job in batch.drain(..) {
-            system.enqueue(job);
-        }
-        // (3) placement
-        system.schedule(t);
-        // (4) record
-        q = system.waiting();
-        max_queue = max_queue.max(q);
-        if t >= warmup {
-            q_sum += q as u128;
-            used_sum += system.used();
-            // never negative for a faithful source (checked at the end of the run)
-            work_sum += source
-                .arrived_work()
-                .saturating_sub(system.counters().placed_work);
-            counted += 1;
-            batch_sums[b] += q as u128;
-            batch_counts[b] += 1;
-            left_in_batch -= 1;
-            if left_in_batch == 0 {
-                // the last batch takes the remainder of the horizon
-                if b + 1 < BATCHES {
-                    b += 1;
-                    left_in_batch = batch_len;
-                } else {
-                    left_in_batch = u64::MAX;
-                }
+    let (verdict, evidence) = loop {
+        while t < end {
+            if t == warmup {
+                at_warmup = system.counters();
             }
-        }
-        if to_sample == 0 {
-            series.push((t, q));
-            let lens = system.class_lengths();
-            if !lens.is_empty() {
-                class_series.push(lens.to_vec());
+            // (1) departures
+            system.depart(t);
+            // (2) arrivals
+            batch.clear();
+            source.batch(t, &mut batch);
+            for job in batch.drain(..) {
+                system.enqueue(job);
             }
+            // (3) placement
+            system.schedule(t);
+            // (4) record
+            q = system.waiting();
+            max_queue = max_queue.max(q);
             if t >= warmup {
-                usage.clear();
-                system.config_usage(&mut usage);
-                for (label, n) in usage.drain(..) {
-                    *mix.entry(label).or_default() += n;
+                q_sum += q as u128;
+                used_sum += system.used();
+                // never negative for a faithful source (checked at the end of the run)
+                work_sum += source
+                    .arrived_work()
+                    .saturating_sub(system.counters().placed_work);
+                counted += 1;
+                if t >= judged_from && batch_len > 0 {
+                    batch_sums[b] += q as u128;
+                    left_in_batch -= 1;
+                    if left_in_batch == 0 {
+                        b += 1;
+                        left_in_batch = batch_len;
+                    }
                 }
-                mix_samples += 1;
             }
-            to_sample = sample_every;
+            if to_sample == 0 {
+                series.push((t, q));
+                let lens = system.class_lengths();
+                if !lens.is_empty() {
+                    class_series.push(lens.to_vec());
+                }
+                if t >= warmup {
+                    usage.clear();
+                    system.config_usage(&mut usage);
+                    for (label, n) in usage.drain(..) {
+                        *mix.entry(label).or_default() += n * sample_every;
+                    }
+                    mix_weight += sample_every;
+                }
+                to_sample = sample_every;
+            }
+            to_sample -= 1;
+            if cfg.check_every_slot {
+                check(system, source, t)?;
+            }
+            t += 1;
+            if q > cfg.queue_cap {
+                capped = true;
+                break;
+            }
         }
-        to_sample -= 1;
-        if cfg.check_every_slot {
-            check(system, source, t)?;
+        if extensions > 0 && !capped {
+            // the extension filled BATCHES more batches: merge adjacent pairs
+            for i in 0..BATCHES {
+                batch_sums[i] = batch_sums[2 * i] + batch_sums[2 * i + 1];
+            }
+            batch_sums[BATCHES..].fill(0);
+            batch_len *= 2;
         }
-        t += 1;
-        if q > cfg.queue_cap {
-            capped = true;
-            break;
+        let means: Vec<f64> = if batch_len > 0 && !capped {
+            batch_sums[..BATCHES]
+                .iter()
+                .map(|&s| s as f64 / batch_len as f64)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let (v, mut ev) = verdict::judge(&means, batch_len, capped, t, cfg.mean_service);
+        ev.extensions = extensions;
+        let next_end = end.saturating_add(batch_len * BATCHES as u64);
+        if v != Verdict::Inconclusive || capped || batch_len == 0 || next_end > cfg.max_slots {
+            break (v, ev);
         }
-    }
+        // go on: the horizon doubles; the time series keeps every other point
+        extensions += 1;
+        end = next_end;
+        b = BATCHES;
+        left_in_batch = batch_len;
+        keep_every_other(&mut series);
+        keep_every_other(&mut class_series);
+        sample_every *= 2;
+        to_sample = (sample_every - t % sample_every) % sample_every;
+    };
     check(system, source, t)?;
     if series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
         series.push((t - 1, q));
@@ -342,13 +404,13 @@ pub fn run_system<S: System>(
             class_series.push(lens.to_vec());
         }
     }
-    let denom = (mix_samples.max(1) * servers as u64) as f64;
+    let denom = (mix_weight.max(1) * servers as u64) as f64;
     let config_mix = mix
         .into_iter()
         .map(|(label, n)| (label, n as f64 / denom))
         .collect();
 
-    let end = system.counters();
+    let stop = system.counters();
     let start = if t > warmup {
         at_warmup
     } else {
@@ -356,15 +418,17 @@ pub fn run_system<S: System>(
     };
     let measured = if t > warmup { t - warmup } else { t };
     let capacity = system.capacity();
-    let n_placed = end.placed - start.placed;
-    let waits = end.wait_sum - start.wait_sum;
-    let departed_count = end.departed - start.departed;
-    let batch_means = batch_sums
-        .iter()
-        .zip(&batch_counts)
-        .filter(|(_, c)| **c > 0)
-        .map(|(s, c)| *s as f64 / *c as f64)
-        .collect();
+    let n_placed = stop.placed - start.placed;
+    let waits = stop.wait_sum - start.wait_sum;
+    let departed_count = stop.departed - start.departed;
+    let batch_means = if capped || batch_len == 0 {
+        Vec::new()
+    } else {
+        batch_sums[..BATCHES]
+            .iter()
+            .map(|&s| s as f64 / batch_len as f64)
+            .collect()
+    };
     Ok(RunResult {
         slots: t,
         mean_queue: if counted > 0 {
@@ -396,7 +460,18 @@ pub fn run_system<S: System>(
         } else {
             0.0
         },
+        verdict,
+        evidence,
     })
+}
+
+/// Keeps the points of even index (the samples at every other sampling slot).
+fn keep_every_other<T>(v: &mut Vec<T>) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        i % 2 == 1
+    });
 }
 
 fn check<S: System>(system: &S, source: &impl Source<S::Job>, slot: u64) -> Result<(), SimError> {

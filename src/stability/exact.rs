@@ -245,6 +245,86 @@ pub fn solve(
         k += 1;
     }
     let n = states.len();
+    let pi = stationary(&rows)?;
+    let mean_queue = (0..n).map(|i| pi[i] * states[i].queue.len() as f64).sum();
+    let mass_at_cap = (0..n)
+        .filter(|&i| states[i].queue.len() == sys.cap)
+        .map(|i| pi[i])
+        .sum();
+    Ok(ExactResult {
+        states: n,
+        mean_queue,
+        mass_at_cap,
+    })
+}
+
+/// The throughput (departures per slot) of the *saturated* FIFO-FF system: a queue that never
+/// runs out, whose head-of-line job is placed on the first server it fits, the next one drawn
+/// afresh, until the head fits nowhere. By the saturation rule (Baccelli & Foss, "On the
+/// saturation rule for the stability of queues", J. Appl. Prob. 32, 1995; for multiserver jobs
+/// in FIFO order, Rumyantsev & Morozov, "Stability criterion of a multiserver model with
+/// simultaneous service", Annals of Operations Research 252, 2017) FIFO-FF is stable exactly
+/// for arrival rates below it. The chain is (server contents, head-of-line type), observed
+/// after placement; `sys.lambda` and `sys.cap` are not used.
+pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<f64, String> {
+    type Sat = (Vec<[u8; 2]>, u8);
+    // every outcome of placing heads until one does not fit
+    fn place(sys: &TinySystem, servers: Vec<[u8; 2]>, head: u8, p: f64, out: &mut Vec<(Sat, f64)>) {
+        let size = sys.sizes[head as usize].0;
+        match (0..servers.len()).find(|&i| free(sys, servers[i]) >= size) {
+            None => out.push(((servers, head), p)),
+            Some(i) => {
+                let mut s = servers;
+                s[i][head as usize] += 1;
+                place(sys, s.clone(), 0, p * sys.p_first, out);
+                place(sys, s, 1, p * (1.0 - sys.p_first), out);
+            }
+        }
+    }
+    let start: Sat = (vec![[0, 0]; sys.servers], 0);
+    let mut index: HashMap<Sat, usize> = HashMap::new();
+    let mut states = vec![start.clone()];
+    index.insert(start, 0);
+    let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
+    let mut k = 0;
+    while k < states.len() {
+        let (servers, head) = states[k].clone();
+        let mut row: HashMap<usize, f64> = HashMap::new();
+        for (rest, _, pd) in departures(sys, &servers) {
+            let mut outcomes = Vec::new();
+            place(sys, rest, head, pd, &mut outcomes);
+            for (next, p) in outcomes {
+                let id = match index.get(&next) {
+                    Some(&i) => i,
+                    None => {
+                        if states.len() >= max_states {
+                            return Err(format!("more than {max_states} states"));
+                        }
+                        states.push(next.clone());
+                        index.insert(next, states.len() - 1);
+                        states.len() - 1
+                    }
+                };
+                *row.entry(id).or_default() += p;
+            }
+        }
+        let mut r: Vec<(usize, f64)> = row.into_iter().collect();
+        r.sort_by_key(|e| e.0);
+        rows.push(r);
+        k += 1;
+    }
+    let pi = stationary(&rows)?;
+    let in_service = |s: &Sat| s.0.iter().map(|c| (c[0] + c[1]) as f64).sum::<f64>();
+    Ok(states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| pi[i] * sys.mu * in_service(s))
+        .sum())
+}
+
+/// The stationary distribution of a chain given by its rows (state → (next, probability)).
+fn stationary(rows: &[Vec<(usize, f64)>]) -> Result<DVector<f64>, String> {
+    let n = rows.len();
     // (P^T − I) π = 0 with the last equation replaced by Σ π = 1
     let mut a = DMatrix::<f64>::zeros(n, n);
     for (i, r) in rows.iter().enumerate() {
@@ -258,17 +338,7 @@ pub fn solve(
     }
     let mut b = DVector::<f64>::zeros(n);
     b[n - 1] = 1.0;
-    let pi = a.lu().solve(&b).ok_or("singular chain")?;
-    let mean_queue = (0..n).map(|i| pi[i] * states[i].queue.len() as f64).sum();
-    let mass_at_cap = (0..n)
-        .filter(|&i| states[i].queue.len() == sys.cap)
-        .map(|i| pi[i])
-        .sum();
-    Ok(ExactResult {
-        states: n,
-        mean_queue,
-        mass_at_cap,
-    })
+    a.lu().solve(&b).ok_or_else(|| "singular chain".to_string())
 }
 
 #[cfg(test)]
@@ -298,5 +368,26 @@ mod tests {
         assert!(a.mass_at_cap < 1e-12);
         let f = solve(&sys, ExactPolicy::FifoFf, 5000);
         assert!(f.is_err(), "FIFO sequences up to 30 are too many states");
+    }
+
+    #[test]
+    fn saturated_fifo_throughput_of_simple_systems() {
+        let sys = |a: f64, b: f64, servers| TinySystem {
+            servers,
+            sizes: [Size::from_f64(a).unwrap(), Size::from_f64(b).unwrap()],
+            p_first: 0.5,
+            lambda: 0.0,
+            mu: 0.1,
+            cap: 0,
+        };
+        // whole-server jobs: every server always busy with one job
+        let t = saturated_fifo_throughput(&sys(1.0, 1.0, 3), 1000).unwrap();
+        assert!((t - 0.3).abs() < 1e-12, "{t}");
+        // halves: two per server
+        let t = saturated_fifo_throughput(&sys(0.5, 0.5, 2), 1000).unwrap();
+        assert!((t - 0.4).abs() < 1e-12, "{t}");
+        // 0.6 and 0.3 on one server lie in between
+        let t = saturated_fifo_throughput(&sys(0.6, 0.3, 1), 1000).unwrap();
+        assert!(t > 0.1 && t < 0.3, "{t}");
     }
 }

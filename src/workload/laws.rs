@@ -63,6 +63,21 @@ impl SizeLaw {
         }
     }
 
+    /// The smallest size the law can draw.
+    pub fn min(&self) -> Size {
+        match self {
+            SizeLaw::Uniform { low, .. } => *low,
+            SizeLaw::Discrete { values, probs, .. } => values
+                .iter()
+                .zip(probs)
+                .filter(|(_, p)| **p > 0.0)
+                .map(|(v, _)| *v)
+                .min()
+                .unwrap_or(Size::ONE),
+            SizeLaw::Empirical { values } => values.iter().copied().min().unwrap_or(Size::ONE),
+        }
+    }
+
     /// P(R ≤ x), exact on the fixed-point grid.
     pub fn cdf(&self, x: Size) -> f64 {
         match self {

@@ -141,6 +141,8 @@ pub struct TraceSummary {
     pub service: ServiceLaw,
     /// Mean request per resource (CPU, memory) over jobs, fractions of a server.
     pub mean_req: [f64; 2],
+    /// Mean of request × service per resource over jobs, E[R S] (server-slots per job).
+    pub mean_work: [f64; 2],
 }
 
 impl TraceSummary {
@@ -162,6 +164,7 @@ impl TraceSummary {
         let mut sizes: BTreeMap<Size, u64> = BTreeMap::new();
         let mut service: BTreeMap<u32, u64> = BTreeMap::new();
         let mut req_sum = [0f64; 2];
+        let mut work_sum = [0f64; 2];
         while let Some(t) = reader.next() {
             let t = t?;
             if spec.start.is_some_and(|s| t.arrival < s) {
@@ -180,8 +183,9 @@ impl TraceSummary {
             jobs += n;
             *sizes.entry(j.req[0]).or_default() += n;
             *service.entry(j.service).or_default() += n;
-            for (s, r) in req_sum.iter_mut().zip(j.req) {
-                *s += r.as_f64() * n as f64;
+            for (k, r) in j.req.iter().enumerate() {
+                req_sum[k] += r.as_f64() * n as f64;
+                work_sum[k] += r.as_f64() * j.service as f64 * n as f64;
             }
         }
         if jobs == 0 {
@@ -214,6 +218,7 @@ impl TraceSummary {
             sizes: size_law,
             service: service_law,
             mean_req: req_sum.map(|s| s / jobs as f64),
+            mean_work: work_sum.map(|s| s / jobs as f64),
         })
     }
 
@@ -225,6 +230,14 @@ impl TraceSummary {
     /// Jobs per slot at traffic scaling `c`.
     pub fn rate(&self, spec: &TraceSpec, c: f64) -> f64 {
         self.jobs as f64 * c * spec.slot / self.span(spec)
+    }
+
+    /// The offered load at scaling `c` on `servers` servers: λ E[R S] / L, with E[R S] the mean
+    /// of size × service (slots) over the replayed jobs, on the resource with the most work. In
+    /// a trace, size and duration are not independent, so λ E[R] E[S] / L would be wrong.
+    pub fn load(&self, spec: &TraceSpec, c: f64, servers: usize) -> f64 {
+        let work = self.mean_work[0].max(self.mean_work[1]);
+        self.rate(spec, c) * work / servers as f64
     }
 
     /// Slots of replication window `w` of `windows` at scaling `c` (the window's span).

@@ -21,6 +21,8 @@ fn cfg(slots: u64, check: bool) -> RunConfig {
         queue_cap: 1_000_000,
         samples: 200,
         check_every_slot: check,
+        max_slots: 0,
+        mean_service: 1.0,
     }
 }
 
@@ -144,6 +146,8 @@ fn the_servers_view_follows_the_score() {
             queue_cap: 10,
             samples: 1,
             check_every_slot: true,
+            max_slots: 0,
+            mean_service: 1.0,
         };
         let r = sim::run_system(&mut system, &mut Three(false), &c).unwrap();
         assert_eq!(r.final_queue, waiting_left, "{scorer:?}");

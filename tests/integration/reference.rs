@@ -178,6 +178,8 @@ fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Place
         queue_cap: 5_000,
         samples: 10,
         check_every_slot: true,
+        max_slots: 0,
+        mean_service: 1.0,
     };
     sim::run(policy, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
     cluster.log().to_vec()
@@ -277,6 +279,8 @@ fn invariant_check_catches_a_lazy_policy() {
         queue_cap: 1000,
         samples: 10,
         check_every_slot: true,
+        max_slots: 0,
+        mean_service: 1.0,
     };
     assert!(sim::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
 }

@@ -96,6 +96,30 @@ fn slots_scaling_and_services_follow_the_spec() {
 }
 
 #[test]
+fn offered_load_counts_size_times_duration() {
+    // larger tasks run longer: E[R S] ≠ E[R] E[S]
+    let d = dir("load");
+    let f = d.join("t.csv");
+    // sizes 0.1 for 1 s, 0.5 for 9 s (slots of 1 s): E[R] = 0.3, E[S] = 5, E[R S] = 2.3
+    std::fs::write(
+        &f,
+        "arrival,duration,cpu,memory\n0,1,0.1,0\n2,9,0.5,0\n4,1,0.1,0\n6,9,0.5,0\n8,1,0.1,0\n10,9,0.5,0\n",
+    )
+    .unwrap();
+    let s = spec(&f, 1.0, SizeMode::Max);
+    let sum = TraceSummary::read(&s).unwrap();
+    assert!((sum.mean_work[0] - 2.3).abs() < 1e-9, "{:?}", sum.mean_work);
+    // six jobs over a span of 10 s at c = 2: λ = 6 · 2 · 1 / 10 = 1.2 jobs per slot
+    let servers = 4;
+    let lambda = sum.rate(&s, 2.0);
+    assert!((lambda - 1.2).abs() < 1e-12);
+    let load = sum.load(&s, 2.0, servers);
+    assert!((load - 1.2 * 2.3 / 4.0).abs() < 1e-9, "{load}");
+    // the independent-product formula would say 1.2 · 0.3 · 5 / 4 = 0.45 < 0.69
+    assert!(load > 1.2 * 0.3 * 5.0 / 4.0 + 0.2);
+}
+
+#[test]
 fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
     // jobs drawn by the sampled source, written as a trace, replayed: the same decisions
     let (slot, slots, servers) = (0.5, 20_000u64, 5usize);
@@ -135,6 +159,8 @@ fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
         queue_cap: 100_000,
         samples: 100,
         check_every_slot: false,
+        max_slots: 0,
+        mean_service: 1.0,
     };
     for name in ["bf-js", "fifo-ff"] {
         let p = PolicySpec::from_name(name).unwrap();
@@ -203,6 +229,8 @@ fn real_extract_keeps_every_invariant_every_slot() {
             queue_cap: 10_000_000,
             samples: 100,
             check_every_slot: true,
+            max_slots: 0,
+            mean_service: 1.0,
         };
         let r = sim::run(
             p.build(200).as_mut(),

@@ -428,6 +428,8 @@ fn run_logged(
         queue_cap: 3_000,
         samples: 10,
         check_every_slot: true,
+        max_slots: 0,
+        mean_service: 1.0,
     };
     sim::run(p, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
     cluster.log().to_vec()

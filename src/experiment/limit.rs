@@ -1,0 +1,296 @@
+//! A policy's stability limit as an interval [lower, upper] on the load: lower shown stable,
+//! upper shown unstable, by a noisy bisection whose probes repeat until they are decisive.
+//!
+//! **A probe** at load x runs rounds of `replications` runs (seeds from (experiment seed,
+//! x, replication) on a path of their own, never from the policy; each run extends its horizon
+//! up to `run.max_slots` while its verdict is inconclusive). After each round, over all N runs
+//! so far with S stable, U unstable:
+//! - *shown stable* if S > N/2 and U = 0;
+//! - *shown unstable* if U > N/2 and S = 0;
+//! - otherwise another round, up to `rounds`; then *undecided* (x is close to the limit, at
+//!   the resolution the horizon allows).
+//!
+//! If a single run at or above the limit is called stable with probability at most p (the
+//! calibration in `proofs/verdict_calibration.md` measures about 2 % at the critical load and
+//! 0 beyond ±1 %), a probe is wrongly shown stable with probability at most
+//! P(Bin(N, p) > N/2); [`probe_error`] states it with p = [`RUN_ERROR`] = 5 %, the target the
+//! calibration meets, and likewise for a wrong "shown unstable".
+//!
+//! **The search** keeps lower (shown stable; 0 to start, stable by theory) and upper (shown
+//! unstable; ρ*'s upper end to start, beyond which no policy is stable) and the undecided loads
+//! between them. Each probe goes to the midpoint of the widest gap between consecutive known
+//! loads (ties: the lowest), so an undecided load is approached from both sides (the noisy
+//! bisection of Waeber, Frazier & Henderson, "Bisection search with noisy responses", SIAM J.
+//! Control Optim. 51(3), 2013, with a three-valued answer in place of a coin). It stops when
+//! upper − lower is at most `resolution` × ρ*, when no gap is wider than half of that, or after
+//! `max_probes` probes.
+
+use rayon::prelude::*;
+
+use super::ExperimentError;
+use super::spec::Experiment;
+use crate::sim::Verdict;
+use crate::workload::derive_seed;
+
+/// The per-run error rate assumed when a probe's confidence is stated (the calibration's
+/// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
+pub const RUN_ERROR: f64 = 0.05;
+
+/// How a limit is searched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchSpec {
+    /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
+    pub resolution: f64,
+    /// At most this many probes.
+    pub max_probes: u32,
+    /// At most this many rounds of replications per probe.
+    pub rounds: u32,
+}
+
+/// What a probe showed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Stable,
+    Unstable,
+    Undecided,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Stable => "stable",
+            Decision::Unstable => "unstable",
+            Decision::Undecided => "undecided",
+        }
+    }
+}
+
+/// One load tried by the search.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub load: f64,
+    pub decision: Decision,
+    /// Runs judged stable, unstable, inconclusive (over all its rounds).
+    pub counts: [usize; 3],
+    /// Slots simulated by its runs.
+    pub slots: u64,
+}
+
+impl Probe {
+    /// Runs of the probe.
+    pub fn runs(&self) -> usize {
+        self.counts.iter().sum()
+    }
+}
+
+/// A policy's stability limit as an interval on the load.
+#[derive(Clone, Debug)]
+pub struct ThresholdResult {
+    pub policy: usize,
+    /// ρ* (low, high) as a traffic intensity.
+    pub rho_star: (f64, f64),
+    pub search: SearchSpec,
+    /// The largest load shown stable (0 if none was: stable by theory).
+    pub lower: f64,
+    /// The smallest load shown unstable, or ρ*'s upper end if none was (unstable by theory).
+    pub upper: f64,
+    /// Whether `upper` was shown unstable by a probe (not only by theory).
+    pub upper_shown: bool,
+    pub probes: Vec<Probe>,
+}
+
+impl ThresholdResult {
+    /// The interval as fractions of ρ*, conservatively: (lower / ρ*_high, upper / ρ*_low).
+    pub fn fractions(&self) -> (f64, f64) {
+        (self.lower / self.rho_star.1, self.upper / self.rho_star.0)
+    }
+
+    /// Runs simulated by the search.
+    pub fn runs(&self) -> usize {
+        self.probes.iter().map(Probe::runs).sum()
+    }
+
+    /// Slots simulated by the search.
+    pub fn slots(&self) -> u64 {
+        self.probes.iter().map(|p| p.slots).sum()
+    }
+
+    /// The probe that showed `load`, if one did.
+    pub fn probe_at(&self, load: f64) -> Option<&Probe> {
+        self.probes.iter().find(|p| p.load == load)
+    }
+
+    /// A line on how each end was shown and how sure it is.
+    pub fn ends(&self) -> String {
+        let end = |load: f64, theory: &str| match self.probe_at(load) {
+            Some(p) => format!(
+                "{load:.4} ({}/{}/{} stable/unstable/inconclusive runs; wrong with probability \
+                 ≤ {:.1e})",
+                p.counts[0],
+                p.counts[1],
+                p.counts[2],
+                probe_error(p.runs())
+            ),
+            None => format!("{load:.4} ({theory})"),
+        };
+        format!(
+            "lower {}, upper {}",
+            end(self.lower, "load 0: stable by theory"),
+            end(self.upper, "ρ*: no policy is stable above it")
+        )
+    }
+}
+
+/// The probability that a probe of `n` runs is decided wrongly when each run is wrong with
+/// probability [`RUN_ERROR`]: P(Bin(n, p) > n/2).
+pub fn probe_error(n: usize) -> f64 {
+    let p = RUN_ERROR;
+    let mut total = 0.0;
+    for k in n / 2 + 1..=n {
+        let mut c = 1.0;
+        for i in 0..k {
+            c *= (n - i) as f64 / (i + 1) as f64;
+        }
+        total += c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32);
+    }
+    total
+}
+
+/// The decision on runs with `counts` = [stable, unstable, inconclusive].
+fn decide(counts: [usize; 3]) -> Decision {
+    let n: usize = counts.iter().sum();
+    if 2 * counts[0] > n && counts[1] == 0 {
+        Decision::Stable
+    } else if 2 * counts[1] > n && counts[0] == 0 {
+        Decision::Unstable
+    } else {
+        Decision::Undecided
+    }
+}
+
+/// Probes load `load` for `policy`: rounds of the file's replications until decisive.
+fn probe(
+    exp: &Experiment,
+    policy: usize,
+    load: f64,
+    search: &SearchSpec,
+) -> Result<Probe, ExperimentError> {
+    let rate = load * exp.rate_per_load();
+    let n = exp.run.replications;
+    let mut counts = [0usize; 3];
+    let mut slots = 0u64;
+    let mut decision = Decision::Undecided;
+    for round in 0..search.rounds {
+        let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
+            .into_par_iter()
+            .map(|rep| {
+                let seed = derive_seed(exp.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
+                super::runner::run_at(exp, policy, rate, seed).map(|r| (r.1, r.0.slots))
+            })
+            .collect();
+        for (v, s) in runs? {
+            counts[v as usize] += 1;
+            slots += s;
+        }
+        decision = decide(counts);
+        if decision != Decision::Undecided {
+            break;
+        }
+    }
+    Ok(Probe {
+        load,
+        decision,
+        counts,
+        slots,
+    })
+}
+
+/// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
+/// is reported with the result.
+pub fn limit_search(
+    exp: &Experiment,
+    policy: usize,
+    search: SearchSpec,
+    rho: (f64, f64),
+) -> Result<ThresholdResult, ExperimentError> {
+    let (mut lower, mut upper) = (0.0, rho.1);
+    let mut upper_shown = false;
+    let mut undecided: Vec<f64> = Vec::new();
+    let mut probes = Vec::new();
+    let target = search.resolution * rho.1;
+    while (probes.len() as u32) < search.max_probes && upper - lower > target {
+        let mut known = vec![lower];
+        known.extend(&undecided);
+        known.push(upper);
+        let (a, b) = known
+            .windows(2)
+            .map(|w| (w[0], w[1]))
+            .fold((0.0, 0.0), |best, g| {
+                if g.1 - g.0 > best.1 - best.0 { g } else { best }
+            });
+        if b - a <= target / 2.0 {
+            break;
+        }
+        let mid = (a + b) / 2.0;
+        let p = probe(exp, policy, mid, &search)?;
+        match p.decision {
+            Decision::Stable => {
+                lower = mid;
+                undecided.retain(|&u| u > mid);
+            }
+            Decision::Unstable => {
+                upper = mid;
+                upper_shown = true;
+                undecided.retain(|&u| u < mid);
+            }
+            Decision::Undecided => {
+                undecided.push(mid);
+                undecided.sort_by(f64::total_cmp);
+            }
+        }
+        probes.push(p);
+    }
+    Ok(ThresholdResult {
+        policy,
+        rho_star: rho,
+        search,
+        lower,
+        upper,
+        upper_shown,
+        probes,
+    })
+}
+
+/// The stability limit of `policy` relative to the experiment's ρ* (see [`limit_search`]).
+pub fn threshold_search(
+    exp: &Experiment,
+    policy: usize,
+    search: SearchSpec,
+) -> Result<ThresholdResult, ExperimentError> {
+    let rho = exp.rho_star.expect("computed for threshold claims");
+    limit_search(exp, policy, search, rho)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decisions_need_a_majority_and_no_contrary_run() {
+        assert_eq!(decide([3, 0, 2]), Decision::Stable);
+        assert_eq!(decide([4, 1, 0]), Decision::Undecided);
+        assert_eq!(decide([2, 0, 3]), Decision::Undecided);
+        assert_eq!(decide([0, 5, 0]), Decision::Unstable);
+        assert_eq!(decide([0, 3, 2]), Decision::Unstable);
+    }
+
+    #[test]
+    fn probe_error_is_a_binomial_tail() {
+        // n = 1: wrong when the one run is wrong
+        assert!((probe_error(1) - 0.05).abs() < 1e-12);
+        // n = 5: P(≥ 3 of 5) = 10 p³ q² + 5 p⁴ q + p⁵
+        let (p, q) = (0.05f64, 0.95f64);
+        let want = 10.0 * p.powi(3) * q * q + 5.0 * p.powi(4) * q + p.powi(5);
+        assert!((probe_error(5) - want).abs() < 1e-15);
+    }
+}

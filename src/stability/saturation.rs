@@ -1,0 +1,145 @@
+//! The throughput of the saturated FIFO-FF system, estimated by simulation: a queue that never
+//! empties, its head-of-line job placed on the first server it fits, until it fits nowhere.
+//!
+//! By the saturation rule (Baccelli & Foss, "On the saturation rule for the stability of
+//! queues", J. Appl. Prob. 32, 1995; for jobs that need several servers at once in FIFO order,
+//! Rumyantsev & Morozov, "Stability criterion of a multiserver model with simultaneous
+//! service", Annals of Operations Research 252, 2017, and Grosof, Harchol-Balter &
+//! Scheller-Wolf, "WCFS: a new framework for analyzing multiserver systems", Queueing Systems
+//! 102, 2022) FIFO-FF is stable exactly for arrival rates below this throughput. It is an
+//! estimate of the stability limit independent of any verdict or bisection. The rule needs
+//! the order of service not to depend on the queue's contents: it does not apply to BF-J/S,
+//! VQS or VQS-BF, which choose among the waiting jobs, so a never-empty queue would hand them
+//! the jobs they like best, a mix of sizes the real queue near its limit does not have.
+//!
+//! For finitely many sizes on tiny systems, [`super::exact::saturated_fifo_throughput`] gives
+//! the same number exactly (a test compares them).
+
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use crate::model::{Job, ServerId, Size};
+use crate::policy::{FifoFirstFit, Policy, SlotView};
+use crate::sim::{BATCHES, Cluster};
+use crate::workload::{ServiceLaw, SizeLaw, derive_seed};
+
+/// The saturated throughput with its interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Saturation {
+    /// Departures per slot after warm-up.
+    pub throughput: f64,
+    /// 95 % Student-t interval from [`BATCHES`] batch means of the departures per slot.
+    pub ci95: (f64, f64),
+    /// Slots simulated (after warm-up).
+    pub slots: u64,
+    /// Von Neumann statistic of the batch means (≈ N(0, 1) if they are independent, as the
+    /// interval assumes; see [`crate::sim::verdict`]).
+    pub z_vn: f64,
+}
+
+/// Simulates saturated FIFO-FF on `servers` unit servers for `warmup + slots` slots, jobs drawn
+/// from `sizes` and `service` on streams of `seed`.
+pub fn fifo_saturated(
+    servers: usize,
+    sizes: &SizeLaw,
+    service: &ServiceLaw,
+    warmup: u64,
+    slots: u64,
+    seed: u64,
+) -> Saturation {
+    // at most this many jobs can be placed in one slot: the head is never missing
+    let per_server = Size::UNIT / sizes.min().0.max(1);
+    let target = (servers as u64 * per_server + 1) as usize;
+    let mut size_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[2]));
+    let mut service_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[3]));
+    let mut policy = FifoFirstFit::new(servers);
+    let mut cluster = Cluster::new(servers, service.mean());
+    let all: Vec<ServerId> = (0..servers as ServerId).collect();
+    let (mut departures, mut departed) = (Vec::new(), Vec::new());
+    let batch_len = (slots / BATCHES as u64).max(1);
+    let slots = batch_len * BATCHES as u64;
+    let mut sums = vec![0u64; BATCHES];
+    let mut next_id = 0u64;
+    for t in 0..warmup + slots {
+        let before = cluster.counters().departed;
+        cluster.depart(t, &mut departures, &mut departed);
+        let gone = cluster.counters().departed - before;
+        while policy.waiting() < target {
+            policy.enqueue(Job {
+                id: next_id,
+                size: sizes.sample(&mut size_rng),
+                service: service.sample(&mut service_rng),
+                arrival: t,
+                class: 0,
+            });
+            next_id += 1;
+        }
+        let view = SlotView {
+            now: t,
+            departures: &departures,
+            departed: if t == 0 { &all } else { &departed },
+        };
+        policy.schedule(&mut cluster, view);
+        if t >= warmup {
+            sums[((t - warmup) / batch_len) as usize] += gone;
+        }
+    }
+    let y: Vec<f64> = sums.iter().map(|&s| s as f64 / batch_len as f64).collect();
+    let b = y.len() as f64;
+    let mean = y.iter().sum::<f64>() / b;
+    let ss: f64 = y.iter().map(|v| (v - mean).powi(2)).sum();
+    let mssd: f64 = y.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    let t = StudentsT::new(0.0, 1.0, b - 1.0)
+        .expect("32 batches")
+        .inverse_cdf(0.975);
+    let h = t * (ss / (b - 1.0) / b).sqrt();
+    Saturation {
+        throughput: mean,
+        ci95: (mean - h, mean + h),
+        slots,
+        z_vn: if ss > 0.0 {
+            (1.0 - mssd / (2.0 * ss)) / ((b - 2.0) / (b * b - 1.0)).sqrt()
+        } else {
+            0.0
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stability::exact::{TinySystem, saturated_fifo_throughput};
+
+    #[test]
+    fn simulated_saturation_matches_the_exact_chain() {
+        let (a, b) = (Size::from_f64(0.6).unwrap(), Size::from_f64(0.3).unwrap());
+        let exact = saturated_fifo_throughput(
+            &TinySystem {
+                servers: 2,
+                sizes: [a, b],
+                p_first: 0.5,
+                lambda: 0.0,
+                mu: 0.1,
+                cap: 0,
+            },
+            10_000,
+        )
+        .unwrap();
+        let law = SizeLaw::discrete(vec![a, b], vec![0.5, 0.5]).unwrap();
+        let s = fifo_saturated(2, &law, &ServiceLaw::geometric(10.0), 10_000, 2_000_000, 1);
+        assert!(
+            s.ci95.0 <= exact && exact <= s.ci95.1,
+            "exact {exact} outside {:?}",
+            s.ci95
+        );
+        assert!(s.ci95.1 - s.ci95.0 < 0.005, "{:?}", s.ci95);
+    }
+
+    #[test]
+    fn whole_server_jobs_saturate_every_server() {
+        let law = SizeLaw::discrete(vec![Size::ONE], vec![1.0]).unwrap();
+        let s = fifo_saturated(3, &law, &ServiceLaw::geometric(10.0), 1000, 320_000, 2);
+        assert!(s.ci95.0 <= 0.3 && 0.3 <= s.ci95.1, "{:?}", s);
+    }
+}
