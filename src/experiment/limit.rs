@@ -22,7 +22,7 @@
 //! loads (ties: the lowest), so an undecided load is approached from both sides (the noisy
 //! bisection of Waeber, Frazier & Henderson, "Bisection search with noisy responses", SIAM J.
 //! Control Optim. 51(3), 2013, with a three-valued answer in place of a coin). It stops when
-//! upper − lower is at most `resolution` × ρ*, when no gap is wider than half of that, or after
+//! upper − lower is at most `resolution` × ρ*, when no gap is wider than a quarter of that, or after
 //! `max_probes` probes.
 
 use rayon::prelude::*;
@@ -228,7 +228,7 @@ pub fn limit_search(
             .fold((0.0, 0.0), |best, g| {
                 if g.1 - g.0 > best.1 - best.0 { g } else { best }
             });
-        if b - a <= target / 2.0 {
+        if b - a <= target / 4.0 {
             break;
         }
         let mid = (a + b) / 2.0;
