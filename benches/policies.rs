@@ -15,10 +15,10 @@
 
 use std::time::Instant;
 
-use packlab::configs::Partition;
+use packlab::configurations::Partition;
 use packlab::model::Size;
 use packlab::policy::PolicySpec;
-use packlab::sim::{self, Cluster, RunConfig};
+use packlab::sim::{Cluster, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
 struct Case {
@@ -126,7 +126,7 @@ fn main() {
                 let mut cluster = Cluster::new(case.servers, case.mean_service);
                 let mut policy = spec.build(case.servers);
                 let start = Instant::now();
-                let r = sim::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
+                let r = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
                     .expect("invariants hold");
                 times.push(start.elapsed().as_secs_f64() * 1e9 / r.arrived as f64);
                 last = Some(r);

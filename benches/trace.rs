@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use packlab::policy::PolicySpec;
-use packlab::sim::{self, Cluster, RunConfig};
+use packlab::sim::{Cluster, RunConfig};
 use packlab::workload::replay::{SizeMode, TraceSource, TraceSpec, TraceSummary};
 use packlab::workload::trace::{TraceFormat, TraceReader};
 
@@ -73,7 +73,7 @@ fn main() {
         (
             "vqs-bf (J = 8)",
             PolicySpec::VqsBf {
-                partition: packlab::configs::Partition::universal(8),
+                partition: packlab::configurations::Partition::universal(8),
                 stall: None,
             },
         ),
@@ -84,7 +84,7 @@ fn main() {
             let t = Instant::now();
             let mut src =
                 TraceSource::open(&spec, 1.0, summary.first, f64::INFINITY).expect("opens");
-            let r = sim::run(
+            let r = packlab::policy::run(
                 policy.build(servers).as_mut(),
                 &mut src,
                 &mut Cluster::new(servers, summary.service.mean()),

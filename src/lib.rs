@@ -4,13 +4,14 @@
 //! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
 //! that turns a TOML file into CSV tables, figures and a report.
 
-pub mod configs;
+pub mod configurations;
 pub mod experiment;
 pub mod model;
 pub mod multi;
 pub mod packing;
 pub mod plot;
 pub mod policy;
+pub mod rng;
 pub mod sim;
 pub mod stability;
 pub mod workload;

@@ -29,8 +29,8 @@ use rayon::prelude::*;
 
 use super::ExperimentError;
 use super::spec::Experiment;
+use crate::rng::derive_seed;
 use crate::sim::Verdict;
-use crate::workload::derive_seed;
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).

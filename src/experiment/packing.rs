@@ -27,7 +27,7 @@ use crate::packing::sources::{
     read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
 };
 use crate::plot::{Chart, Series};
-use crate::workload::derive_seed;
+use crate::rng::derive_seed;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -17,11 +17,12 @@ use super::output::{
 };
 use super::spec::{Ctx, RawCluster, RawService, RawSizes, parse_toml, service_law, size_law};
 use super::{ClaimResult, ExperimentError, VERSION};
-use crate::configs::{MAX_J, Partition};
+use crate::configurations::{MAX_J, Partition};
 use crate::model::Size;
 use crate::plot::{Chart, Series};
+use crate::rng::derive_seed;
 use crate::stability::region::{BracketStep, bracket, interval_atoms, rho_reduced, rho_star};
-use crate::workload::{SizeLaw, derive_seed};
+use crate::workload::SizeLaw;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

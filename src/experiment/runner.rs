@@ -16,10 +16,11 @@ use super::spec::Experiment;
 use super::study::StudyRow;
 use crate::multi::{ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem};
 use crate::policy::PolicySpec;
+use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::stability::saturation::{Saturation, fifo_saturated};
 use crate::workload::replay::TraceSource;
-use crate::workload::{Arrivals, JobSource, derive_seed};
+use crate::workload::{Arrivals, JobSource};
 
 /// One simulated run.
 #[derive(Clone, Debug)]
@@ -152,7 +153,7 @@ pub(super) fn run_at(
         None => {
             let mut p = exp.policies[policy].build(exp.servers);
             let mut cluster = Cluster::new(exp.servers, exp.service.mean());
-            sim::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
+            crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
         }
         Some(mut system) if exp.requests.is_empty() => {
             sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
@@ -233,7 +234,7 @@ fn run_trace(
         None => {
             let mut p = exp.policies[policy].build(exp.servers);
             let mut cluster = Cluster::new(exp.servers, exp.service.mean());
-            sim::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
+            crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
         }
         Some(mut system) => sim::run_system(&mut system, &mut source, &cfg)?,
     };

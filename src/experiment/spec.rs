@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::ExperimentError;
 use super::limit::SearchSpec;
-use crate::configs::{MAX_J, Partition};
+use crate::configurations::{MAX_J, Partition};
 use crate::model::Size;
 use crate::multi::Discipline;
 use crate::packing::place::{JobOrder, Scorer};

@@ -13,7 +13,7 @@ use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;
 use crate::packing::snapshot::{Snapshot, Task, total};
 use crate::policy::PolicySpec;
-use crate::workload::derive_seed;
+use crate::rng::derive_seed;
 
 /// A scored policy's packing (compaction) and stability limit on the same workload.
 #[derive(Clone, Debug)]

@@ -6,9 +6,10 @@ use rand::Rng;
 use super::VJob;
 use crate::model::Job;
 use crate::packing::snapshot::Resources;
-use crate::sim::Source;
+use crate::rng::Streams;
+use crate::workload::Source;
 use crate::workload::replay::TraceSource;
-use crate::workload::{Arrivals, JobSource, ServiceLaw, Streams};
+use crate::workload::{Arrivals, JobSource, ServiceLaw};
 
 /// Jobs whose requests are drawn uniformly from a list of request vectors (e.g. every task of a
 /// packing snapshot), with service times and arrivals from their laws. Three streams per run

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::place::{JobOrder, Packing, Placer, Scorer, pack, task_order};
 use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
-use crate::workload::derive_seed;
+use crate::rng::derive_seed;
 
 /// A scheduler to evaluate: a task order and a scorer.
 #[derive(Clone, Debug)]

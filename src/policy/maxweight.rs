@@ -4,14 +4,14 @@
 //! Each type (a distinct job size) has a FIFO queue. Every slot every server is visited in index
 //! order; an empty server renews its configuration to argmax ⟨k, Q⟩ over *all* feasible
 //! configurations k (Σ k_i s_i ≤ 1 with true sizes), found by the exact branch-and-bound
-//! knapsack of [`crate::configs::knapsack`]; a busy server keeps it until it empties and takes
+//! knapsack of [`crate::configurations::knapsack`]; a busy server keeps it until it empties and takes
 //! head-of-line jobs of each type i while it holds fewer than k_i of them.
 
 use std::collections::BTreeMap;
 
 use super::classes::{Activity, ClassQueues};
 use super::{Policy, SlotView};
-use crate::configs::knapsack::{self, Counts};
+use crate::configurations::knapsack::{self, Counts};
 use crate::model::{Job, ServerId, Size};
 use crate::sim::Cluster;
 

@@ -9,14 +9,16 @@ pub mod classes;
 mod fifo;
 pub mod index;
 mod maxweight;
+mod system;
 mod vqs;
 
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
 pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
+pub use system::{ScalarSystem, run};
 pub use vqs::{Vqs, VqsBf};
 
-use crate::configs::Partition;
+use crate::configurations::Partition;
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::multi::Discipline;
 use crate::packing::place::Scorer;

@@ -21,7 +21,7 @@
 use super::classes::{Activity, ClassQueues};
 use super::index::{FirstFitServers, SizeQueue};
 use super::{Policy, SlotView};
-use crate::configs::{Partition, ReducedConfig, ReducedSet, VQ2};
+use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::Cluster;
 

@@ -12,9 +12,8 @@ pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
 pub use verdict::{Verdict, VerdictEvidence, judge};
 
-use crate::model::{Departure, Job, ServerId, Size};
-use crate::policy::{Policy, SlotView};
-use crate::workload::JobSource;
+use crate::model::Size;
+use crate::workload::Source;
 
 /// How long to run and when to stop.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,29 +103,6 @@ pub enum SimError {
     Invariant { slot: u64, what: String },
 }
 
-/// A source of jobs for the slot loop: the batch A(t) of every slot, in arrival order.
-pub trait Source<J> {
-    /// Appends the batch of slot `t` to `out`.
-    fn batch(&mut self, t: u64, out: &mut Vec<J>);
-    /// Jobs arrived so far.
-    fn arrived(&self) -> u64;
-    /// Sum of the sizes of the jobs arrived so far (first resource), `Size` units.
-    fn arrived_work(&self) -> u128;
-}
-
-impl Source<Job> for JobSource {
-    #[inline]
-    fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
-        JobSource::batch(self, t, out)
-    }
-    fn arrived(&self) -> u64 {
-        JobSource::arrived(self)
-    }
-    fn arrived_work(&self) -> u128 {
-        JobSource::arrived_work(self)
-    }
-}
-
 /// Running totals of a cluster, for the metrics of [`RunResult`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -185,82 +161,6 @@ pub trait System {
     }
     /// (configuration label, busy servers using it), for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
-}
-
-/// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them.
-struct Scalar<'a> {
-    policy: &'a mut dyn Policy,
-    cluster: &'a mut Cluster,
-    departures: Vec<Departure>,
-    departed: Vec<ServerId>,
-    all: Vec<ServerId>,
-}
-
-impl System for Scalar<'_> {
-    type Job = Job;
-    fn servers(&self) -> usize {
-        self.cluster.servers()
-    }
-    #[inline]
-    fn depart(&mut self, t: u64) {
-        self.cluster
-            .depart(t, &mut self.departures, &mut self.departed);
-    }
-    #[inline]
-    fn enqueue(&mut self, job: Job) {
-        self.policy.enqueue(job);
-    }
-    #[inline]
-    fn schedule(&mut self, t: u64) {
-        let view = SlotView {
-            now: t,
-            departures: &self.departures,
-            departed: if t == 0 { &self.all } else { &self.departed },
-        };
-        self.policy.schedule(self.cluster, view);
-    }
-    #[inline]
-    fn waiting(&self) -> u64 {
-        self.policy.waiting() as u64
-    }
-    #[inline]
-    fn used(&self) -> u128 {
-        self.cluster.used()
-    }
-    fn capacity(&self) -> f64 {
-        self.cluster.servers() as f64 * Size::UNIT as f64
-    }
-    fn counters(&self) -> Counters {
-        self.cluster.counters()
-    }
-    fn check(&self) -> Result<(), String> {
-        self.cluster.check()?;
-        self.policy.check(self.cluster)
-    }
-    fn class_lengths(&self) -> &[u64] {
-        self.policy.class_lengths()
-    }
-    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
-        self.policy.config_usage(out)
-    }
-}
-
-/// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.
-pub fn run(
-    policy: &mut dyn Policy,
-    source: &mut impl Source<Job>,
-    cluster: &mut Cluster,
-    cfg: &RunConfig,
-) -> Result<RunResult, SimError> {
-    let all: Vec<ServerId> = (0..cluster.servers() as ServerId).collect();
-    let mut system = Scalar {
-        policy,
-        cluster,
-        departures: Vec::new(),
-        departed: Vec::new(),
-        all,
-    };
-    run_system(&mut system, source, cfg)
 }
 
 /// The slot loop of paper-notes section 1 over any [`System`] and [`Source`], with the

@@ -6,9 +6,9 @@
 //! Units: `per_server` is c = λ*/(μ L), the largest number of jobs per server per mean service
 //! time; the traffic intensity is ρ = c·E[R] (so ρ* ≤ 1), and the arrival rate λ* = c·L·μ.
 
-use crate::configs::knapsack::Counts;
-use crate::configs::region::{self, RegionError};
-use crate::configs::{Partition, ReducedSet};
+use crate::configurations::knapsack::Counts;
+use crate::configurations::region::{self, RegionError};
+use crate::configurations::{Partition, ReducedSet};
 use crate::model::Size;
 use crate::workload::SizeLaw;
 

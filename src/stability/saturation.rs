@@ -21,8 +21,9 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::{Job, ServerId, Size};
 use crate::policy::{FifoFirstFit, Policy, SlotView};
+use crate::rng::derive_seed;
 use crate::sim::{BATCHES, Cluster};
-use crate::workload::{ServiceLaw, SizeLaw, derive_seed};
+use crate::workload::{ServiceLaw, SizeLaw};
 
 /// The saturated throughput with its interval.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -10,4 +10,4 @@ mod source;
 pub mod trace;
 
 pub use laws::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
-pub use source::{JobSource, Streams, derive_seed};
+pub use source::{JobSource, Source};

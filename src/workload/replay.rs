@@ -352,7 +352,7 @@ impl TraceSource {
     }
 }
 
-impl crate::sim::Source<Job> for TraceSource {
+impl super::Source<Job> for TraceSource {
     #[inline]
     fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
         self.each_in_slot(t, |id, j| {

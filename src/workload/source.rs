@@ -4,44 +4,18 @@
 //! times come from three separate streams, so every policy at a (load, replication) point sees
 //! exactly the same jobs, and changing the service law does not change the sizes.
 
-use rand::SeedableRng;
-use rand_pcg::Pcg64Mcg;
-
 use super::{Arrivals, ServiceLaw, SizeLaw};
 use crate::model::Job;
+use crate::rng::Streams;
 
-/// SplitMix64 finaliser: a well-mixed 64-bit value from a 64-bit input.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A run's seed from the experiment seed and a path of indices (load point, replication, …).
-/// The policy is never part of the path.
-pub fn derive_seed(seed: u64, path: &[u64]) -> u64 {
-    path.iter().fold(mix(seed), |acc, &p| mix(acc ^ mix(p)))
-}
-
-/// The three random streams of one run.
-#[derive(Clone, Debug)]
-pub struct Streams {
-    pub arrivals: Pcg64Mcg,
-    pub sizes: Pcg64Mcg,
-    pub service: Pcg64Mcg,
-}
-
-impl Streams {
-    /// Streams for a run seed (see [`derive_seed`]).
-    pub fn new(run_seed: u64) -> Self {
-        let s = |k: u64| Pcg64Mcg::seed_from_u64(derive_seed(run_seed, &[k]));
-        Streams {
-            arrivals: s(1),
-            sizes: s(2),
-            service: s(3),
-        }
-    }
+/// A source of jobs for the slot loop: the batch A(t) of every slot, in arrival order.
+pub trait Source<J> {
+    /// Appends the batch of slot `t` to `out`.
+    fn batch(&mut self, t: u64, out: &mut Vec<J>);
+    /// Jobs arrived so far.
+    fn arrived(&self) -> u64;
+    /// Sum of the sizes of the jobs arrived so far (first resource), `Size` units.
+    fn arrived_work(&self) -> u128;
 }
 
 /// Draws the batch A(t) of every slot, with each job's size and service time.
@@ -66,20 +40,20 @@ impl JobSource {
             work: 0,
         }
     }
+}
 
-    /// Jobs arrived so far.
-    pub fn arrived(&self) -> u64 {
+impl Source<Job> for JobSource {
+    fn arrived(&self) -> u64 {
         self.next_id
     }
 
-    /// Sum of the sizes of the jobs arrived so far, `Size` units.
-    pub fn arrived_work(&self) -> u128 {
+    fn arrived_work(&self) -> u128 {
         self.work
     }
 
     /// Appends the batch of slot `t` to `out` (in arrival order).
     #[inline]
-    pub fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
+    fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
         let n = self.arrivals.sample(t, &mut self.streams.arrivals);
         for _ in 0..n {
             let size = self.sizes.sample(&mut self.streams.sizes);

@@ -9,7 +9,8 @@ use packlab::multi::{
 };
 use packlab::packing::place::Scorer;
 use packlab::policy::PolicySpec;
-use packlab::sim::{self, Cluster, RunConfig, Source};
+use packlab::sim::{self, Cluster, RunConfig};
+use packlab::workload::Source;
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -45,7 +46,7 @@ fn one_resource_scored_policies_are_the_paper_policies() {
             ("fifo-ff", Scorer::FirstFit, Discipline::Fifo),
         ] {
             let c = cfg(20_000, case < 5);
-            let scalar = sim::run(
+            let scalar = packlab::policy::run(
                 PolicySpec::from_name(name).unwrap().build(servers).as_mut(),
                 &mut src(),
                 &mut Cluster::new(servers, service.mean()),

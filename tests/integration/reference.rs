@@ -3,7 +3,7 @@
 
 use packlab::model::{Job, ServerId, Size};
 use packlab::policy::{Policy, PolicySpec, SlotView};
-use packlab::sim::{self, Cluster, Placement, RunConfig};
+use packlab::sim::{Cluster, Placement, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -181,7 +181,8 @@ fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Place
         max_slots: 0,
         mean_service: 1.0,
     };
-    sim::run(policy, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
+    packlab::policy::run(policy, &mut source, &mut cluster, &cfg)
+        .expect("invariants hold every slot");
     cluster.log().to_vec()
 }
 
@@ -282,5 +283,5 @@ fn invariant_check_catches_a_lazy_policy() {
         max_slots: 0,
         mean_service: 1.0,
     };
-    assert!(sim::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
+    assert!(packlab::policy::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
 }

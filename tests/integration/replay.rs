@@ -8,7 +8,8 @@ use std::process::Command;
 
 use packlab::model::{Job, Size};
 use packlab::policy::PolicySpec;
-use packlab::sim::{self, Cluster, RunConfig, Source};
+use packlab::sim::{Cluster, RunConfig};
+use packlab::workload::Source;
 use packlab::workload::replay::{SizeMode, TraceSource, TraceSpec, TraceSummary};
 use packlab::workload::trace::TraceFormat;
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
@@ -188,14 +189,14 @@ fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
         }
         let mut a = Shifted(sampled, first);
         let mut b = TraceSource::open(&sp, 1.0, sum.first, f64::INFINITY).unwrap();
-        let ra = sim::run(
+        let ra = packlab::policy::run(
             p.build(servers).as_mut(),
             &mut a,
             &mut Cluster::new(servers, 20.0),
             &cfg,
         )
         .unwrap();
-        let rb = sim::run(
+        let rb = packlab::policy::run(
             p.build(servers).as_mut(),
             &mut b,
             &mut Cluster::new(servers, 20.0),
@@ -232,7 +233,7 @@ fn real_extract_keeps_every_invariant_every_slot() {
             max_slots: 0,
             mean_service: 1.0,
         };
-        let r = sim::run(
+        let r = packlab::policy::run(
             p.build(200).as_mut(),
             &mut src,
             &mut Cluster::new(200, 1000.0),

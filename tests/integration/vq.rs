@@ -2,10 +2,10 @@
 //! against plain ones that visit every server every slot with linear scans, decision by
 //! decision.
 
-use packlab::configs::{Partition, ReducedSet, VQ2, knapsack};
+use packlab::configurations::{Partition, ReducedSet, VQ2, knapsack};
 use packlab::model::{Departure, Job, ServerId, Size};
 use packlab::policy::{MaxWeight, Policy, SlotView, Vqs, VqsBf};
-use packlab::sim::{self, Cluster, Placement, RunConfig};
+use packlab::sim::{Cluster, Placement, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -431,7 +431,7 @@ fn run_logged(
         max_slots: 0,
         mean_service: 1.0,
     };
-    sim::run(p, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
+    packlab::policy::run(p, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
     cluster.log().to_vec()
 }
 

@@ -224,7 +224,7 @@ mod proposition1 {
     //! queue contents, K_RED's max-weight configuration has at least 2/3 of the weight of the
     //! best configuration of the refinement (sizes rounded up to the refinement's intervals).
     use super::*;
-    use crate::configs::knapsack;
+    use crate::configurations::knapsack;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 

@@ -1,0 +1,84 @@
+//! The single-resource system the slot loop drives: a [`Cluster`] of unit servers and the
+//! [`Policy`] that places jobs on it ([`crate::sim::run_system`] owns time and metrics).
+
+use super::{Policy, SlotView};
+use crate::model::{Departure, Job, ServerId, Size};
+use crate::sim::{Cluster, Counters, RunConfig, RunResult, SimError, System, run_system};
+use crate::workload::Source;
+
+/// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them: the twin of
+/// [`crate::multi::VectorSystem`].
+pub struct ScalarSystem<'a> {
+    policy: &'a mut dyn Policy,
+    cluster: &'a mut Cluster,
+    departures: Vec<Departure>,
+    departed: Vec<ServerId>,
+    all: Vec<ServerId>,
+}
+
+impl System for ScalarSystem<'_> {
+    type Job = Job;
+    fn servers(&self) -> usize {
+        self.cluster.servers()
+    }
+    #[inline]
+    fn depart(&mut self, t: u64) {
+        self.cluster
+            .depart(t, &mut self.departures, &mut self.departed);
+    }
+    #[inline]
+    fn enqueue(&mut self, job: Job) {
+        self.policy.enqueue(job);
+    }
+    #[inline]
+    fn schedule(&mut self, t: u64) {
+        let view = SlotView {
+            now: t,
+            departures: &self.departures,
+            departed: if t == 0 { &self.all } else { &self.departed },
+        };
+        self.policy.schedule(self.cluster, view);
+    }
+    #[inline]
+    fn waiting(&self) -> u64 {
+        self.policy.waiting() as u64
+    }
+    #[inline]
+    fn used(&self) -> u128 {
+        self.cluster.used()
+    }
+    fn capacity(&self) -> f64 {
+        self.cluster.servers() as f64 * Size::UNIT as f64
+    }
+    fn counters(&self) -> Counters {
+        self.cluster.counters()
+    }
+    fn check(&self) -> Result<(), String> {
+        self.cluster.check()?;
+        self.policy.check(self.cluster)
+    }
+    fn class_lengths(&self) -> &[u64] {
+        self.policy.class_lengths()
+    }
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        self.policy.config_usage(out)
+    }
+}
+
+/// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.
+pub fn run(
+    policy: &mut dyn Policy,
+    source: &mut impl Source<Job>,
+    cluster: &mut Cluster,
+    cfg: &RunConfig,
+) -> Result<RunResult, SimError> {
+    let all: Vec<ServerId> = (0..cluster.servers() as ServerId).collect();
+    let mut system = ScalarSystem {
+        policy,
+        cluster,
+        departures: Vec::new(),
+        departed: Vec::new(),
+        all,
+    };
+    run_system(&mut system, source, cfg)
+}
