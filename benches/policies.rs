@@ -15,9 +15,8 @@
 
 use std::time::Instant;
 
-use packlab::configurations::Partition;
 use packlab::model::Size;
-use packlab::policy::PolicySpec;
+use packlab::policy::{PolicyParams, registry};
 use packlab::sim::{Cluster, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
@@ -76,31 +75,31 @@ fn main() {
                 Size::from_f64(case.low).unwrap(),
                 Size::from_f64(case.high).unwrap(),
             );
-            let spec = match base {
-                "vqs" => PolicySpec::Vqs {
-                    partition: Partition::universal(j),
-                    stall: None,
-                },
-                "vqs-bf" => PolicySpec::VqsBf {
-                    partition: Partition::universal(j),
-                    stall: None,
-                },
-                "max-weight" => {
-                    let n = ((case.high - case.low) * 10.0).round() as usize + 1;
-                    let grid: Vec<Size> = (0..n)
-                        .map(|k| Size::from_f64(case.low + k as f64 / 10.0).unwrap())
-                        .collect();
-                    sizes = SizeLaw::discrete(grid.clone(), vec![1.0 / n as f64; n]).unwrap();
-                    PolicySpec::MaxWeight { types: grid }
-                }
-                other => match PolicySpec::from_name(other) {
-                    Some(s) => s,
-                    None => {
-                        eprintln!("unknown policy {other}");
-                        continue;
-                    }
-                },
+            if base == "max-weight" {
+                // MaxWeight needs finitely many sizes: the range on a 0.1 grid
+                let n = ((case.high - case.low) * 10.0).round() as usize + 1;
+                let grid: Vec<Size> = (0..n)
+                    .map(|k| Size::from_f64(case.low + k as f64 / 10.0).unwrap())
+                    .collect();
+                sizes = SizeLaw::discrete(grid, vec![1.0 / n as f64; n]).unwrap();
+            }
+            // the policy as an experiment file would name it, through the registry
+            let takes_j = registry::entry(base).is_some_and(|e| e.keys.contains(&"J"));
+            let params = PolicyParams {
+                name: base,
+                j: takes_j.then_some(j as i64),
+                ..Default::default()
             };
+            let spec = match registry::parse(&params, &sizes) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{base}: {} expected {}", e.key, e.expected);
+                    continue;
+                }
+            };
+            if spec.build(case.servers).is_none() {
+                continue;
+            }
             let label = if base == "max-weight" {
                 "max-weight (grid)".to_string()
             } else {
@@ -124,7 +123,7 @@ fn main() {
                 let mut source =
                     JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), 42);
                 let mut cluster = Cluster::new(case.servers, case.mean_service);
-                let mut policy = spec.build(case.servers);
+                let mut policy = spec.build(case.servers).expect("a single-resource policy");
                 let start = Instant::now();
                 let r = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
                     .expect("invariants hold");

@@ -85,7 +85,10 @@ fn main() {
             let mut src =
                 TraceSource::open(&spec, 1.0, summary.first, f64::INFINITY).expect("opens");
             let r = packlab::policy::run(
-                policy.build(servers).as_mut(),
+                policy
+                    .build(servers)
+                    .expect("a single-resource policy")
+                    .as_mut(),
                 &mut src,
                 &mut Cluster::new(servers, summary.service.mean()),
                 &cfg,

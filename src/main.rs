@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 use packlab::experiment::{self, ExperimentFile};
 
 /// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
@@ -27,7 +27,13 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let help = format!(
+        "Policies ([[policy]] name = …, with the keys each takes):\n{}\n\nEvery key of an \
+         experiment file: experiments/README.md.",
+        packlab::policy::registry::help()
+    );
+    let cli = Cli::from_arg_matches(&Cli::command().after_help(help).get_matches())
+        .unwrap_or_else(|e| e.exit());
     match run(&cli) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

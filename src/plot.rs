@@ -27,6 +27,9 @@ pub struct Series {
     pub bars: Option<Vec<(f64, f64)>>,
     /// Draw the points as a scatter, without a line.
     pub points_only: bool,
+    /// Its colour (RGB); `None`: the next of a fixed palette. Policies take theirs from
+    /// [`crate::policy::registry`], so a policy looks the same in every figure.
+    pub colour: Option<(u8, u8, u8)>,
 }
 
 /// A line chart.
@@ -45,31 +48,18 @@ pub struct Chart {
 /// Smallest value shown on a logarithmic axis.
 pub const LOG_FLOOR: f64 = 0.01;
 
-/// A fixed colour per policy name, so a policy looks the same in every figure.
-fn colour(label: &str, i: usize) -> RGBColor {
-    let base = label.split_whitespace().next().unwrap_or(label);
-    match base {
-        "bf-js" => RGBColor(31, 119, 180),
-        "vqs" => RGBColor(214, 39, 40),
-        "vqs-bf" => RGBColor(44, 160, 44),
-        "fifo-ff" => RGBColor(60, 60, 60),
-        "bf-j" => RGBColor(255, 127, 14),
-        "bf-s" => RGBColor(148, 103, 189),
-        "max-weight" => RGBColor(140, 86, 75),
-        "K_RED" => RGBColor(31, 119, 180),
-        "dyadic" => RGBColor(214, 39, 40),
-        "2/3" => RGBColor(31, 119, 180),
-        "1/2" => RGBColor(214, 39, 40),
-        _ => {
-            let p = [
-                RGBColor(23, 190, 207),
-                RGBColor(188, 189, 34),
-                RGBColor(227, 119, 194),
-                RGBColor(127, 127, 127),
-            ];
-            p[i % p.len()]
-        }
+/// The colour of series `i`: its own, or the palette's.
+fn colour(series: &Series, i: usize) -> RGBColor {
+    if let Some((r, g, b)) = series.colour {
+        return RGBColor(r, g, b);
     }
+    let p = [
+        RGBColor(23, 190, 207),
+        RGBColor(188, 189, 34),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    p[i % p.len()]
 }
 
 /// The data ranges of a chart: x, and y with error bars (y from 0 on a linear axis).
@@ -166,7 +156,7 @@ where
         .draw()
         .map_err(err)?;
     for (i, s) in chart.series.iter().enumerate() {
-        let c = colour(&s.label, i);
+        let c = colour(s, i);
         let style = ShapeStyle::from(&c).stroke_width(2);
         if s.points_only {
             ctx.draw_series(

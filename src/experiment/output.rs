@@ -9,6 +9,7 @@ use super::runner::Outcome;
 use super::spec::{Experiment, PlotSpec, SweepKind};
 use super::{ExperimentError, VERSION};
 use crate::plot::{Chart, DotPlot, Panel, Series, render, render_dots};
+use crate::policy::registry;
 
 pub(super) fn num(x: f64) -> String {
     format!("{x:.6}")
@@ -430,6 +431,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     };
                     Series {
                         label: exp.labels[p].clone(),
+                        colour: registry::colour(&exp.labels[p]),
                         points: rows.iter().map(|r| (x(r.point), r.mean_queue)).collect(),
                         bars: Some(
                             rows.iter()
@@ -469,6 +471,7 @@ fn chart(exp: &Experiment, out: &Outcome, plot: &PlotSpec) -> (Chart, String) {
                     });
                     Series {
                         label: exp.labels[p].clone(),
+                        colour: registry::colour(&exp.labels[p]),
                         points: run
                             .map(|r| {
                                 r.result

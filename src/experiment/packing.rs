@@ -27,6 +27,7 @@ use crate::packing::sources::{
     read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
 };
 use crate::plot::{Chart, Series};
+use crate::policy::registry;
 use crate::rng::derive_seed;
 
 #[derive(Debug, Deserialize)]
@@ -621,6 +622,7 @@ pub fn write_packing_outputs(
             .enumerate()
             .map(|(i, r)| Series {
                 label: label(i).to_string(),
+                colour: registry::colour(label(i)),
                 points: f(r),
                 ..Default::default()
             })
@@ -717,6 +719,7 @@ pub fn write_packing_outputs(
                     .enumerate()
                     .map(|(i, r)| Series {
                         label: label(i).to_string(),
+                        colour: registry::colour(label(i)),
                         points: exp
                             .compaction_tau
                             .iter()

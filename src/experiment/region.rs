@@ -727,23 +727,27 @@ pub fn write_region_outputs(
                 series: vec![
                     Series {
                         label: "K_RED on X_J".into(),
+                        colour: Some((31, 119, 180)),
                         points: scatter(|c| c.kred / c.rho_star),
                         points_only: true,
                         ..Default::default()
                     },
                     Series {
                         label: "dyadic set".into(),
+                        colour: Some((214, 39, 40)),
                         points: scatter(|c| c.dyadic / c.rho_star),
                         points_only: true,
                         ..Default::default()
                     },
                     Series {
                         label: "2/3".into(),
+                        colour: Some((31, 119, 180)),
                         points: hline(2.0 / 3.0),
                         ..Default::default()
                     },
                     Series {
                         label: "1/2".into(),
+                        colour: Some((214, 39, 40)),
                         points: hline(0.5),
                         ..Default::default()
                     },

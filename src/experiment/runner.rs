@@ -14,8 +14,10 @@ use super::ExperimentError;
 use super::limit::{SearchSpec, ThresholdResult, threshold_search};
 use super::spec::Experiment;
 use super::study::StudyRow;
+use crate::multi::Discipline;
 use crate::multi::{ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem};
-use crate::policy::PolicySpec;
+use crate::packing::place::Scorer;
+use crate::policy::Built;
 use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::stability::saturation::{Saturation, fifo_saturated};
@@ -149,47 +151,48 @@ pub(super) fn run_at(
         max_slots: exp.run.max_slots,
         mean_service: exp.service.mean(),
     };
-    let result = match vector_system(exp, policy, seed) {
-        None => {
-            let mut p = exp.policies[policy].build(exp.servers);
+    let result = match exp.policies[policy].instantiate(exp.servers) {
+        Built::Scalar(mut p) => {
             let mut cluster = Cluster::new(exp.servers, exp.service.mean());
             crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
         }
-        Some(mut system) if exp.requests.is_empty() => {
-            sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
-        }
-        Some(mut system) => {
-            let mut v = VectorJobSource::new(
-                exp.requests.clone(),
-                exp.service.clone(),
-                Arrivals::new(exp.arrivals, rate).expect("checked above"),
-                seed,
-            );
-            sim::run_system(&mut system, &mut v, &cfg)?
+        Built::Scored { discipline, scorer } => {
+            let mut system = vector_system(exp, discipline, scorer, seed);
+            if exp.requests.is_empty() {
+                sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
+            } else {
+                let mut v = VectorJobSource::new(
+                    exp.requests.clone(),
+                    exp.service.clone(),
+                    Arrivals::new(exp.arrivals, rate).expect("checked above"),
+                    seed,
+                );
+                sim::run_system(&mut system, &mut v, &cfg)?
+            }
         }
     };
     let (verdict, evidence) = (result.verdict, result.evidence);
     Ok((result, verdict, evidence))
 }
 
-/// The multi-resource system of a scored policy (`None` for single-resource policies). The
-/// random scorers draw from a stream of the run seed, like the jobs.
-fn vector_system(exp: &Experiment, policy: usize, seed: u64) -> Option<VectorSystem> {
-    match &exp.policies[policy] {
-        PolicySpec::Scored {
-            discipline, scorer, ..
-        } => Some(VectorSystem::new(
-            VectorCluster::new(
-                exp.servers,
-                exp.dims,
-                *scorer,
-                derive_seed(seed, &[4]),
-                exp.service.mean(),
-            ),
-            ScoredPolicy::new(*discipline),
-        )),
-        _ => None,
-    }
+/// The multi-resource system of a scored policy. The random scorers draw from a stream of the
+/// run seed, like the jobs.
+fn vector_system(
+    exp: &Experiment,
+    discipline: Discipline,
+    scorer: Scorer,
+    seed: u64,
+) -> VectorSystem {
+    VectorSystem::new(
+        VectorCluster::new(
+            exp.servers,
+            exp.dims,
+            scorer,
+            derive_seed(seed, &[4]),
+            exp.service.mean(),
+        ),
+        ScoredPolicy::new(discipline),
+    )
 }
 
 /// Replays window `rep` of the experiment's trace at the scaling of sweep point `point`
@@ -230,13 +233,15 @@ fn run_trace(
         max_slots: slots,
         mean_service: exp.service.mean(),
     };
-    let result = match vector_system(exp, policy, seed) {
-        None => {
-            let mut p = exp.policies[policy].build(exp.servers);
+    let result = match exp.policies[policy].instantiate(exp.servers) {
+        Built::Scalar(mut p) => {
             let mut cluster = Cluster::new(exp.servers, exp.service.mean());
             crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
         }
-        Some(mut system) => sim::run_system(&mut system, &mut source, &cfg)?,
+        Built::Scored { discipline, scorer } => {
+            let mut system = vector_system(exp, discipline, scorer, seed);
+            sim::run_system(&mut system, &mut source, &cfg)?
+        }
     };
     if let Some(e) = source.error() {
         return Err(bad(e));

@@ -8,12 +8,10 @@ use serde::Deserialize;
 
 use super::ExperimentError;
 use super::limit::SearchSpec;
-use crate::configurations::{MAX_J, Partition};
 use crate::model::Size;
-use crate::multi::Discipline;
-use crate::packing::place::{JobOrder, Scorer};
+use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
-use crate::policy::PolicySpec;
+use crate::policy::{PolicyParams, PolicySpec, registry};
 use crate::sim::Verdict;
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::trace::TraceFormat;
@@ -1372,151 +1370,29 @@ pub(super) fn service_law(cx: &Ctx<'_>, raw: RawService) -> Result<ServiceLaw, E
     })
 }
 
-/// Validates one `[[policy]]` table.
+/// Validates one `[[policy]]` table with the policy registry.
 fn policy_spec(
     cx: &Ctx<'_>,
     i: usize,
     p: &RawPolicy,
     sizes: &SizeLaw,
 ) -> Result<PolicySpec, ExperimentError> {
-    let key = |k: &str| format!("policy[{i}].{k}");
-    if let Some(score) = &p.score {
-        let discipline = match p.name.as_str() {
-            "bf-js" => Discipline::BestFitJS,
-            "fifo-ff" => Discipline::Fifo,
-            other => {
-                return Err(cx.bad(
-                    &key("score"),
-                    "a score only with \"bf-js\" or \"fifo-ff\"",
-                    format!("policy \"{other}\""),
-                ));
-            }
+    let params = PolicyParams {
+        name: &p.name,
+        j: p.j,
+        partition: p.partition.as_deref(),
+        cuts: p.cuts.as_deref(),
+        stall: p.stall,
+        score: p.score.as_deref(),
+    };
+    registry::parse(&params, sizes).map_err(|e| {
+        let key = if e.key.contains('.') {
+            e.key.to_string()
+        } else {
+            format!("policy[{i}].{}", e.key)
         };
-        let scorer = Scorer::from_name(score).ok_or_else(|| {
-            cx.bad(
-                &key("score"),
-                &format!("one of {}", Scorer::NAMES.join(", ")),
-                format!("\"{score}\""),
-            )
-        })?;
-        return Ok(PolicySpec::Scored {
-            discipline,
-            scorer,
-            score: score.clone(),
-        });
-    }
-    let takes_partition = matches!(p.name.as_str(), "vqs" | "vqs-bf");
-    if !takes_partition {
-        for (k, given) in [
-            ("J", p.j.is_some()),
-            ("partition", p.partition.is_some()),
-            ("cuts", p.cuts.is_some()),
-            ("stall", p.stall.is_some()),
-        ] {
-            if given {
-                return Err(cx.bad(
-                    &key(k),
-                    &format!(
-                        "no `{k}` for policy \"{}\" (only vqs and vqs-bf take it)",
-                        p.name
-                    ),
-                    "a value",
-                ));
-            }
-        }
-    }
-    if let Some(spec) = PolicySpec::from_name(&p.name) {
-        return Ok(spec);
-    }
-    match p.name.as_str() {
-        "vqs" | "vqs-bf" => {
-            let partition = match (&p.cuts, p.partition.as_deref(), p.j) {
-                (Some(cuts), None | Some("custom"), None) => {
-                    let c = cuts
-                        .iter()
-                        .map(|&x| {
-                            Size::from_f64(x)
-                                .filter(|s| *s < Size::ONE)
-                                .ok_or_else(|| cx.bad(&key("cuts"), "cut points in (0, 1)", x))
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Partition::custom(&c)
-                        .map_err(|e| cx.bad(&key("cuts"), &e, format!("{cuts:?}")))?
-                }
-                (Some(_), _, _) => {
-                    return Err(cx.bad(
-                        &key("cuts"),
-                        "no `J` and no `partition` other than \"custom\" next to `cuts`",
-                        "both",
-                    ));
-                }
-                (None, kind, j) => {
-                    let j = match j {
-                        Some(j) if (1..=MAX_J as i64).contains(&j) => j as u32,
-                        Some(j) => {
-                            return Err(cx.bad(
-                                &key("J"),
-                                &format!("an integer in [1, {MAX_J}]"),
-                                j,
-                            ));
-                        }
-                        None => {
-                            return Err(cx.bad(
-                                &key("J"),
-                                "the partition depth J (an integer in [1, 30]) or `cuts`",
-                                "nothing",
-                            ));
-                        }
-                    };
-                    match kind {
-                        None | Some("universal") => Partition::universal(j),
-                        Some("dyadic") => Partition::dyadic(j),
-                        Some(other) => {
-                            return Err(cx.bad(
-                                &key("partition"),
-                                "\"universal\" (X_J, default), \"dyadic\" or \"custom\" (with `cuts`)",
-                                format!("\"{other}\""),
-                            ));
-                        }
-                    }
-                }
-            };
-            let stall = match p.stall {
-                None => None,
-                Some(b) if b > 0.0 && b <= 1.0 => Some(b),
-                Some(b) => return Err(cx.bad(&key("stall"), "a fraction β in (0, 1]", b)),
-            };
-            Ok(if p.name == "vqs" {
-                PolicySpec::Vqs { partition, stall }
-            } else {
-                PolicySpec::VqsBf { partition, stall }
-            })
-        }
-        "max-weight" => {
-            let atoms = sizes.atoms().ok_or_else(|| {
-                cx.bad(
-                    &key("name"),
-                    "finitely many job sizes for \"max-weight\" (workload.sizes with dist = \"discrete\" or \"empirical\")",
-                    "a continuous size distribution",
-                )
-            })?;
-            if atoms.len() > 256 {
-                return Err(cx.bad(
-                    "workload.sizes",
-                    "at most 256 distinct sizes for \"max-weight\"",
-                    atoms.len(),
-                ));
-            }
-            Ok(PolicySpec::MaxWeight {
-                types: atoms.into_iter().map(|(s, _)| s).collect(),
-            })
-        }
-        other => Err(cx.bad(
-            &key("name"),
-            &format!("one of {}", PolicySpec::NAMES.join(", ")),
-            format!("\"{other}\""),
-        )),
-    }
+        cx.bad(&key, &e.expected, e.got)
+    })
 }
 
 /// Numbers separated by whitespace, commas or new lines; `#` starts a comment. The path is

@@ -9,9 +9,40 @@
 //!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
 
 use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeKey, SizeQueue};
-use super::{Policy, SlotView};
+use super::params::plain_or_scored;
+use super::registry::PolicyEntry;
+use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Job, ServerId};
+use crate::multi::Discipline;
 use crate::sim::Cluster;
+
+/// BF-J/S in experiment files; with `score`, a packing scorer decides both views on the
+/// multi-resource path.
+pub const BF_JS: PolicyEntry = PolicyEntry {
+    name: "bf-js",
+    keys: &["score"],
+    doc: "BF-J/S: servers with a departure take the largest jobs that fit, then new jobs go to the fullest server they fit (≥ 1/2 of ρ*)",
+    parse: |p, _| plain_or_scored(p, PolicySpec::BfJs, Discipline::BestFitJS),
+    colour: (31, 119, 180),
+};
+
+/// BF-J on its own.
+pub const BF_J: PolicyEntry = PolicyEntry {
+    name: "bf-j",
+    keys: &[],
+    doc: "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
+    parse: |_, _| Ok(PolicySpec::BfJ),
+    colour: (255, 127, 14),
+};
+
+/// BF-S on its own.
+pub const BF_S: PolicyEntry = PolicyEntry {
+    name: "bf-s",
+    keys: &[],
+    doc: "BF-S alone: every server, in index order, takes the largest jobs that fit",
+    parse: |_, _| Ok(PolicySpec::BfS),
+    colour: (148, 103, 189),
+};
 
 /// BF-S on server `i`: take the largest waiting job that fits until none does.
 #[inline]

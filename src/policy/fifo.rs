@@ -7,9 +7,21 @@
 use std::collections::VecDeque;
 
 use super::index::FirstFitServers;
-use super::{Policy, SlotView};
+use super::params::plain_or_scored;
+use super::registry::PolicyEntry;
+use super::{Policy, PolicySpec, SlotView};
 use crate::model::Job;
+use crate::multi::Discipline;
 use crate::sim::Cluster;
+
+/// FIFO-FF in experiment files; with `score`, the scorer chooses the head job's server.
+pub const FIFO_FF: PolicyEntry = PolicyEntry {
+    name: "fifo-ff",
+    keys: &["score"],
+    doc: "FIFO-FF: the head job to the first server it fits; head-of-line blocking (the baseline)",
+    parse: |p, _| plain_or_scored(p, PolicySpec::FifoFf, Discipline::Fifo),
+    colour: (60, 60, 60),
+};
 
 /// First-in first-out with first fit.
 #[derive(Clone, Debug)]

@@ -10,10 +10,25 @@
 use std::collections::BTreeMap;
 
 use super::classes::{Activity, ClassQueues};
-use super::{Policy, SlotView};
+use super::params::finite_sizes;
+use super::registry::PolicyEntry;
+use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::knapsack::{self, Counts};
 use crate::model::{Job, ServerId, Size};
 use crate::sim::Cluster;
+
+/// MaxWeight in experiment files (finitely many sizes only).
+pub const MAX_WEIGHT: PolicyEntry = PolicyEntry {
+    name: "max-weight",
+    keys: &[],
+    doc: "MaxWeight over all feasible configurations (finitely many sizes), renewed when a server empties",
+    parse: |_, sizes| {
+        Ok(PolicySpec::MaxWeight {
+            types: finite_sizes(sizes)?,
+        })
+    },
+    colour: (140, 86, 75),
+};
 
 #[derive(Clone, Debug, Default)]
 struct ServerState {

@@ -9,6 +9,8 @@ pub mod classes;
 mod fifo;
 pub mod index;
 mod maxweight;
+pub mod params;
+pub mod registry;
 mod system;
 mod vqs;
 
@@ -17,6 +19,9 @@ pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
 pub use system::{ScalarSystem, run};
 pub use vqs::{Vqs, VqsBf};
+
+pub use params::{ParamError, PolicyParams};
+pub use registry::{POLICIES, PolicyEntry};
 
 use crate::configurations::Partition;
 use crate::model::{Departure, Job, ServerId, Size};
@@ -89,51 +94,43 @@ pub enum PolicySpec {
 }
 
 impl PolicySpec {
-    /// Every policy name an experiment file may use.
-    pub const NAMES: &'static [&'static str] = &[
-        "bf-j",
-        "bf-s",
-        "bf-js",
-        "fifo-ff",
-        "vqs",
-        "vqs-bf",
-        "max-weight",
-    ];
-
     /// A parameterless policy from its name (`None` for unknown names and for the policies that
     /// need parameters).
     pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "bf-j" => PolicySpec::BfJ,
-            "bf-s" => PolicySpec::BfS,
-            "bf-js" => PolicySpec::BfJs,
-            "fifo-ff" => PolicySpec::FifoFf,
-            _ => return None,
-        })
+        registry::parse(
+            &PolicyParams {
+                name,
+                ..Default::default()
+            },
+            &crate::workload::SizeLaw::Empirical { values: vec![] },
+        )
+        .ok()
+        .filter(|s| !matches!(s, PolicySpec::MaxWeight { .. }))
     }
 
     /// The policy's name as written in experiment files.
     pub fn name(&self) -> &'static str {
         match self {
-            PolicySpec::BfJ => "bf-j",
-            PolicySpec::BfS => "bf-s",
-            PolicySpec::BfJs => "bf-js",
-            PolicySpec::FifoFf => "fifo-ff",
-            PolicySpec::Vqs { .. } => "vqs",
-            PolicySpec::VqsBf { .. } => "vqs-bf",
-            PolicySpec::MaxWeight { .. } => "max-weight",
+            PolicySpec::BfJ => bestfit::BF_J.name,
+            PolicySpec::BfS => bestfit::BF_S.name,
+            PolicySpec::BfJs => bestfit::BF_JS.name,
+            PolicySpec::FifoFf => fifo::FIFO_FF.name,
+            PolicySpec::Vqs { .. } => vqs::VQS.name,
+            PolicySpec::VqsBf { .. } => vqs::VQS_BF.name,
+            PolicySpec::MaxWeight { .. } => maxweight::MAX_WEIGHT.name,
             PolicySpec::Scored {
                 discipline: Discipline::BestFitJS,
                 ..
-            } => "bf-js",
+            } => bestfit::BF_JS.name,
             PolicySpec::Scored {
                 discipline: Discipline::Fifo,
                 ..
-            } => "fifo-ff",
+            } => fifo::FIFO_FF.name,
         }
     }
 
-    /// The default label used in outputs and figures: the name.
+    /// The default label used in outputs and figures: the name (with the score for a scored
+    /// policy).
     pub fn label(&self) -> String {
         match self {
             PolicySpec::Scored { score, .. } => format!("{}-{score}", self.name()),
@@ -141,19 +138,24 @@ impl PolicySpec {
         }
     }
 
-    /// A fresh single-resource policy for `servers` empty servers (`None` for scored policies,
-    /// which run on the multi-resource path).
-    pub fn try_build(&self, servers: usize) -> Option<Box<dyn Policy>> {
-        match self {
-            PolicySpec::Scored { .. } => None,
-            _ => Some(self.build(servers)),
+    /// Whether it runs on the multi-resource path ([`crate::multi`]) with a packing scorer.
+    pub fn is_scored(&self) -> bool {
+        matches!(self, PolicySpec::Scored { .. })
+    }
+
+    /// A fresh single-resource policy for `servers` empty servers; `None` for a scored policy,
+    /// which runs on the multi-resource path ([`crate::multi::VectorSystem`]).
+    pub fn build(&self, servers: usize) -> Option<Box<dyn Policy>> {
+        match self.instantiate(servers) {
+            Built::Scalar(p) => Some(p),
+            Built::Scored { .. } => None,
         }
     }
 
-    /// A fresh policy for `servers` empty servers. Panics for scored policies (see
-    /// [`PolicySpec::try_build`]).
-    pub fn build(&self, servers: usize) -> Box<dyn Policy> {
-        match self {
+    /// What runs this policy: a fresh single-resource policy for `servers` empty servers, or
+    /// the discipline and scorer of a scored policy for the multi-resource path.
+    pub fn instantiate(&self, servers: usize) -> Built {
+        Built::Scalar(match self {
             PolicySpec::BfJ => Box::new(BestFitJ::new(servers)),
             PolicySpec::BfS => Box::new(BestFitS::new(servers)),
             PolicySpec::BfJs => Box::new(BestFitJS::new(servers)),
@@ -165,9 +167,25 @@ impl PolicySpec {
                 Box::new(VqsBf::new(partition.clone(), servers, *stall))
             }
             PolicySpec::MaxWeight { types } => Box::new(MaxWeight::new(types.clone(), servers)),
-            PolicySpec::Scored { .. } => {
-                panic!("scored policies run on the multi-resource path (crate::multi)")
+            PolicySpec::Scored {
+                discipline, scorer, ..
+            } => {
+                return Built::Scored {
+                    discipline: *discipline,
+                    scorer: *scorer,
+                };
             }
-        }
+        })
     }
+}
+
+/// A policy ready to run ([`PolicySpec::instantiate`]).
+pub enum Built {
+    /// On the single-resource path ([`ScalarSystem`]).
+    Scalar(Box<dyn Policy>),
+    /// On the multi-resource path ([`crate::multi::VectorSystem`]), with this scorer.
+    Scored {
+        discipline: Discipline,
+        scorer: Scorer,
+    },
 }

@@ -20,10 +20,40 @@
 
 use super::classes::{Activity, ClassQueues};
 use super::index::{FirstFitServers, SizeQueue};
-use super::{Policy, SlotView};
+use super::params::{partition, stall};
+use super::registry::PolicyEntry;
+use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::Cluster;
+
+/// VQS in experiment files.
+pub const VQS: PolicyEntry = PolicyEntry {
+    name: "vqs",
+    keys: &["J", "partition", "cuts", "stall"],
+    doc: "VQS: virtual queues over X_J, K_RED configurations renewed when a server empties, head-of-line service (≥ 2/3 of ρ* for jobs above 2^-J)",
+    parse: |p, _| {
+        Ok(PolicySpec::Vqs {
+            partition: partition(p)?,
+            stall: stall(p)?,
+        })
+    },
+    colour: (214, 39, 40),
+};
+
+/// VQS-BF in experiment files.
+pub const VQS_BF: PolicyEntry = PolicyEntry {
+    name: "vqs-bf",
+    keys: &["J", "partition", "cuts", "stall"],
+    doc: "VQS-BF: VQS's configurations filled largest-first, then by best fit",
+    parse: |p, _| {
+        Ok(PolicySpec::VqsBf {
+            partition: partition(p)?,
+            stall: stall(p)?,
+        })
+    },
+    colour: (44, 160, 44),
+};
 
 /// The capacity left to the other VQ next to a VQ_2 reservation: 1/3.
 const THIRD: Size = Size::ratio(1, 3);

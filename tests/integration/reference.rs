@@ -190,7 +190,7 @@ fn compare(spec: PolicySpec, rule: Rule) {
     let mut rng = Pcg64Mcg::seed_from_u64(0xB357 + rule as u64);
     for case in 0..60 {
         let inst = random_instance(&mut rng);
-        let mut fast = spec.build(inst.servers);
+        let mut fast = spec.build(inst.servers).expect("a single-resource policy");
         let mut slow = Reference::new(rule);
         let a = run_logged(&inst, fast.as_mut(), 3_000);
         let b = run_logged(&inst, &mut slow, 3_000);
@@ -238,7 +238,7 @@ fn bf_js_never_leaves_a_fitting_job_waiting() {
             PolicySpec::BfS,
             PolicySpec::FifoFf,
         ] {
-            let mut p = spec.build(inst.servers);
+            let mut p = spec.build(inst.servers).expect("a single-resource policy");
             run_logged(&inst, p.as_mut(), 2_000);
         }
     }
