@@ -4,6 +4,8 @@
 //! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
 //! that turns a TOML file into CSV tables, figures and a report.
 
+#![forbid(unsafe_code)]
+
 pub mod configurations;
 pub mod experiment;
 pub mod model;

@@ -3,11 +3,13 @@
 //! Exit status: 0 = ran and every claim held; 1 = ran and a claim failed; 2 = bad input or a
 //! failure to run (the message names the file, the key and what is expected).
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
-use packlab::experiment::{self, ExperimentFile};
+use packlab::experiment::{ExperimentFile, Options};
 
 /// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
 #[derive(Parser, Debug)]
@@ -50,42 +52,13 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
-    let threads = cli.threads.map(usize::from);
-    let claims = match file {
-        ExperimentFile::Queueing(mut exp) => {
-            if cli.quick {
-                exp.quick();
-            }
-            let out = experiment::execute(&exp, threads)?;
-            experiment::write_outputs(&exp, &out, &dir)?;
-            eprintln!(
-                "packlab: {} runs of {} written to {}",
-                out.runs.len(),
-                exp.name,
-                dir.display()
-            );
-            out.claims
-        }
-        ExperimentFile::Region(mut exp) => {
-            if cli.quick {
-                exp.quick();
-            }
-            let out = experiment::execute_region(&exp, threads)?;
-            experiment::write_region_outputs(&exp, &out, &dir)?;
-            eprintln!("packlab: region {} written to {}", exp.name, dir.display());
-            out.claims
-        }
-        ExperimentFile::Packing(mut exp) => {
-            if cli.quick {
-                exp.quick();
-            }
-            let out = experiment::execute_packing(&exp, threads);
-            experiment::write_packing_outputs(&exp, &out, &dir)?;
-            eprintln!("packlab: packing {} written to {}", exp.name, dir.display());
-            out.claims
-        }
+    let opts = Options {
+        quick: cli.quick,
+        threads: cli.threads.map(usize::from),
     };
-    for c in &claims {
+    let ran = file.run(opts, &dir)?;
+    eprintln!("{}", ran.done);
+    for c in &ran.claims {
         eprintln!(
             "  claim {}: {} (observed {}; {})",
             if c.holds { "holds " } else { "FAILS " },
@@ -94,5 +67,5 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             c.evidence
         );
     }
-    Ok(claims.iter().all(|c| c.holds))
+    Ok(ran.claims.iter().all(|c| c.holds))
 }

@@ -19,6 +19,11 @@ fn register_font() {
     });
 }
 
+/// A figure that could not be drawn or written: what plotters said.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PlotError(pub String);
+
 /// One curve: points (x, y) and, optionally, an error bar (low, high) per point.
 #[derive(Clone, Debug, Default)]
 pub struct Series {
@@ -105,11 +110,11 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
     (((x0 - pad), (x1 + pad)), (y0, y1))
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String>
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    root.fill(&WHITE).map_err(|e| PlotError(e.to_string()))?;
     let ((x0, x1), (y0, y1)) = ranges(chart);
     let builder = || {
         let mut b = ChartBuilder::on(&root);
@@ -122,15 +127,15 @@ where
     if chart.log_y {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| PlotError(e.to_string()))?;
         finish(ctx, chart, |y: f64| y.max(y0))?;
     } else {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| PlotError(e.to_string()))?;
         finish(ctx, chart, |y: f64| y)?;
     }
-    root.present().map_err(|e| e.to_string())?;
+    root.present().map_err(|e| PlotError(e.to_string()))?;
     Ok(())
 }
 
@@ -138,13 +143,13 @@ fn finish<'a, DB, Y>(
     mut ctx: ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
     chart: &Chart,
     clamp: impl Fn(f64) -> f64 + Copy,
-) -> Result<(), String>
+) -> Result<(), PlotError>
 where
     DB: DrawingBackend + 'a,
     DB::ErrorType: 'static,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
@@ -212,7 +217,7 @@ fn tick(v: f64) -> String {
 }
 
 /// Draws `chart` to `<stem>.png` and `<stem>.svg`; returns the two paths.
-pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], String> {
+pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
@@ -242,11 +247,14 @@ pub struct Panel {
     pub values: Vec<(f64, Option<(f64, f64)>)>,
 }
 
-fn draw_dots<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, plot: &DotPlot) -> Result<(), String>
+fn draw_dots<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    plot: &DotPlot,
+) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
     root.fill(&WHITE).map_err(err)?;
     let root = root.titled(&plot.title, ("sans-serif", 22)).map_err(err)?;
     let n = plot.rows.len();
@@ -317,7 +325,7 @@ where
 }
 
 /// Draws `plot` to `<stem>.png` and `<stem>.svg`; returns the two paths.
-pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], String> {
+pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");

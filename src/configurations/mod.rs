@@ -5,5 +5,5 @@ mod partition;
 mod reduced;
 pub mod region;
 
-pub use partition::{MAX_J, Partition, PartitionKind};
+pub use partition::{MAX_J, Partition, PartitionError, PartitionKind};
 pub use reduced::{ReducedConfig, ReducedSet, VQ2};

@@ -27,6 +27,15 @@ pub struct Partition {
 /// Largest J accepted: every cut point of X_J is exact on the fixed-point grid up to 2^−30.
 pub const MAX_J: u32 = 30;
 
+/// Why cut points do not make a partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionError {
+    #[error("distinct cut points")]
+    Repeated,
+    #[error("cut points strictly between 0 and 1")]
+    OutOfRange,
+}
+
 impl Partition {
     /// The universal partition X_J (2J+1 intervals), 1 ≤ J ≤ [`MAX_J`].
     pub fn universal(j: u32) -> Partition {
@@ -55,14 +64,14 @@ impl Partition {
     }
 
     /// A partition with the given cut points, each strictly inside (0, 1), in any order.
-    pub fn custom(cuts: &[Size]) -> Result<Partition, String> {
+    pub fn custom(cuts: &[Size]) -> Result<Partition, PartitionError> {
         let mut c: Vec<Size> = cuts.to_vec();
         c.sort_unstable_by(|a, b| b.cmp(a));
         if c.windows(2).any(|w| w[0] == w[1]) {
-            return Err("distinct cut points".into());
+            return Err(PartitionError::Repeated);
         }
         if c.iter().any(|&x| x == Size::ZERO || x >= Size::ONE) {
-            return Err("cut points strictly between 0 and 1".into());
+            return Err(PartitionError::OutOfRange);
         }
         let mut uppers = vec![Size::ONE];
         uppers.extend(c);

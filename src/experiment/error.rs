@@ -29,4 +29,9 @@ pub enum ExperimentError {
     Plot { path: PathBuf, message: String },
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
+    #[error("{}: {source}", file.display())]
+    Region {
+        file: std::path::PathBuf,
+        source: crate::configurations::region::RegionError,
+    },
 }

@@ -31,7 +31,7 @@ use crate::model::ServerId;
 use crate::model::Size;
 use crate::packing::place::{Placer, Scorer};
 use crate::packing::snapshot::Resources;
-use crate::sim::{Calendar, Counters};
+use crate::sim::{Calendar, Counters, Violation};
 
 /// A job with a request per resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,12 +105,12 @@ impl VectorCluster {
 
     /// Number of servers L.
     pub fn servers(&self) -> usize {
-        self.placer.free.len()
+        self.placer.frees().len()
     }
 
     /// Free resources of every server.
     pub fn frees(&self) -> &[Resources] {
-        &self.placer.free
+        self.placer.frees()
     }
 
     /// The placer (scores and choices on the current free resources).
@@ -148,7 +148,7 @@ impl VectorCluster {
     }
 
     /// Every server's free resources equal its capacity minus what the calendar says it holds.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Violation> {
         let n = self.servers();
         let mut used = vec![[0u128; 3]; n];
         let mut count = 0u64;
@@ -161,13 +161,15 @@ impl VectorCluster {
         for (p, u) in used.iter().enumerate() {
             let cap = self.placer.capacity(p);
             for k in 0..3 {
-                if u[k] + self.placer.free[p][k] as u128 != cap[k] as u128 {
-                    return Err(format!("server {p} resource {k} bookkeeping drifted"));
+                if u[k] + self.placer.frees()[p][k] as u128 != cap[k] as u128 {
+                    return Err(Violation(format!(
+                        "server {p} resource {k} bookkeeping drifted"
+                    )));
                 }
             }
         }
         if count != self.counts.in_service {
-            return Err("in-service count drifted".into());
+            return Err(Violation("in-service count drifted".into()));
         }
         Ok(())
     }

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use super::{VJob, VectorCluster};
 use crate::model::ServerId;
-use crate::sim::{Counters, System};
+use crate::sim::{Counters, System, Violation};
 
 /// The scheduling discipline a scorer works inside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +94,7 @@ impl ScoredPolicy {
     }
 
     /// BF-J/S: no waiting job fits on any server; FIFO: the head fits nowhere.
-    fn check(&self, cluster: &VectorCluster) -> Result<(), String> {
+    fn check(&self, cluster: &VectorCluster) -> Result<(), Violation> {
         let fits_somewhere = |j: &VJob| {
             cluster
                 .frees()
@@ -106,7 +106,7 @@ impl ScoredPolicy {
             Discipline::Fifo => self.fifo.front().is_some_and(fits_somewhere),
         };
         if bad {
-            Err("a waiting job fits on a server".into())
+            Err(Violation("a waiting job fits on a server".into()))
         } else {
             Ok(())
         }
@@ -160,7 +160,7 @@ impl System for VectorSystem {
     fn counters(&self) -> Counters {
         self.cluster.counters()
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), Violation> {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
     }

@@ -333,7 +333,7 @@ pub fn monte_carlo_inflation(
         }
     }
     let cap = total(snap.machines.iter());
-    let free = total(placer.free.iter());
+    let free = total(placer.frees().iter());
     Inflated {
         factor: tasks as f64 / snap.tasks.len().max(1) as f64,
         tasks,
@@ -380,7 +380,7 @@ pub fn expansion(
     let mut seen = 0usize;
     let expand = |caps: &mut Vec<Resources>, placer: &mut Placer, rng: &mut Pcg64Mcg| {
         let add = ((tau * caps.len() as f64).ceil() as usize).max(1);
-        let mut free = placer.free.clone();
+        let mut free = placer.frees().to_vec();
         let before = caps.len();
         pick(caps, add, rng);
         free.extend_from_slice(&caps[before..]);

@@ -198,10 +198,10 @@ fn bucket_of(f: &Resources, n: &[u64; 3]) -> usize {
 /// Places tasks one at a time on a set of machines (an online scheduler's state).
 pub struct Placer {
     /// Snapshot indices of the enabled machines, in enabled order.
-    pub machines: Vec<usize>,
+    machines: Vec<usize>,
     cap: Vec<Resources>,
     /// Free resources per enabled machine.
-    pub free: Vec<Resources>,
+    free: Vec<Resources>,
     scorer: Scorer,
     rng: Pcg64Mcg,
     /// First fit: the machines' order (positions) and the tree over it.
@@ -383,6 +383,16 @@ impl Placer {
     }
 
     /// Capacity of machine `p`.
+    /// Free resources of every enabled machine, by position.
+    pub fn frees(&self) -> &[Resources] {
+        &self.free
+    }
+
+    /// Snapshot indices of the enabled machines, in enabled order.
+    pub fn machines(&self) -> &[usize] {
+        &self.machines
+    }
+
     pub fn capacity(&self, p: usize) -> Resources {
         self.cap[p]
     }

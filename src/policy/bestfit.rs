@@ -8,13 +8,13 @@
 //!   from the whole queue including the new batch, then BF-J over the new batch's jobs still
 //!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
 
+use super::entry::PolicyEntry;
 use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeKey, SizeQueue};
 use super::params::plain_or_scored;
-use super::registry::PolicyEntry;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Job, ServerId};
 use crate::multi::Discipline;
-use crate::sim::Cluster;
+use crate::sim::{Cluster, Violation};
 
 /// BF-J/S in experiment files; with `score`, a packing scorer decides both views on the
 /// multi-resource path.
@@ -54,12 +54,15 @@ fn best_fit_server(queue: &mut SizeQueue, cluster: &mut Cluster, i: ServerId, no
 
 /// No waiting job fits on any server: the smallest waiting size exceeds the largest free
 /// capacity.
-fn nothing_fits(min_waiting: Option<crate::model::Size>, cluster: &Cluster) -> Result<(), String> {
+fn nothing_fits(
+    min_waiting: Option<crate::model::Size>,
+    cluster: &Cluster,
+) -> Result<(), Violation> {
     let max_free = cluster.frees().iter().max().copied().unwrap_or_default();
     match min_waiting {
-        Some(s) if s <= max_free => Err(format!(
+        Some(s) if s <= max_free => Err(Violation(format!(
             "a waiting job of size {s} fits on a server with free capacity {max_free}"
-        )),
+        ))),
         _ => Ok(()),
     }
 }
@@ -159,7 +162,7 @@ impl Policy for BestFitJS {
         self.queue.len() + self.batch.len()
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         nothing_fits(self.queue.min_size(), cluster)
     }
 }
@@ -205,7 +208,7 @@ impl Policy for BestFitS {
         self.queue.len()
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         nothing_fits(self.queue.min_size(), cluster)
     }
 }
@@ -253,7 +256,7 @@ impl Policy for BestFitJ {
         self.queue.len()
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         nothing_fits(self.queue.min_size(), cluster)
     }
 }

@@ -6,13 +6,13 @@
 
 use std::collections::VecDeque;
 
+use super::entry::PolicyEntry;
 use super::index::FirstFitServers;
 use super::params::plain_or_scored;
-use super::registry::PolicyEntry;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::Job;
 use crate::multi::Discipline;
-use crate::sim::Cluster;
+use crate::sim::{Cluster, Violation};
 
 /// FIFO-FF in experiment files; with `score`, the scorer chooses the head job's server.
 pub const FIFO_FF: PolicyEntry = PolicyEntry {
@@ -62,10 +62,10 @@ impl Policy for FifoFirstFit {
         self.queue.len()
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         match self.queue.front() {
             Some(h) if cluster.frees().iter().any(|&f| f >= h.size) => {
-                Err("the head-of-line job fits on a server".into())
+                Err(Violation("the head-of-line job fits on a server".into()))
             }
             _ => Ok(()),
         }

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use super::classes::{Activity, ClassQueues};
+use super::entry::PolicyEntry;
 use super::params::finite_sizes;
-use super::registry::PolicyEntry;
 use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::knapsack::{self, Counts};
 use crate::model::{Job, ServerId, Size};

@@ -6,6 +6,7 @@
 
 mod bestfit;
 pub mod classes;
+mod entry;
 mod fifo;
 pub mod index;
 mod maxweight;
@@ -27,7 +28,7 @@ use crate::configurations::Partition;
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::multi::Discipline;
 use crate::packing::place::Scorer;
-use crate::sim::Cluster;
+use crate::sim::{Cluster, Violation};
 
 /// What the slot loop tells a policy at step 3 of slot `now`.
 #[derive(Clone, Copy, Debug)]
@@ -52,7 +53,7 @@ pub trait Policy: Send {
     /// Checks the policy's own invariant against the cluster after a slot (for BF-J/S: no
     /// waiting job fits on any server). O(log n) or cheaper; the slot loop calls it at the end
     /// of every run and tests call it after every slot.
-    fn check(&self, _cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, _cluster: &Cluster) -> Result<(), Violation> {
         Ok(())
     }
     /// Waiting jobs per class (virtual queue or job type), for policies that have classes.

@@ -92,7 +92,8 @@ pub fn partition(p: &PolicyParams<'_>) -> Result<Partition, ParamError> {
                         .ok_or_else(|| ParamError::new("cuts", "cut points in (0, 1)", x))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            Partition::custom(&c).map_err(|e| ParamError::new("cuts", e, format!("{cuts:?}")))
+            Partition::custom(&c)
+                .map_err(|e| ParamError::new("cuts", e.to_string(), format!("{cuts:?}")))
         }
         (Some(_), _, _) => Err(ParamError::new(
             "cuts",

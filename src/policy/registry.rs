@@ -3,24 +3,10 @@
 //! messages, `--help`, figures and benchmarks read this list, so adding a policy is its own
 //! file (the [`super::Policy`] and its [`PolicyEntry`]) and one line here.
 
+pub use super::entry::PolicyEntry;
 use super::params::{ParamError, PolicyParams};
 use super::{PolicySpec, bestfit, fifo, maxweight, vqs};
 use crate::workload::SizeLaw;
-
-/// One policy as experiment files name it.
-pub struct PolicyEntry {
-    /// The name in `[[policy]] name = …`.
-    pub name: &'static str,
-    /// The keys of a `[[policy]]` table it takes besides `name` and `label`.
-    pub keys: &'static [&'static str],
-    /// One line for `--help` and the docs.
-    pub doc: &'static str,
-    /// Validates the table's parameters (the size law for policies that need finitely many
-    /// sizes).
-    pub parse: fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>,
-    /// Its colour in figures (RGB).
-    pub colour: (u8, u8, u8),
-}
 
 /// Every policy, in the order `--help` lists them.
 pub const POLICIES: &[&PolicyEntry] = &[

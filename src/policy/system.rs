@@ -3,7 +3,9 @@
 
 use super::{Policy, SlotView};
 use crate::model::{Departure, Job, ServerId, Size};
-use crate::sim::{Cluster, Counters, RunConfig, RunResult, SimError, System, run_system};
+use crate::sim::{
+    Cluster, Counters, RunConfig, RunResult, SimError, System, Violation, run_system,
+};
 use crate::workload::Source;
 
 /// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them: the twin of
@@ -53,7 +55,7 @@ impl System for ScalarSystem<'_> {
     fn counters(&self) -> Counters {
         self.cluster.counters()
     }
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), Violation> {
         self.cluster.check()?;
         self.policy.check(self.cluster)
     }

@@ -19,13 +19,13 @@
 //!   it empties. With stalling every server is visited every slot (no skipping).
 
 use super::classes::{Activity, ClassQueues};
+use super::entry::PolicyEntry;
 use super::index::{FirstFitServers, SizeQueue};
 use super::params::{partition, stall};
-use super::registry::PolicyEntry;
 use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
 use crate::model::{Departure, Job, ServerId, Size};
-use crate::sim::Cluster;
+use crate::sim::{Cluster, Violation};
 
 /// VQS in experiment files.
 pub const VQS: PolicyEntry = PolicyEntry {
@@ -293,14 +293,14 @@ impl Policy for Vqs {
         self.c.usage(out);
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         for (i, s) in self.c.servers.iter().enumerate() {
             let cfg = self.c.kred.get(s.cfg);
             if s.busy != (cluster.jobs_on(i as ServerId) > 0) {
-                return Err(format!("server {i}: busy flag drifted"));
+                return Err(Violation(format!("server {i}: busy flag drifted")));
             }
             if cfg.vq2 && (s.vq2_jobs > 1 || s.other_used > THIRD) {
-                return Err(format!("server {i}: VQ_2 reservation broken"));
+                return Err(Violation(format!("server {i}: VQ_2 reservation broken")));
             }
         }
         Ok(())
@@ -425,10 +425,10 @@ impl Policy for VqsBf {
         self.c.usage(out);
     }
 
-    fn check(&self, cluster: &Cluster) -> Result<(), String> {
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         for (i, s) in self.c.servers.iter().enumerate() {
             if s.busy != (cluster.jobs_on(i as ServerId) > 0) {
-                return Err(format!("server {i}: busy flag drifted"));
+                return Err(Violation(format!("server {i}: busy flag drifted")));
             }
         }
         Ok(())

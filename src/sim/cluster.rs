@@ -5,7 +5,7 @@
 //! slot (a timing wheel), not from a coin flip per job per slot: the law is the same because the
 //! service time was drawn when the job arrived.
 
-use super::{Calendar, Counters};
+use super::{Calendar, Counters, Violation};
 use crate::model::{Departure, Job, ServerId, Size};
 
 /// One placement decision, for logs and reference comparisons.
@@ -145,7 +145,7 @@ impl Cluster {
     /// Checks the capacity invariant from scratch: every server's free capacity equals one minus
     /// the sizes of the jobs the calendar says it holds. Returns a description of the first
     /// violation. O(jobs in service); for tests and end-of-run checks.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), Violation> {
         let mut used = vec![0u128; self.free.len()];
         let mut count = vec![0u32; self.free.len()];
         for d in self.calendar.items() {
@@ -154,15 +154,18 @@ impl Cluster {
         }
         for (i, (&u, &c)) in used.iter().zip(&count).enumerate() {
             if u > Size::UNIT as u128 {
-                return Err(format!("server {i} over capacity: {u} > {}", Size::UNIT));
+                return Err(Violation(format!(
+                    "server {i} over capacity: {u} > {}",
+                    Size::UNIT
+                )));
             }
             if u + self.free[i].0 as u128 != Size::UNIT as u128 || c != self.jobs[i] {
-                return Err(format!("server {i} bookkeeping drifted"));
+                return Err(Violation(format!("server {i} bookkeeping drifted")));
             }
         }
         let total: u64 = count.iter().map(|&c| c as u64).sum();
         if total != self.counts.in_service {
-            return Err("in-service count drifted".into());
+            return Err(Violation("in-service count drifted".into()));
         }
         Ok(())
     }

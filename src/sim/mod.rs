@@ -96,6 +96,11 @@ pub struct RunResult {
     pub evidence: VerdictEvidence,
 }
 
+/// A broken invariant of a cluster or a policy: what went wrong, for a bug report.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Violation(pub String);
+
 /// Errors of the slot loop: only broken invariants, which are bugs.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -154,13 +159,143 @@ pub trait System {
     fn capacity(&self) -> f64;
     fn counters(&self) -> Counters;
     /// The cluster's and the policy's invariants.
-    fn check(&self) -> Result<(), String>;
+    fn check(&self) -> Result<(), Violation>;
     /// Waiting jobs per class, for policies with classes.
     fn class_lengths(&self) -> &[u64] {
         &[]
     }
     /// (configuration label, busy servers using it), for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
+}
+
+/// What the slot loop accumulates after warm-up: queue, capacity and work sums, the batch
+/// sums the verdict judges, and the sampled series.
+struct Tally {
+    warmup: u64,
+    q_sum: u128,
+    work_sum: u128,
+    used_sum: u128,
+    counted: u64,
+    max_queue: u64,
+    /// The verdict's batches: [`BATCHES`] of `batch_len` slots from `judged_from` (two phases'
+    /// worth: an extension fills [`BATCHES`] more, then adjacent pairs merge).
+    judged_from: u64,
+    batch_len: u64,
+    batch_sums: Vec<u128>,
+    b: usize,
+    left_in_batch: u64,
+    series: Vec<(u64, u64)>,
+    class_series: Vec<Vec<u64>>,
+    mix: std::collections::BTreeMap<String, u64>,
+    mix_weight: u64,
+    usage: Vec<(String, u64)>,
+    sample_every: u64,
+    /// Slots to the next sample: counters, not divisions.
+    to_sample: u64,
+}
+
+impl Tally {
+    fn new(cfg: &RunConfig) -> Self {
+        let warmup = cfg.warmup.min(cfg.slots);
+        // the horizon rounded down to a multiple of BATCHES
+        let batch_len = (cfg.slots - warmup) / BATCHES as u64;
+        Tally {
+            warmup,
+            q_sum: 0,
+            work_sum: 0,
+            used_sum: 0,
+            counted: 0,
+            max_queue: 0,
+            judged_from: cfg.slots - batch_len * BATCHES as u64,
+            batch_len,
+            batch_sums: vec![0; 2 * BATCHES],
+            b: 0,
+            left_in_batch: batch_len,
+            series: Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1),
+            class_series: Vec::new(),
+            mix: Default::default(),
+            mix_weight: 0,
+            usage: Vec::new(),
+            sample_every: (cfg.slots / cfg.samples.max(1)).max(1),
+            to_sample: 0,
+        }
+    }
+
+    /// Step 4 of slot `t`: Q(t) = `q` and what goes with it.
+    #[inline]
+    fn record<S: System>(&mut self, t: u64, q: u64, system: &S, source: &impl Source<S::Job>) {
+        self.max_queue = self.max_queue.max(q);
+        if t >= self.warmup {
+            self.q_sum += q as u128;
+            self.used_sum += system.used();
+            // never negative for a faithful source (checked at the end of the run)
+            self.work_sum += source
+                .arrived_work()
+                .saturating_sub(system.counters().placed_work);
+            self.counted += 1;
+            if t >= self.judged_from && self.batch_len > 0 {
+                self.batch_sums[self.b] += q as u128;
+                self.left_in_batch -= 1;
+                if self.left_in_batch == 0 {
+                    self.b += 1;
+                    self.left_in_batch = self.batch_len;
+                }
+            }
+        }
+        if self.to_sample == 0 {
+            self.sample(t, q, system);
+            self.to_sample = self.sample_every;
+        }
+        self.to_sample -= 1;
+    }
+
+    /// A point of the time series (and of the configuration mix after warm-up).
+    fn sample<S: System>(&mut self, t: u64, q: u64, system: &S) {
+        self.series.push((t, q));
+        let lens = system.class_lengths();
+        if !lens.is_empty() {
+            self.class_series.push(lens.to_vec());
+        }
+        if t >= self.warmup {
+            self.usage.clear();
+            system.config_usage(&mut self.usage);
+            for (label, n) in self.usage.drain(..) {
+                *self.mix.entry(label).or_default() += n * self.sample_every;
+            }
+            self.mix_weight += self.sample_every;
+        }
+    }
+
+    /// The batch means judged so far (empty if the horizon is shorter than [`BATCHES`]).
+    fn batch_means(&self) -> Vec<f64> {
+        if self.batch_len == 0 {
+            return Vec::new();
+        }
+        self.batch_sums[..BATCHES]
+            .iter()
+            .map(|&s| s as f64 / self.batch_len as f64)
+            .collect()
+    }
+
+    /// After an extension filled [`BATCHES`] more batches: merge adjacent pairs.
+    fn merge(&mut self) {
+        for i in 0..BATCHES {
+            self.batch_sums[i] = self.batch_sums[2 * i] + self.batch_sums[2 * i + 1];
+        }
+        self.batch_sums[BATCHES..].fill(0);
+        self.batch_len *= 2;
+    }
+
+    /// The horizon doubles from slot `t` on: fill the second half of the batches, keep every
+    /// other point of the series and sample half as often.
+    fn extend(&mut self, t: u64) {
+        self.b = BATCHES;
+        self.left_in_batch = self.batch_len;
+        keep_every_other(&mut self.series);
+        keep_every_other(&mut self.class_series);
+        self.sample_every *= 2;
+        self.to_sample = (self.sample_every - t % self.sample_every) % self.sample_every;
+    }
 }
 
 /// The slot loop of paper-notes section 1 over any [`System`] and [`Source`], with the
@@ -171,41 +306,15 @@ pub fn run_system<S: System>(
     source: &mut impl Source<S::Job>,
     cfg: &RunConfig,
 ) -> Result<RunResult, SimError> {
-    let servers = system.servers();
     let mut batch: Vec<S::Job> = Vec::new();
-
-    let warmup = cfg.warmup.min(cfg.slots);
-    // the verdict's batches: BATCHES of `batch_len` slots ending at `end`, starting at
-    // `judged_from` ≥ warmup (the horizon rounded down to a multiple of BATCHES)
-    let mut batch_len = (cfg.slots - warmup) / BATCHES as u64;
-    let judged_from = cfg.slots - batch_len * BATCHES as u64;
-    let mut end = cfg.slots;
-    let mut sample_every = (cfg.slots / cfg.samples.max(1)).max(1);
-
-    let mut q_sum: u128 = 0;
-    let mut work_sum: u128 = 0;
-    let mut used_sum: u128 = 0;
-    let mut counted: u64 = 0;
-    let mut max_queue = 0u64;
-    let mut q = 0u64;
-    let mut series = Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1);
-    // two phases' worth: an extension fills BATCHES more, then adjacent pairs merge
-    let mut batch_sums = vec![0u128; 2 * BATCHES];
+    let mut tally = Tally::new(cfg);
     let mut at_warmup = system.counters();
+    let (mut t, mut q, mut end) = (0u64, 0u64, cfg.slots);
     let mut capped = false;
-    let mut t = 0u64;
-    // batch index and slots left in it, and slots to the next sample: counters, not divisions
-    let (mut b, mut left_in_batch) = (0usize, batch_len);
-    let mut to_sample = 0u64;
-    let mut class_series = Vec::new();
-    let mut mix: std::collections::BTreeMap<String, u64> = Default::default();
-    let mut mix_weight = 0u64;
-    let mut usage = Vec::new();
     let mut extensions = 0u32;
-
-    let (verdict, evidence) = loop {
+    let (verdict, mut evidence) = loop {
         while t < end {
-            if t == warmup {
+            if t == tally.warmup {
                 at_warmup = system.counters();
             }
             // (1) departures
@@ -220,41 +329,7 @@ pub fn run_system<S: System>(
             system.schedule(t);
             // (4) record
             q = system.waiting();
-            max_queue = max_queue.max(q);
-            if t >= warmup {
-                q_sum += q as u128;
-                used_sum += system.used();
-                // never negative for a faithful source (checked at the end of the run)
-                work_sum += source
-                    .arrived_work()
-                    .saturating_sub(system.counters().placed_work);
-                counted += 1;
-                if t >= judged_from && batch_len > 0 {
-                    batch_sums[b] += q as u128;
-                    left_in_batch -= 1;
-                    if left_in_batch == 0 {
-                        b += 1;
-                        left_in_batch = batch_len;
-                    }
-                }
-            }
-            if to_sample == 0 {
-                series.push((t, q));
-                let lens = system.class_lengths();
-                if !lens.is_empty() {
-                    class_series.push(lens.to_vec());
-                }
-                if t >= warmup {
-                    usage.clear();
-                    system.config_usage(&mut usage);
-                    for (label, n) in usage.drain(..) {
-                        *mix.entry(label).or_default() += n * sample_every;
-                    }
-                    mix_weight += sample_every;
-                }
-                to_sample = sample_every;
-            }
-            to_sample -= 1;
+            tally.record(t, q, system, source);
             if cfg.check_every_slot {
                 check(system, source, t)?;
             }
@@ -265,51 +340,78 @@ pub fn run_system<S: System>(
             }
         }
         if extensions > 0 && !capped {
-            // the extension filled BATCHES more batches: merge adjacent pairs
-            for i in 0..BATCHES {
-                batch_sums[i] = batch_sums[2 * i] + batch_sums[2 * i + 1];
-            }
-            batch_sums[BATCHES..].fill(0);
-            batch_len *= 2;
+            tally.merge();
         }
-        let means: Vec<f64> = if batch_len > 0 && !capped {
-            batch_sums[..BATCHES]
-                .iter()
-                .map(|&s| s as f64 / batch_len as f64)
-                .collect()
-        } else {
+        let means = if capped {
             Vec::new()
+        } else {
+            tally.batch_means()
         };
-        let (v, mut ev) = verdict::judge(&means, batch_len, capped, t, cfg.mean_service);
-        ev.extensions = extensions;
-        let next_end = end.saturating_add(batch_len * BATCHES as u64);
-        if v != Verdict::Inconclusive || capped || batch_len == 0 || next_end > cfg.max_slots {
+        let (v, ev) = verdict::judge(&means, tally.batch_len, capped, t, cfg.mean_service);
+        let next_end = end.saturating_add(tally.batch_len * BATCHES as u64);
+        if v != Verdict::Inconclusive || capped || tally.batch_len == 0 || next_end > cfg.max_slots
+        {
             break (v, ev);
         }
-        // go on: the horizon doubles; the time series keeps every other point
+        // go on: the horizon doubles on the same random streams
         extensions += 1;
         end = next_end;
-        b = BATCHES;
-        left_in_batch = batch_len;
-        keep_every_other(&mut series);
-        keep_every_other(&mut class_series);
-        sample_every *= 2;
-        to_sample = (sample_every - t % sample_every) % sample_every;
+        tally.extend(t);
     };
+    evidence.extensions = extensions;
     check(system, source, t)?;
-    if series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
-        series.push((t - 1, q));
+    if tally.series.last().map(|s| s.0) != Some(t - 1) && t > 0 {
+        tally.series.push((t - 1, q));
         let lens = system.class_lengths();
         if !lens.is_empty() {
-            class_series.push(lens.to_vec());
+            tally.class_series.push(lens.to_vec());
         }
     }
-    let denom = (mix_weight.max(1) * servers as u64) as f64;
-    let config_mix = mix
-        .into_iter()
-        .map(|(label, n)| (label, n as f64 / denom))
-        .collect();
+    let end = End {
+        at_warmup,
+        t,
+        q,
+        capped,
+        verdict,
+        evidence,
+    };
+    Ok(finish(system, source, tally, end))
+}
 
+/// How a run ended: its last slot, queue and verdict, and the counters at warm-up.
+struct End {
+    at_warmup: Counters,
+    /// Slots simulated.
+    t: u64,
+    /// The last Q(t).
+    q: u64,
+    capped: bool,
+    verdict: Verdict,
+    evidence: VerdictEvidence,
+}
+
+/// The run's result from its tally.
+fn finish<S: System>(
+    system: &S,
+    source: &impl Source<S::Job>,
+    tally: Tally,
+    end: End,
+) -> RunResult {
+    let End {
+        at_warmup,
+        t,
+        q,
+        capped,
+        verdict,
+        evidence,
+    } = end;
+    let denom = (tally.mix_weight.max(1) * system.servers() as u64) as f64;
+    let config_mix = tally
+        .mix
+        .iter()
+        .map(|(label, n)| (label.clone(), *n as f64 / denom))
+        .collect();
+    let warmup = tally.warmup;
     let stop = system.counters();
     let start = if t > warmup {
         at_warmup
@@ -321,25 +423,18 @@ pub fn run_system<S: System>(
     let n_placed = stop.placed - start.placed;
     let waits = stop.wait_sum - start.wait_sum;
     let departed_count = stop.departed - start.departed;
-    let batch_means = if capped || batch_len == 0 {
-        Vec::new()
-    } else {
-        batch_sums[..BATCHES]
-            .iter()
-            .map(|&s| s as f64 / batch_len as f64)
-            .collect()
-    };
-    Ok(RunResult {
+    let counted = tally.counted;
+    RunResult {
         slots: t,
         mean_queue: if counted > 0 {
-            q_sum as f64 / counted as f64
+            tally.q_sum as f64 / counted as f64
         } else {
             q as f64
         },
-        max_queue,
+        max_queue: tally.max_queue,
         final_queue: q,
         utilization: if counted > 0 {
-            used_sum as f64 / counted as f64 / capacity
+            tally.used_sum as f64 / counted as f64 / capacity
         } else {
             system.used() as f64 / capacity
         },
@@ -350,19 +445,23 @@ pub fn run_system<S: System>(
             0.0
         },
         capped,
-        series,
-        class_series,
+        batch_means: if capped {
+            Vec::new()
+        } else {
+            tally.batch_means()
+        },
+        series: tally.series,
+        class_series: tally.class_series,
         config_mix,
-        batch_means,
         arrived: source.arrived(),
         mean_queued_work: if counted > 0 {
-            work_sum as f64 / counted as f64 / Size::UNIT as f64
+            tally.work_sum as f64 / counted as f64 / Size::UNIT as f64
         } else {
             0.0
         },
         verdict,
         evidence,
-    })
+    }
 }
 
 /// Keeps the points of even index (the samples at every other sampling slot).
@@ -376,7 +475,7 @@ fn keep_every_other<T>(v: &mut Vec<T>) {
 
 fn check<S: System>(system: &S, source: &impl Source<S::Job>, slot: u64) -> Result<(), SimError> {
     let err = |what: String| SimError::Invariant { slot, what };
-    system.check().map_err(err)?;
+    system.check().map_err(|v| err(v.0))?;
     let c = system.counters();
     let accounted = system.waiting() + c.in_service + c.departed;
     if accounted != source.arrived() {

@@ -25,6 +25,16 @@ pub enum ExactPolicy {
     BfJs,
 }
 
+/// Why a chain could not be solved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExactError {
+    /// Dense LU costs O(states³): larger chains are refused.
+    #[error("more than {0} states")]
+    TooManyStates(usize),
+    #[error("the chain's balance equations are singular")]
+    Singular,
+}
+
 /// A tiny system.
 #[derive(Clone, Debug)]
 pub struct TinySystem {
@@ -178,7 +188,7 @@ pub fn solve(
     sys: &TinySystem,
     policy: ExactPolicy,
     max_states: usize,
-) -> Result<ExactResult, String> {
+) -> Result<ExactResult, ExactError> {
     // batches: every sequence of types up to a length whose Poisson tail is below 1e-14
     let mut kmax = 0;
     let mut tail = 1.0 - poisson(sys.lambda, 0);
@@ -229,7 +239,7 @@ pub fn solve(
                     Some(&i) => i,
                     None => {
                         if states.len() >= max_states {
-                            return Err(format!("more than {max_states} states"));
+                            return Err(ExactError::TooManyStates(max_states));
                         }
                         states.push(next.clone());
                         index.insert(next, states.len() - 1);
@@ -266,7 +276,7 @@ pub fn solve(
 /// simultaneous service", Annals of Operations Research 252, 2017) FIFO-FF is stable exactly
 /// for arrival rates below it. The chain is (server contents, head-of-line type), observed
 /// after placement; `sys.lambda` and `sys.cap` are not used.
-pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<f64, String> {
+pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<f64, ExactError> {
     type Sat = (Vec<[u8; 2]>, u8);
     // every outcome of placing heads until one does not fit
     fn place(sys: &TinySystem, servers: Vec<[u8; 2]>, head: u8, p: f64, out: &mut Vec<(Sat, f64)>) {
@@ -298,7 +308,7 @@ pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<
                     Some(&i) => i,
                     None => {
                         if states.len() >= max_states {
-                            return Err(format!("more than {max_states} states"));
+                            return Err(ExactError::TooManyStates(max_states));
                         }
                         states.push(next.clone());
                         index.insert(next, states.len() - 1);
@@ -323,7 +333,7 @@ pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<
 }
 
 /// The stationary distribution of a chain given by its rows (state → (next, probability)).
-fn stationary(rows: &[Vec<(usize, f64)>]) -> Result<DVector<f64>, String> {
+fn stationary(rows: &[Vec<(usize, f64)>]) -> Result<DVector<f64>, ExactError> {
     let n = rows.len();
     // (P^T − I) π = 0 with the last equation replaced by Σ π = 1
     let mut a = DMatrix::<f64>::zeros(n, n);
@@ -338,7 +348,7 @@ fn stationary(rows: &[Vec<(usize, f64)>]) -> Result<DVector<f64>, String> {
     }
     let mut b = DVector::<f64>::zeros(n);
     b[n - 1] = 1.0;
-    a.lu().solve(&b).ok_or_else(|| "singular chain".to_string())
+    a.lu().solve(&b).ok_or(ExactError::Singular)
 }
 
 #[cfg(test)]

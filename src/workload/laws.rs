@@ -7,6 +7,23 @@ use rand_distr::Poisson;
 
 use crate::model::Size;
 
+/// Why a law cannot be built.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LawError {
+    /// Probabilities that are not usable weights.
+    #[error("usable weights ({0})")]
+    Weights(String),
+    /// A negative, infinite or NaN arrival rate.
+    #[error("a finite arrival rate ≥ 0")]
+    Rate,
+    /// Bernoulli arrivals bring at most one job per slot.
+    #[error("a rate ≤ 1 job per slot for Bernoulli arrivals")]
+    Bernoulli,
+    /// The Poisson sampler refused the rate.
+    #[error("a Poisson rate the sampler accepts ({0})")]
+    Poisson(String),
+}
+
 /// The law of a job's size R on (0, 1], on the fixed-point grid.
 #[derive(Clone, Debug)]
 pub enum SizeLaw {
@@ -29,9 +46,9 @@ impl SizeLaw {
     }
 
     /// Discrete law; `probs` must be non-negative with a positive sum (normalised here).
-    pub fn discrete(values: Vec<Size>, probs: Vec<f64>) -> Result<Self, String> {
+    pub fn discrete(values: Vec<Size>, probs: Vec<f64>) -> Result<Self, LawError> {
         let sum: f64 = probs.iter().sum();
-        let index = WeightedIndex::new(&probs).map_err(|e| e.to_string())?;
+        let index = WeightedIndex::new(&probs).map_err(|e| LawError::Weights(e.to_string()))?;
         let probs = probs.iter().map(|p| p / sum).collect();
         Ok(SizeLaw::Discrete {
             values,
@@ -154,9 +171,9 @@ impl ServiceLaw {
     }
 
     /// Empirical law over slot counts ≥ 1.
-    pub fn empirical(values: Vec<u32>, probs: Vec<f64>) -> Result<Self, String> {
+    pub fn empirical(values: Vec<u32>, probs: Vec<f64>) -> Result<Self, LawError> {
         let sum: f64 = probs.iter().sum();
-        let index = WeightedIndex::new(&probs).map_err(|e| e.to_string())?;
+        let index = WeightedIndex::new(&probs).map_err(|e| LawError::Weights(e.to_string()))?;
         let probs = probs.iter().map(|p| p / sum).collect();
         Ok(ServiceLaw::Empirical {
             values,
@@ -225,17 +242,15 @@ pub struct Arrivals {
 
 impl Arrivals {
     /// λ jobs per slot on average. Errors when the rate is impossible for the process.
-    pub fn new(process: ArrivalProcess, rate: f64) -> Result<Self, String> {
+    pub fn new(process: ArrivalProcess, rate: f64) -> Result<Self, LawError> {
         if !rate.is_finite() || rate < 0.0 {
-            return Err(format!("a finite rate ≥ 0, got {rate}"));
+            return Err(LawError::Rate);
         }
         if process == ArrivalProcess::Bernoulli && rate > 1.0 {
-            return Err(format!(
-                "a rate ≤ 1 job per slot for Bernoulli arrivals, got {rate}"
-            ));
+            return Err(LawError::Bernoulli);
         }
         let poisson = if process == ArrivalProcess::Poisson && rate > 0.0 {
-            Some(Poisson::new(rate).map_err(|e| e.to_string())?)
+            Some(Poisson::new(rate).map_err(|e| LawError::Poisson(e.to_string()))?)
         } else {
             None
         };

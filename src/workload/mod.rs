@@ -9,5 +9,5 @@ pub mod replay;
 mod source;
 pub mod trace;
 
-pub use laws::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
+pub use laws::{ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
 pub use source::{JobSource, Source};

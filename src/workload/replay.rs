@@ -61,6 +61,21 @@ pub struct TraceSpec {
     pub end: Option<f64>,
 }
 
+/// Why a task's request is not a job's.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RequestError {
+    #[error(
+        "{what} request {value} (after scale {scale}) is not in (0, 1] of a server; raise or lower `scale`"
+    )]
+    Range {
+        what: &'static str,
+        value: f64,
+        scale: f64,
+    },
+    #[error("a task requesting neither CPU nor memory")]
+    Nothing,
+}
+
 /// A task's job: size per resource (CPU, memory) and service, in slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceJob {
@@ -72,14 +87,13 @@ pub struct TraceJob {
 
 impl TraceSpec {
     /// The job of `task`, or why it cannot be one.
-    pub fn job(&self, task: &TraceTask) -> Result<TraceJob, String> {
+    pub fn job(&self, task: &TraceTask) -> Result<TraceJob, RequestError> {
         let [cpu, mem] = task.resources.map(|x| x * self.scale);
-        let exact = |x: f64, what: &str| {
-            Size::from_f64(x).ok_or_else(|| {
-                format!(
-                    "{what} request {x} (after scale {}) is not in (0, 1] of a server; raise or lower `scale`",
-                    self.scale
-                )
+        let exact = |x: f64, what: &'static str| {
+            Size::from_f64(x).ok_or(RequestError::Range {
+                what,
+                value: x,
+                scale: self.scale,
             })
         };
         let req = match self.size {
@@ -88,7 +102,7 @@ impl TraceSpec {
             SizeMode::Memory => [exact(mem, "memory")?, Size::ZERO],
             SizeMode::Both => {
                 // one resource may be 0; the job needs something
-                let part = |x: f64, what: &str| {
+                let part = |x: f64, what: &'static str| {
                     if x == 0.0 {
                         Ok(Size::ZERO)
                     } else {
@@ -97,7 +111,7 @@ impl TraceSpec {
                 };
                 let r = [part(cpu, "CPU")?, part(mem, "memory")?];
                 if r == [Size::ZERO; 2] {
-                    return Err("a task requesting neither CPU nor memory".into());
+                    return Err(RequestError::Nothing);
                 }
                 r
             }
@@ -111,11 +125,11 @@ impl TraceSpec {
 
     /// The job of `task`, read at `reader`'s current line; an error names the file and line.
     fn job_read(&self, task: &TraceTask, reader: &TraceReader) -> Result<TraceJob, TraceError> {
-        self.job(task).map_err(|what| TraceError::Format {
+        self.job(task).map_err(|e| TraceError::Format {
             file: self.file.clone(),
             line: reader.line(),
             field: "request".into(),
-            what,
+            what: e.to_string(),
         })
     }
 

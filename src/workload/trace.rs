@@ -191,153 +191,162 @@ impl TraceReader {
             if l.trim().is_empty() {
                 continue;
             }
-            match self.format {
-                TraceFormat::Alibaba2017 => {
-                    let f: Vec<&str> = l.split(',').collect();
-                    if f.len() != 8 {
-                        return Err(
-                            self.bad("row", format!("expected 8 fields, found {}", f.len()))
-                        );
-                    }
-                    let status = f[5].trim();
-                    if self.finished_only && status != "Terminated" {
-                        continue;
-                    }
-                    if f[6].trim().is_empty() || f[7].trim().is_empty() {
-                        continue; // no request recorded (tasks still waiting)
-                    }
-                    let create = self.num(&f, 0, "task_create_time")?;
-                    let end = self.num(&f, 1, "task_end_time")?;
-                    if end < create && status != "Terminated" {
-                        continue; // still running at the end of the trace (end time 0)
-                    }
-                    let inst = self.num(&f, 4, "number_of_instances")?;
-                    let cpu =
-                        self.num(&f, 6, "number_of_cpus_requested_per_instance_in_the_task")?;
-                    let mem = self.num(
-                        &f,
-                        7,
-                        "normalized_memory_requested_per_instance_in_the_task",
-                    )?;
-                    let t = TraceTask {
-                        arrival: create,
-                        duration: end - create,
-                        resources: [cpu / 100.0 / 64.0, mem],
-                        instances: inst.max(1.0) as u32,
-                    };
-                    return self.emit(t).map(Some);
-                }
-                TraceFormat::Csv => {
-                    let f: Vec<&str> = l.split(',').collect();
-                    let t = TraceTask {
-                        arrival: self.num(&f, 0, "arrival")?,
-                        duration: self.num(&f, 1, "duration")?,
-                        resources: [
-                            self.num(&f, 2, "cpu")?,
-                            if f.len() > 3 {
-                                self.num(&f, 3, "memory")?
-                            } else {
-                                0.0
-                            },
-                        ],
-                        instances: 1,
-                    };
-                    return self.emit(t).map(Some);
-                }
-                TraceFormat::Swf => {
-                    let s = l.trim();
-                    if let Some(c) = s.strip_prefix(';') {
-                        for key in ["MaxProcs:", "MaxNodes:"] {
-                            if let Some(v) = c.trim().strip_prefix(key)
-                                && let Ok(x) = v.trim().parse::<f64>()
-                                && (self.max_procs == 0.0 || key == "MaxProcs:")
-                            {
-                                self.max_procs = x;
-                            }
-                        }
-                        continue;
-                    }
-                    let f: Vec<&str> = s.split_whitespace().collect();
-                    if f.len() != 18 {
-                        return Err(
-                            self.bad("row", format!("expected 18 fields, found {}", f.len()))
-                        );
-                    }
-                    if self.max_procs <= 0.0 {
-                        return Err(self.bad(
-                            "header",
-                            "no `; MaxProcs:` or `; MaxNodes:` line before the jobs",
-                        ));
-                    }
-                    let status = self.num(&f, 10, "status")?;
-                    let run = self.num(&f, 3, "run_time")?;
-                    let procs = self.num(&f, 4, "allocated_processors")?;
-                    if run < 0.0
-                        || procs <= 0.0
-                        || (self.finished_only && (status == 0.0 || status == 5.0))
-                    {
-                        continue;
-                    }
-                    let t = TraceTask {
-                        arrival: self.num(&f, 1, "submit_time")?,
-                        duration: run,
-                        resources: [(procs / self.max_procs).min(1.0), 0.0],
-                        instances: 1,
-                    };
-                    return self.emit(t).map(Some);
-                }
-                TraceFormat::GoogleTaskEvents => {
-                    let f: Vec<&str> = l.split(',').collect();
-                    if f.len() != 13 {
-                        return Err(
-                            self.bad("row", format!("expected 13 fields, found {}", f.len()))
-                        );
-                    }
-                    let int = |k: usize, name: &str| -> Result<u64, TraceError> {
-                        f[k].trim().parse::<u64>().map_err(|_| {
-                            self.bad(name, format!("expected an integer, got `{}`", f[k]))
-                        })
-                    };
-                    let time = int(0, "time")?;
-                    let job = int(2, "job ID")?;
-                    let task = int(3, "task index")?;
-                    let event = int(5, "event type")?;
-                    match event {
-                        0 => {
-                            // SUBMIT (also a resubmission after EVICT/FAIL/KILL/LOST)
-                            self.open.insert((job, task), time);
-                            continue;
-                        }
-                        2..=6 => {
-                            let Some(submit) = self.open.remove(&(job, task)) else {
-                                continue; // submitted before the trace: no arrival to pair
-                            };
-                            if time == u64::MAX >> 1 || (self.finished_only && event != 4) {
-                                continue;
-                            }
-                            let req = |k: usize, name: &str| -> Result<f64, TraceError> {
-                                if f[k].trim().is_empty() {
-                                    Ok(0.0)
-                                } else {
-                                    self.num(&f, k, name)
-                                }
-                            };
-                            let t = TraceTask {
-                                arrival: submit as f64 / 1e6,
-                                duration: (time.saturating_sub(submit)) as f64 / 1e6,
-                                resources: [req(9, "CPU request")?, req(10, "memory request")?],
-                                instances: 1,
-                            };
-                            // pairs complete in end order, not arrival order: no order check
-                            if t.duration < 0.0 {
-                                return Err(self.bad("time", "end before submit"));
-                            }
-                            return Ok(Some(t));
-                        }
-                        _ => continue, // SCHEDULE, UPDATE_*
-                    }
+            let task = match self.format {
+                TraceFormat::Alibaba2017 => self.alibaba(&l)?,
+                TraceFormat::Csv => self.csv(&l)?,
+                TraceFormat::Swf => self.swf(&l)?,
+                // pairs complete in end order, not arrival order: no order check
+                TraceFormat::GoogleTaskEvents => match self.google(&l)? {
+                    Some(t) => return Ok(Some(t)),
+                    None => continue,
+                },
+            };
+            if let Some(t) = task {
+                return self.emit(t).map(Some);
+            }
+        }
+    }
+
+    /// A `batch_task` row of the Alibaba 2017 trace. `None`: a line that is not a task to replay.
+    fn alibaba(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
+        let f: Vec<&str> = l.split(',').collect();
+        if f.len() != 8 {
+            return Err(self.bad("row", format!("expected 8 fields, found {}", f.len())));
+        }
+        let status = f[5].trim();
+        if self.finished_only && status != "Terminated" {
+            return Ok(None);
+        }
+        if f[6].trim().is_empty() || f[7].trim().is_empty() {
+            return Ok(None); // no request recorded (tasks still waiting)
+        }
+        let create = self.num(&f, 0, "task_create_time")?;
+        let end = self.num(&f, 1, "task_end_time")?;
+        if end < create && status != "Terminated" {
+            return Ok(None); // still running at the end of the trace (end time 0)
+        }
+        let inst = self.num(&f, 4, "number_of_instances")?;
+        let cpu = self.num(&f, 6, "number_of_cpus_requested_per_instance_in_the_task")?;
+        let mem = self.num(
+            &f,
+            7,
+            "normalized_memory_requested_per_instance_in_the_task",
+        )?;
+        let t = TraceTask {
+            arrival: create,
+            duration: end - create,
+            resources: [cpu / 100.0 / 64.0, mem],
+            instances: inst.max(1.0) as u32,
+        };
+        Ok(Some(t))
+    }
+
+    /// A row `arrival,duration,cpu[,memory]`. `None`: a line that is not a task to replay.
+    fn csv(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
+        let f: Vec<&str> = l.split(',').collect();
+        let t = TraceTask {
+            arrival: self.num(&f, 0, "arrival")?,
+            duration: self.num(&f, 1, "duration")?,
+            resources: [
+                self.num(&f, 2, "cpu")?,
+                if f.len() > 3 {
+                    self.num(&f, 3, "memory")?
+                } else {
+                    0.0
+                },
+            ],
+            instances: 1,
+        };
+        Ok(Some(t))
+    }
+
+    /// A line of the Standard Workload Format (comments carry the machine size). `None`: a line that is not a task to replay.
+    fn swf(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
+        let s = l.trim();
+        if let Some(c) = s.strip_prefix(';') {
+            for key in ["MaxProcs:", "MaxNodes:"] {
+                if let Some(v) = c.trim().strip_prefix(key)
+                    && let Ok(x) = v.trim().parse::<f64>()
+                    && (self.max_procs == 0.0 || key == "MaxProcs:")
+                {
+                    self.max_procs = x;
                 }
             }
+            return Ok(None);
+        }
+        let f: Vec<&str> = s.split_whitespace().collect();
+        if f.len() != 18 {
+            return Err(self.bad("row", format!("expected 18 fields, found {}", f.len())));
+        }
+        if self.max_procs <= 0.0 {
+            return Err(self.bad(
+                "header",
+                "no `; MaxProcs:` or `; MaxNodes:` line before the jobs",
+            ));
+        }
+        let status = self.num(&f, 10, "status")?;
+        let run = self.num(&f, 3, "run_time")?;
+        let procs = self.num(&f, 4, "allocated_processors")?;
+        if run < 0.0 || procs <= 0.0 || (self.finished_only && (status == 0.0 || status == 5.0)) {
+            return Ok(None);
+        }
+        let t = TraceTask {
+            arrival: self.num(&f, 1, "submit_time")?,
+            duration: run,
+            resources: [(procs / self.max_procs).min(1.0), 0.0],
+            instances: 1,
+        };
+        Ok(Some(t))
+    }
+
+    /// A Google 2011 task event: a SUBMIT opens a task, its end event closes it. `None`: a line that is not a task to replay.
+    fn google(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
+        let f: Vec<&str> = l.split(',').collect();
+        if f.len() != 13 {
+            return Err(self.bad("row", format!("expected 13 fields, found {}", f.len())));
+        }
+        let int = |k: usize, name: &str| -> Result<u64, TraceError> {
+            f[k].trim()
+                .parse::<u64>()
+                .map_err(|_| self.bad(name, format!("expected an integer, got `{}`", f[k])))
+        };
+        let time = int(0, "time")?;
+        let job = int(2, "job ID")?;
+        let task = int(3, "task index")?;
+        let event = int(5, "event type")?;
+        match event {
+            0 => {
+                // SUBMIT (also a resubmission after EVICT/FAIL/KILL/LOST)
+                self.open.insert((job, task), time);
+                Ok(None)
+            }
+            2..=6 => {
+                let Some(submit) = self.open.remove(&(job, task)) else {
+                    return Ok(None); // submitted before the trace: no arrival to pair
+                };
+                if time == u64::MAX >> 1 || (self.finished_only && event != 4) {
+                    return Ok(None);
+                }
+                let req = |k: usize, name: &str| -> Result<f64, TraceError> {
+                    if f[k].trim().is_empty() {
+                        Ok(0.0)
+                    } else {
+                        self.num(&f, k, name)
+                    }
+                };
+                let t = TraceTask {
+                    arrival: submit as f64 / 1e6,
+                    duration: (time.saturating_sub(submit)) as f64 / 1e6,
+                    resources: [req(9, "CPU request")?, req(10, "memory request")?],
+                    instances: 1,
+                };
+                // pairs complete in end order, not arrival order: no order check
+                if t.duration < 0.0 {
+                    return Err(self.bad("time", "end before submit"));
+                }
+                Ok(Some(t))
+            }
+            _ => Ok(None), // SCHEDULE, UPDATE_*
         }
     }
 }

@@ -3,6 +3,7 @@
 //! M/Geo/3 with unit jobs, whose limit is load 1 exactly and whose queue at load 1 is null
 //! recurrent.
 
+use packlab::experiment::queueing::Horizon;
 use packlab::experiment::{Experiment, execute};
 use packlab::sim::Verdict;
 use std::path::Path;
@@ -70,7 +71,12 @@ fn horizon_extensions_do_not_depend_on_threads() {
     // an extended run continues the same streams: its first slots are those of a run that
     // stopped at the initial horizon
     let mut fixed = exp.clone();
-    fixed.run.max_slots = fixed.run.slots;
+    let (slots, warmup, _) = fixed.run.slots().unwrap();
+    fixed.run.horizon = Horizon::Slots {
+        slots,
+        warmup,
+        max_slots: slots,
+    };
     let short = execute(&fixed, Some(2)).unwrap();
     for (a, b) in one.runs.iter().zip(&short.runs) {
         let n = b.result.series.len() - 1; // the short run's last point is its final slot

@@ -1,16 +1,21 @@
 //! The paper's Fig. 3 outcomes, from the committed experiment files at a reduced horizon
-//! (300,000 slots, 3 replications instead of 2,000,000 and 5): every claim in the file must
+//! (300,000 slots, extended up to 1,200,000 while inconclusive, 3 replications instead of
+//! 2,000,000 up to 8,000,000 and 5): every claim in the file must
 //! hold. 3(a): VQS's queue grows while BF-J/S's, VQS-BF's and MaxWeight's stay bounded, and VQS
 //! is stable just below 4μ/3. 3(b): BF-J/S's and VQS-BF's queues grow while VQS's and
 //! MaxWeight's stay bounded, and BF-J/S is stable below 3/T.
 
+use packlab::experiment::queueing::Horizon;
 use packlab::experiment::{Experiment, execute};
 use std::path::Path;
 
 fn check_claims(file: &str, text: &str) {
     let mut exp = Experiment::parse(Path::new(file), text).unwrap();
-    exp.run.slots = 300_000;
-    exp.run.warmup = 30_000;
+    exp.run.horizon = Horizon::Slots {
+        slots: 300_000,
+        warmup: 30_000,
+        max_slots: 1_200_000,
+    };
     exp.run.replications = 3;
     let out = execute(&exp, None).unwrap();
     assert!(!out.claims.is_empty());

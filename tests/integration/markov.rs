@@ -9,7 +9,8 @@
 //! error bound (the stationary mass at the truncation level times N, negligible here).
 
 use nalgebra::{DMatrix, DVector};
-use packlab::experiment::{Experiment, execute, mean_ci};
+use packlab::experiment::queueing::mean_ci;
+use packlab::experiment::{Experiment, execute};
 use statrs::distribution::{Binomial, ContinuousCDF, Discrete, Poisson, StudentsT};
 use std::path::Path;
 

@@ -256,10 +256,10 @@ fn invariant_check_catches_a_lazy_policy() {
         fn waiting(&self) -> usize {
             self.0.len()
         }
-        fn check(&self, cluster: &Cluster) -> Result<(), String> {
+        fn check(&self, cluster: &Cluster) -> Result<(), packlab::sim::Violation> {
             let max = cluster.frees().iter().max().copied().unwrap_or_default();
             match self.0.iter().map(|j| j.size).min() {
-                Some(s) if s <= max => Err("a waiting job fits".into()),
+                Some(s) if s <= max => Err(packlab::sim::Violation("a waiting job fits".into())),
                 _ => Ok(()),
             }
         }

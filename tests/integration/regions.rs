@@ -2,7 +2,8 @@
 //! claims of each file must hold (the family reduced to 500 distributions to keep the test
 //! short; brackets at the file's full refinement).
 
-use packlab::experiment::{ExperimentFile, execute_region};
+use packlab::experiment::ExperimentFile;
+use packlab::experiment::region::execute_region;
 use std::path::Path;
 
 fn check(file: &str, text: &str) {

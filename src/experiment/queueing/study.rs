@@ -1,13 +1,14 @@
 //! Stability next to packing (`[compaction]`): for every scored policy, the compacted size of
-//! jobs drawn from the workload (Algorithm 3 of seed 000, with the policy's scorer) and the
-//! stability limit found by bisection on the load in [0, 1].
+//! jobs drawn from the workload (cluster compaction, Algorithm 3 of Verma, Korupolu & Wilkes,
+//! "Evaluating job packing in warehouse-scale computing", IEEE Cluster 2014, with the policy's
+//! scorer) and the stability limit as an interval on the load in [0, 1].
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::ExperimentError;
 use super::limit::{ThresholdResult, limit_search};
-use super::spec::{CompactionSpec, Experiment};
+use super::{CompactionSpec, Experiment};
+use crate::experiment::ExperimentError;
 use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;
@@ -28,21 +29,22 @@ pub struct StudyRow {
 }
 
 /// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
-/// own), on unit servers, compacted with `scorer` (Algorithm 3 of seed 000).
+/// own), on unit servers, compacted with `scorer` (cluster compaction).
 fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
-    let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(exp.seed, &[0x636f_6d70]));
+    let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(exp.header.seed, &[0x636f_6d70]));
     let tasks: Vec<Task> = (0..spec.tasks)
         .map(|i| Task {
             job: i as u32,
-            request: if exp.requests.is_empty() {
-                [exp.sizes.sample(&mut rng).0, 0, 0]
+            request: if exp.workload.requests().is_empty() {
+                [exp.workload.sizes().sample(&mut rng).0, 0, 0]
             } else {
-                exp.requests[rng.random_range(0..exp.requests.len())]
+                let r = exp.workload.requests();
+                r[rng.random_range(0..r.len())]
             },
         })
         .collect();
     let mut cap = [0u64; 3];
-    for c in cap.iter_mut().take(exp.dims) {
+    for c in cap.iter_mut().take(exp.workload.dims()) {
         *c = Size::UNIT;
     }
     let demand = total(tasks.iter().map(|t| &t.request))
@@ -51,7 +53,7 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
         .fold(0.0, f64::max);
     let machines = (demand.ceil() as usize).max(1);
     let snap = Snapshot {
-        dims: exp.dims,
+        dims: exp.workload.dims(),
         machines: vec![cap; machines],
         attributes: vec![Vec::new(); machines],
         tasks,
@@ -63,7 +65,7 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
         spec.tau,
         1,
         spec.trials,
-        derive_seed(exp.seed, &[0x636f_6d70, 1]),
+        derive_seed(exp.header.seed, &[0x636f_6d70, 1]),
     );
     (c, demand)
 }

@@ -27,8 +27,8 @@
 
 use rayon::prelude::*;
 
-use super::ExperimentError;
-use super::spec::Experiment;
+use super::Experiment;
+use crate::experiment::ExperimentError;
 use crate::rng::derive_seed;
 use crate::sim::Verdict;
 
@@ -184,8 +184,8 @@ fn probe(
         let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
             .into_par_iter()
             .map(|rep| {
-                let seed = derive_seed(exp.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
-                super::runner::run_at(exp, policy, rate, seed).map(|r| (r.1, r.0.slots))
+                let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
+                super::simulate::run_at(exp, policy, rate, seed).map(|r| (r.verdict, r.slots))
             })
             .collect();
         for (v, s) in runs? {

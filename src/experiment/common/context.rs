@@ -1,0 +1,116 @@
+//! Errors that name the file, the key and what is expected; the TOML reader; number files.
+
+use std::path::{Path, PathBuf};
+
+use crate::experiment::ExperimentError;
+use crate::model::Size;
+
+/// The file being validated: every error names it.
+pub struct Ctx<'a> {
+    pub file: &'a Path,
+}
+
+impl Ctx<'_> {
+    /// A bad value: the key, what is expected, what was given.
+    pub fn bad(&self, key: &str, expected: &str, got: impl std::fmt::Display) -> ExperimentError {
+        ExperimentError::Invalid {
+            file: self.file.to_path_buf(),
+            key: key.to_string(),
+            expected: expected.to_string(),
+            got: got.to_string(),
+        }
+    }
+
+    /// A path written in the file, relative to the file's folder.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.file
+            .parent()
+            .unwrap_or_else(|| Path::new("."))
+            .join(relative)
+    }
+
+    /// An experiment name: non-empty, of [a-z0-9_-] (it names the output folder).
+    pub fn name(&self, name: &str) -> Result<(), ExperimentError> {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad("name", "a non-empty name of [a-z0-9_-]", name))
+        }
+    }
+
+    /// A size in (0, 1], exact on the fixed-point grid.
+    pub fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
+        Size::from_f64(x).ok_or_else(|| self.bad(key, "a size in (0, 1]", x))
+    }
+
+    /// An integer ≥ 1.
+    pub fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
+        if x > 0 {
+            Ok(x as u64)
+        } else {
+            Err(self.bad(key, "an integer ≥ 1", x))
+        }
+    }
+
+    /// `n` probabilities ≥ 0 adding up to 1.
+    pub fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
+        if p.len() != n {
+            return Err(self.bad(key, &format!("{n} probabilities (one per value)"), p.len()));
+        }
+        if let Some(x) = p.iter().find(|x| !x.is_finite() || **x < 0.0) {
+            return Err(self.bad(key, "probabilities ≥ 0", x));
+        }
+        let s: f64 = p.iter().sum();
+        if (s - 1.0).abs() > 1e-9 {
+            return Err(self.bad(key, "probabilities adding up to 1", s));
+        }
+        Ok(())
+    }
+
+    /// Numbers separated by whitespace, commas or new lines; `#` starts a comment. The path is
+    /// relative to the experiment file's folder; `key` names the key in errors.
+    pub fn numbers(&self, key: &str, path: &str) -> Result<Vec<f64>, ExperimentError> {
+        let full = self.path(path);
+        let text = std::fs::read_to_string(&full).map_err(|e| {
+            self.bad(
+                key,
+                "a readable file of sizes",
+                format!("{}: {e}", full.display()),
+            )
+        })?;
+        let mut out = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("");
+            for tok in line.split(|c: char| c == ',' || c.is_whitespace()) {
+                if tok.is_empty() {
+                    continue;
+                }
+                let x: f64 = tok.parse().map_err(|_| {
+                    self.bad(
+                        key,
+                        "numbers only",
+                        format!("{}:{}: `{tok}`", full.display(), n + 1),
+                    )
+                })?;
+                out.push(x);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Parses TOML text into `T`, naming the file in errors (the TOML error names line, column
+/// and key).
+pub fn parse_toml<T: serde::de::DeserializeOwned>(
+    file: &Path,
+    source: &str,
+) -> Result<T, ExperimentError> {
+    toml::from_str(source).map_err(|e| ExperimentError::Parse {
+        file: file.to_path_buf(),
+        message: e.to_string().trim_end().to_string(),
+    })
+}

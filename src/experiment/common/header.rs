@@ -1,0 +1,40 @@
+//! The fields every experiment file starts with.
+
+use std::path::PathBuf;
+
+use super::Ctx;
+use crate::experiment::ExperimentError;
+
+/// `name`, `description`, `seed`, and the file they came from.
+#[derive(Clone, Debug)]
+pub struct Header {
+    /// The experiment file (relative paths inside it are relative to its folder).
+    pub file: PathBuf,
+    /// Its exact text, written back with the outputs for provenance.
+    pub source: String,
+    /// Names the output folder: `[a-z0-9_-]+`.
+    pub name: String,
+    pub description: String,
+    /// Every random stream derives from it (default 1).
+    pub seed: u64,
+}
+
+impl Header {
+    /// Validates the header fields of a file.
+    pub fn new(
+        cx: &Ctx<'_>,
+        source: &str,
+        name: String,
+        description: Option<String>,
+        seed: Option<u64>,
+    ) -> Result<Self, ExperimentError> {
+        cx.name(&name)?;
+        Ok(Header {
+            file: cx.file.to_path_buf(),
+            source: source.to_string(),
+            name,
+            description: description.unwrap_or_default(),
+            seed: seed.unwrap_or(1),
+        })
+    }
+}

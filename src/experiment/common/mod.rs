@@ -1,0 +1,21 @@
+//! What every kind of experiment shares: the header, error context, the TOML reader, size and
+//! service laws, number files, tables (CSV and Markdown), output files and claim results. No
+//! kind borrows from another; they all borrow from here.
+
+mod claim;
+mod context;
+mod files;
+mod header;
+mod laws;
+mod report;
+mod table;
+
+pub use claim::ClaimResult;
+pub use context::{Ctx, parse_toml};
+pub use files::{
+    create_dir, render_figure, report_claims_and_figures, write, write_claims, write_provenance,
+};
+pub use header::Header;
+pub use laws::{RawService, RawSizes, service_law, size_law};
+pub use report::Report;
+pub use table::{F6, MdTable, csv_text, write_csv};

@@ -1,0 +1,308 @@
+//! Packing experiments (`kind = "packing"`): the packing evaluators of Verma, Korupolu & Wilkes
+//! ("Evaluating job packing in warehouse-scale computing", IEEE Cluster 2014), the scorers of
+//! Stein et al., and Monte-Carlo expansion (Wu et al.) on a point-in-time snapshot, for a set
+//! of schedulers (job order + scorer). Outputs CSV tables and the figures of the Verma et al.
+//! paper: utilisation after hole filling against the unit size (Fig. 1), pending tasks and
+//! utilisation against the inflation factor (Fig. 2), compacted size against τ with the range
+//! of the trials (Fig. 3); with the job orders as schedulers, the three together are its
+//! Fig. 4.
+
+mod execute;
+mod output;
+mod schema;
+
+use std::path::{Path, PathBuf};
+
+pub use execute::{PackingOutcome, SchedulerResult, execute_packing};
+pub use output::write_packing_outputs;
+
+use super::common::{ClaimResult, Ctx, Header, parse_toml};
+use super::{ExperimentError, Kind};
+use crate::packing::place::{JobOrder, Scorer};
+use crate::packing::snapshot::Snapshot;
+use crate::packing::sources::{
+    read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
+};
+use schema::{Raw, RawClaim, RawEvaluate, RawScheduler, RawSnapshot};
+
+/// A validated packing experiment.
+#[derive(Clone, Debug)]
+pub struct PackingExperiment {
+    pub header: Header,
+    pub snapshot: Snapshot,
+    pub snapshot_label: String,
+    /// (label, job order, scorer) of each scheduler.
+    pub schedulers: Vec<(String, JobOrder, Scorer)>,
+    pub evaluate: Evaluate,
+    /// Claims: scheduler indices expected in increasing order of compacted size at τ.
+    pub claims: Vec<(Vec<usize>, f64)>,
+}
+
+/// `[evaluate]`, validated: which evaluators run, with what parameters.
+#[derive(Clone, Debug)]
+pub struct Evaluate {
+    pub hole_units: Vec<f64>,
+    pub factors: Vec<f64>,
+    pub mc_tau: Option<f64>,
+    pub compaction_tau: Vec<f64>,
+    pub trials: usize,
+    pub expansion_tau: Option<f64>,
+    pub throughput_x: Vec<f64>,
+    pub fragmentation_x: Vec<f64>,
+    pub power_idle: f64,
+    pub picky: f64,
+    pub clip: bool,
+    pub mu: usize,
+    pub expansion_start: f64,
+}
+
+fn fractions(cx: &Ctx<'_>, key: &str, v: &[f64], max: f64) -> Result<(), ExperimentError> {
+    match v
+        .iter()
+        .find(|x| !(x.is_finite() && **x >= 0.0 && **x <= max))
+    {
+        Some(x) => Err(cx.bad(key, &format!("values in [0, {max}]"), x)),
+        None => Ok(()),
+    }
+}
+
+impl PackingExperiment {
+    /// Validates a packing experiment and reads its snapshot.
+    pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
+        let raw: Raw = parse_toml(file, source)?;
+        let cx = Ctx { file };
+        let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
+        let (snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
+        let schedulers = schedulers(&cx, &raw.scheduler)?;
+        let evaluate = evaluate(&cx, raw.evaluate)?;
+        let claims = claims(&cx, &raw.claim, &schedulers, &evaluate.compaction_tau)?;
+        Ok(PackingExperiment {
+            header,
+            snapshot,
+            snapshot_label,
+            schedulers,
+            evaluate,
+            claims,
+        })
+    }
+
+    /// About 1/100 of the trials (at least one).
+    pub fn quick(&mut self) {
+        self.evaluate.trials = (self.evaluate.trials / 100).max(1);
+    }
+}
+
+/// `[snapshot]`: the snapshot read from its source, and a label for reports.
+fn snapshot(cx: &Ctx<'_>, s: &RawSnapshot) -> Result<(Snapshot, String), ExperimentError> {
+    let path = cx.path(&s.file);
+    let read_err =
+        |e: crate::packing::sources::SourceError| cx.bad("snapshot.file", "a readable snapshot", e);
+    Ok(match s.source.as_str() {
+        "google2011" => (
+            read_google_snapshot(&path).map_err(read_err)?,
+            "Google 2011".into(),
+        ),
+        "orlib" => {
+            let all = read_orlib(&path).map_err(read_err)?;
+            let k = s.instance.unwrap_or(0);
+            let inst = all.get(k).ok_or_else(|| {
+                cx.bad(
+                    "snapshot.instance",
+                    &format!("an index below {}", all.len()),
+                    k,
+                )
+            })?;
+            (inst.snapshot(), inst.name.clone())
+        }
+        "triplet" => {
+            let inst = read_triplet(&path).map_err(read_err)?;
+            (inst.snapshot(), inst.name.clone())
+        }
+        "alibaba_gpu2023" => {
+            let nodes = s.nodes.as_ref().ok_or_else(|| {
+                cx.bad(
+                    "snapshot.nodes",
+                    "the node list file of the trace",
+                    "nothing",
+                )
+            })?;
+            (
+                read_alibaba_gpu(&path, &cx.path(nodes)).map_err(read_err)?,
+                "Alibaba GPU 2023".into(),
+            )
+        }
+        "csv" => (read_snapshot_csv(&path).map_err(read_err)?, s.file.clone()),
+        other => {
+            return Err(cx.bad(
+                "snapshot.source",
+                "\"google2011\", \"alibaba_gpu2023\", \"orlib\", \"triplet\" or \"csv\"",
+                format!("\"{other}\""),
+            ));
+        }
+    })
+}
+
+/// `[[scheduler]]`: job order, scorer and a distinct label each.
+fn schedulers(
+    cx: &Ctx<'_>,
+    raw: &[RawScheduler],
+) -> Result<Vec<(String, JobOrder, Scorer)>, ExperimentError> {
+    if raw.is_empty() {
+        return Err(cx.bad("scheduler", "at least one [[scheduler]]", "none"));
+    }
+    let mut schedulers: Vec<(String, JobOrder, Scorer)> = Vec::new();
+    for (i, s) in raw.iter().enumerate() {
+        let order = JobOrder::from_name(&s.order).ok_or_else(|| {
+            cx.bad(
+                &format!("scheduler[{i}].order"),
+                "\"arrival\", \"cpu\", \"memory\" or \"sum\"",
+                format!("\"{}\"", s.order),
+            )
+        })?;
+        let scorer = Scorer::from_name(&s.scorer).ok_or_else(|| {
+            cx.bad(
+                &format!("scheduler[{i}].scorer"),
+                &format!("one of {}", Scorer::NAMES.join(", ")),
+                format!("\"{}\"", s.scorer),
+            )
+        })?;
+        let label = s
+            .label
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", s.scorer, s.order));
+        if schedulers.iter().any(|(l, _, _)| *l == label) {
+            return Err(cx.bad(&format!("scheduler[{i}].label"), "distinct labels", label));
+        }
+        schedulers.push((label, order, scorer));
+    }
+    Ok(schedulers)
+}
+
+/// `[evaluate]`.
+fn evaluate(cx: &Ctx<'_>, e: RawEvaluate) -> Result<Evaluate, ExperimentError> {
+    let hole_units = e.hole_filling.unwrap_or_default();
+    fractions(cx, "evaluate.hole_filling", &hole_units, 10.0)?;
+    if hole_units.contains(&0.0) {
+        return Err(cx.bad("evaluate.hole_filling", "unit sizes > 0", 0.0));
+    }
+    let factors = e.inflation.unwrap_or_default();
+    if let Some(f) = factors
+        .iter()
+        .find(|f| !(f.is_finite() && **f >= 1.0 && **f <= 100.0))
+    {
+        return Err(cx.bad("evaluate.inflation", "factors in [1, 100]", f));
+    }
+    let compaction_tau = e.compaction_tau.unwrap_or_default();
+    fractions(cx, "evaluate.compaction_tau", &compaction_tau, 1.0)?;
+    let throughput_x = e.throughput.unwrap_or_default();
+    fractions(cx, "evaluate.throughput", &throughput_x, 1.0)?;
+    let fragmentation_x = e.fragmentation.unwrap_or_default();
+    fractions(cx, "evaluate.fragmentation", &fragmentation_x, 1.0)?;
+    for (k, v) in [
+        ("evaluate.monte_carlo_tau", e.monte_carlo_tau),
+        ("evaluate.expansion_tau", e.expansion_tau),
+    ] {
+        if let Some(t) = v {
+            fractions(cx, k, &[t], 1.0)?;
+        }
+    }
+    let trials = match e.trials {
+        None => 11,
+        Some(t) => cx.positive("evaluate.trials", t)? as usize,
+    };
+    let power_idle = e.power_idle.unwrap_or(0.5);
+    fractions(cx, "evaluate.power_idle", &[power_idle], 1.0)?;
+    let picky = e.picky.unwrap_or(crate::packing::evaluate::PICKY);
+    fractions(cx, "evaluate.picky", &[picky], 1.0)?;
+    let mu = match e.mu {
+        None => 1,
+        Some(m) => cx.positive("evaluate.mu", m)? as usize,
+    };
+    let expansion_start = e.expansion_start.unwrap_or(0.2);
+    if !(expansion_start > 0.0 && expansion_start <= 1.0) {
+        return Err(cx.bad(
+            "evaluate.expansion_start",
+            "a fraction in (0, 1]",
+            expansion_start,
+        ));
+    }
+    Ok(Evaluate {
+        hole_units,
+        factors,
+        mc_tau: e.monte_carlo_tau,
+        compaction_tau,
+        trials,
+        expansion_tau: e.expansion_tau,
+        throughput_x,
+        fragmentation_x,
+        power_idle,
+        picky,
+        clip: e.clip.unwrap_or(true),
+        mu,
+        expansion_start,
+    })
+}
+
+/// `[[claim]] kind = "compaction-order"`.
+fn claims(
+    cx: &Ctx<'_>,
+    raw: &[RawClaim],
+    schedulers: &[(String, JobOrder, Scorer)],
+    compaction_tau: &[f64],
+) -> Result<Vec<(Vec<usize>, f64)>, ExperimentError> {
+    let mut claims = Vec::new();
+    for (i, c) in raw.iter().enumerate() {
+        if c.kind != "compaction-order" {
+            return Err(cx.bad(
+                &format!("claim[{i}].kind"),
+                "\"compaction-order\"",
+                format!("\"{}\"", c.kind),
+            ));
+        }
+        if !compaction_tau.contains(&c.tau) {
+            return Err(cx.bad(
+                &format!("claim[{i}].tau"),
+                "a value listed in evaluate.compaction_tau",
+                c.tau,
+            ));
+        }
+        let order = c
+            .order
+            .iter()
+            .map(|l| {
+                schedulers
+                    .iter()
+                    .position(|(x, _, _)| x == l)
+                    .ok_or_else(|| cx.bad(&format!("claim[{i}].order"), "scheduler labels", l))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        claims.push((order, c.tau));
+    }
+    Ok(claims)
+}
+
+impl Kind for PackingExperiment {
+    type Outcome = PackingOutcome;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+    fn quick(&mut self) {
+        PackingExperiment::quick(self)
+    }
+    fn execute(&self, threads: Option<usize>) -> Result<PackingOutcome, ExperimentError> {
+        Ok(execute_packing(self, threads))
+    }
+    fn claims(outcome: &PackingOutcome) -> &[ClaimResult] {
+        &outcome.claims
+    }
+    fn write(&self, outcome: &PackingOutcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
+        write_packing_outputs(self, outcome, dir)
+    }
+    fn done(&self, _: &PackingOutcome, dir: &Path) -> String {
+        format!(
+            "packlab: packing {} written to {}",
+            self.header.name,
+            dir.display()
+        )
+    }
+}

@@ -1,0 +1,282 @@
+//! Claims written in an experiment file, checked after the run.
+//!
+//! - `expect = "stable" | "unstable"` for a policy at a sweep point holds when the majority
+//!   verdict of its replications is the expected one (see [`crate::sim::verdict`]); an
+//!   `inconclusive` majority does not hold.
+//! - `kind = "threshold"`: the policy's stability limit, an interval [lower, upper] on the
+//!   load from a noisy bisection ([`super::limit`]), as fractions of ρ*: `at_least = f` holds
+//!   when lower ≥ f·ρ*_high (a load that high was shown stable); `at_most = f` when upper was
+//!   shown unstable and upper ≤ f·ρ*_low.
+//! - `kind = "saturation"` (FIFO-FF only): the saturated throughput's 95 % interval, as a
+//!   load, overlaps the interval [lower, upper] found by bisection — two independent estimates
+//!   of the same limit agree ([`crate::stability::saturation`]).
+//! - `kind = "ranking"`: at a sweep point, the listed policies' mean queues increase in the
+//!   listed order and every consecutive pair's 95 % intervals are disjoint.
+
+use super::limit::{SearchSpec, ThresholdResult};
+use super::results::{Outcome, mean_ci};
+use super::{ClaimSpec, Experiment, SweepKind};
+use crate::experiment::common::ClaimResult;
+use crate::sim::Verdict;
+
+/// Where a claim is: the sweep point in the sweep's own terms.
+fn at(exp: &Experiment, point: usize) -> String {
+    let p = exp.points[point];
+    match exp.sweep {
+        SweepKind::Load => format!("load {}", p.load),
+        SweepKind::ArrivalRate => format!("arrival rate {}", p.arrival_rate),
+        SweepKind::Fraction => format!("{} of rho* (load {:.4})", p.key, p.load),
+        SweepKind::Scaling => format!("traffic scaling {} (load {:.4})", p.key, p.load),
+    }
+}
+
+/// Checks every claim of `exp` against the outcome.
+pub(super) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
+    exp.claims
+        .iter()
+        .map(|c| match c {
+            ClaimSpec::Verdict {
+                policy,
+                point,
+                expect,
+            } => verdict(exp, out, *policy, *point, *expect),
+            ClaimSpec::Threshold {
+                policy,
+                at_least,
+                at_most,
+                search,
+            } => threshold(exp, out, *policy, *at_least, *at_most, search),
+            ClaimSpec::Saturation { policy, search } => saturation(exp, out, *policy, search),
+            ClaimSpec::Ranking {
+                order,
+                point,
+                paired,
+            } => ranking(exp, out, order, *point, *paired),
+        })
+        .collect()
+}
+
+/// A claim that could not be checked because what it needs was not computed (a bug).
+fn missing(claim: String, what: &str) -> ClaimResult {
+    ClaimResult {
+        claim,
+        expected: String::new(),
+        observed: "not computed".into(),
+        evidence: format!("{what} is missing from the outcome (this is a bug in packlab)"),
+        holds: false,
+    }
+}
+
+fn verdict(
+    exp: &Experiment,
+    out: &Outcome,
+    policy: usize,
+    point: usize,
+    expect: Verdict,
+) -> ClaimResult {
+    let claim = format!("{} is {expect} at {}", exp.labels[policy], at(exp, point));
+    let Some(row) = out.row(policy, point) else {
+        return missing(claim, "the summary row");
+    };
+    let runs: Vec<_> = out.runs_at(policy, point).collect();
+    let count = runs.iter().filter(|r| r.verdict == row.verdict).count();
+    let first = runs
+        .first()
+        .map_or(String::new(), |r| r.evidence.to_string());
+    ClaimResult {
+        claim,
+        expected: expect.to_string(),
+        observed: row.verdict.to_string(),
+        evidence: format!(
+            "{count}/{} replications {}; mean queue {:.3}; replication 0: {first}",
+            runs.len(),
+            row.verdict,
+            row.mean_queue,
+        ),
+        holds: row.verdict == expect,
+    }
+}
+
+fn threshold(
+    exp: &Experiment,
+    out: &Outcome,
+    policy: usize,
+    at_least: Option<f64>,
+    at_most: Option<f64>,
+    search: &SearchSpec,
+) -> ClaimResult {
+    let mut expected = Vec::new();
+    if let Some(a) = at_least {
+        expected.push(format!("≥ {a}"));
+    }
+    if let Some(b) = at_most {
+        expected.push(format!("≤ {b}"));
+    }
+    let claim = format!(
+        "the stability limit of {} is {} of rho*",
+        exp.labels[policy],
+        expected.join(" and ")
+    );
+    let Some(t) = out.threshold(policy, search) else {
+        return missing(claim, "the limit search");
+    };
+    let (f_lo, f_hi) = t.fractions();
+    let holds =
+        at_least.is_none_or(|a| f_lo >= a) && at_most.is_none_or(|b| t.upper_shown && f_hi <= b);
+    ClaimResult {
+        claim,
+        expected: expected.join(" and "),
+        observed: format!("{f_lo:.4} .. {f_hi:.4}"),
+        evidence: format!(
+            "rho* in [{:.4}, {:.4}]; limit in load [{:.4}, {:.4}]: {}; {} probes, {} runs ({}); \
+             at_least compares the lower end, at_most the upper end shown unstable",
+            t.rho_star.0,
+            t.rho_star.1,
+            t.lower,
+            t.upper,
+            t.ends(),
+            t.probes.len(),
+            t.runs(),
+            probe_list(t)
+        ),
+        holds,
+    }
+}
+
+fn saturation(exp: &Experiment, out: &Outcome, policy: usize, search: &SearchSpec) -> ClaimResult {
+    let claim = format!(
+        "the saturated throughput of {} agrees with its stability limit",
+        exp.labels[policy]
+    );
+    let (Some(t), Some(s)) = (out.threshold(policy, search), out.saturation_of(policy)) else {
+        return missing(claim, "the limit search or the saturation estimate");
+    };
+    let per_load = exp.rate_per_load();
+    let (lo, hi) = (s.ci95.0 / per_load, s.ci95.1 / per_load);
+    ClaimResult {
+        claim,
+        expected: format!("load in [{:.4}, {:.4}]", t.lower, t.upper),
+        observed: format!("load {:.4} [{lo:.4}, {hi:.4}]", s.throughput / per_load),
+        evidence: format!(
+            "saturated FIFO-FF (a queue that never empties) serves {:.6} jobs/slot (95% CI \
+             {:.6} .. {:.6}, {} slots, decorrelation z {:.2}); by the saturation rule it is \
+             stable exactly below that rate. Interval from the noisy bisection: {}",
+            s.throughput,
+            s.ci95.0,
+            s.ci95.1,
+            s.slots,
+            s.z_vn,
+            t.ends()
+        ),
+        holds: lo <= t.upper && hi >= t.lower,
+    }
+}
+
+/// The per-replication differences of the mean queues of policies `a` and `b` at `point`.
+fn paired_differences(out: &Outcome, a: usize, b: usize, point: usize) -> Vec<f64> {
+    let q = |p: usize| {
+        let mut v: Vec<(u32, f64)> = out
+            .runs_at(p, point)
+            .map(|r| (r.replication, r.result.mean_queue))
+            .collect();
+        v.sort_by_key(|x| x.0);
+        v
+    };
+    q(a).iter().zip(q(b)).map(|(x, y)| x.1 - y.1).collect()
+}
+
+fn ranking(
+    exp: &Experiment,
+    out: &Outcome,
+    order: &[usize],
+    point: usize,
+    paired: bool,
+) -> ClaimResult {
+    let labels: Vec<&str> = order.iter().map(|&p| exp.labels[p].as_str()).collect();
+    let claim = format!(
+        "mean queue ranks {} at {}",
+        labels.join(" < "),
+        at(exp, point)
+    );
+    let Some(rows) = order
+        .iter()
+        .map(|&p| out.row(p, point))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return missing(claim, "a summary row");
+    };
+    // one window of a replayed trace: no sampling noise, values compared exactly
+    let exact = exp.workload.trace().is_some() && exp.run.replications == 1;
+    let mut holds = true;
+    let mut diffs = Vec::new();
+    for (w, pair) in rows.windows(2).zip(order.windows(2)) {
+        if exact {
+            holds &= w[0].mean_queue < w[1].mean_queue;
+        } else if paired {
+            // common random numbers: the interval of the per-replication differences
+            let (m, ci) = mean_ci(&paired_differences(out, pair[0], pair[1], point));
+            holds &= ci.is_some_and(|(_, hi)| hi < 0.0);
+            diffs.push(match ci {
+                Some((lo, hi)) => format!("{m:.3} [{lo:.3}, {hi:.3}]"),
+                None => format!("{m:.3} (no interval)"),
+            });
+        } else {
+            match (w[0].ci95, w[1].ci95) {
+                (Some((_, hi)), Some((lo, _))) => holds &= hi < lo,
+                _ => holds = false,
+            }
+        }
+    }
+    let observed: Vec<String> = rows
+        .iter()
+        .zip(&labels)
+        .map(|(r, l)| match r.ci95 {
+            Some((a, b)) => format!("{l} {:.3} [{a:.3}, {b:.3}]", r.mean_queue),
+            None if exact => format!("{l} {:.3}", r.mean_queue),
+            None => format!("{l} {:.3} (no interval: one replication)", r.mean_queue),
+        })
+        .collect();
+    ClaimResult {
+        claim,
+        expected: labels.join(" < "),
+        observed: if diffs.is_empty() {
+            observed.join("; ")
+        } else {
+            format!(
+                "{}; paired differences {}",
+                observed.join("; "),
+                diffs.join(", ")
+            )
+        },
+        evidence: if exact {
+            "one deterministic replay of the trace window: means compared exactly (no sampling \
+             noise; says nothing beyond this trace)"
+                .into()
+        } else if paired {
+            "95% Student-t interval of the per-replication differences of consecutive policies \
+             (common random numbers / same windows) must lie below 0"
+                .into()
+        } else {
+            "95% Student-t intervals over replications must be disjoint".into()
+        },
+        holds,
+    }
+}
+
+/// The probes of a search, "load: decision (stable/unstable/inconclusive runs)".
+fn probe_list(t: &ThresholdResult) -> String {
+    t.probes
+        .iter()
+        .map(|p| {
+            format!(
+                "{:.4}: {} ({}/{}/{})",
+                p.load,
+                p.decision.as_str(),
+                p.counts[0],
+                p.counts[1],
+                p.counts[2]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}

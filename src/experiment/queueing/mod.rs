@@ -1,0 +1,386 @@
+//! Queueing experiments (`kind = "queueing"`, the default): simulate policies over a sweep of
+//! loads, judge stability, check claims, write tables, figures and a report.
+//!
+//! The file is read into the raw tables of [`schema`], then each section is validated by its
+//! own module (cluster, workload, run, sweep, policies, plots, claims, compaction) into an
+//! [`Experiment`] whose laws are ready to sample. [`execute`] runs it, [`write_outputs`] writes
+//! what it found.
+
+mod claims;
+mod cluster;
+mod compaction;
+mod execute;
+mod figures;
+pub mod limit;
+mod plots;
+mod policies;
+mod report;
+mod results;
+mod run;
+mod schema;
+mod simulate;
+mod study;
+mod sweep;
+mod tables;
+mod validate_claims;
+mod workload;
+
+use std::path::{Path, PathBuf};
+
+pub use execute::execute;
+pub use results::{Outcome, SummaryRow, majority, mean_ci};
+pub use simulate::{RunRecord, run_seed, simulate};
+pub use study::StudyRow;
+pub use sweep::rho_star_of;
+
+use super::ExperimentError;
+use super::common::{Ctx, Header, create_dir, parse_toml};
+use crate::packing::place::JobOrder;
+use crate::packing::snapshot::Resources;
+use crate::policy::PolicySpec;
+use crate::sim::Verdict;
+use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
+use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
+use limit::SearchSpec;
+
+/// Where jobs come from.
+#[derive(Clone, Debug)]
+pub enum Workload {
+    /// Sizes, service times and arrival counts drawn from laws.
+    Sampled {
+        sizes: SizeLaw,
+        service: ServiceLaw,
+        arrivals: ArrivalProcess,
+    },
+    /// Request vectors drawn from the tasks of a packing source; `sizes` is the law of the
+    /// bottleneck resource (the one with the largest mean request), which the load counts.
+    Requests {
+        requests: Vec<Resources>,
+        dims: usize,
+        sizes: SizeLaw,
+        service: ServiceLaw,
+        arrivals: ArrivalProcess,
+    },
+    /// A replayed trace, with what its validation pass learned (its empirical laws).
+    Trace(Box<(TraceSpec, TraceSummary)>),
+}
+
+impl Workload {
+    /// The law of a job's size (the bottleneck resource for request vectors).
+    pub fn sizes(&self) -> &SizeLaw {
+        match self {
+            Workload::Sampled { sizes, .. } | Workload::Requests { sizes, .. } => sizes,
+            Workload::Trace(t) => &t.1.sizes,
+        }
+    }
+
+    /// The law of a job's service time.
+    pub fn service(&self) -> &ServiceLaw {
+        match self {
+            Workload::Sampled { service, .. } | Workload::Requests { service, .. } => service,
+            Workload::Trace(t) => &t.1.service,
+        }
+    }
+
+    /// The arrival process (a trace brings its own arrivals: Poisson is never used then).
+    pub fn arrivals(&self) -> ArrivalProcess {
+        match self {
+            Workload::Sampled { arrivals, .. } | Workload::Requests { arrivals, .. } => *arrivals,
+            Workload::Trace(_) => ArrivalProcess::Poisson,
+        }
+    }
+
+    /// Resources per job: 1, or 2–3 for request vectors.
+    pub fn dims(&self) -> usize {
+        match self {
+            Workload::Sampled { .. } => 1,
+            Workload::Requests { dims, .. } => *dims,
+            Workload::Trace(t) if t.0.size == SizeMode::Both => 2,
+            Workload::Trace(_) => 1,
+        }
+    }
+
+    /// The request vectors of a `tasks` law (empty otherwise).
+    pub fn requests(&self) -> &[Resources] {
+        match self {
+            Workload::Requests { requests, .. } => requests,
+            _ => &[],
+        }
+    }
+
+    /// The replayed trace, if any.
+    pub fn trace(&self) -> Option<(&TraceSpec, &TraceSummary)> {
+        match self {
+            Workload::Trace(t) => Some((&t.0, &t.1)),
+            _ => None,
+        }
+    }
+}
+
+/// How long each run is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Horizon {
+    /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
+    /// `max_slots` (`slots`: no extension).
+    Slots {
+        slots: u64,
+        warmup: u64,
+        max_slots: u64,
+    },
+    /// A trace replayed without `run.slots`: each run as long as `share` of its window (1, or
+    /// 1/100 with `--quick`), the first `warmup_fraction` of it discarded.
+    Window { warmup_fraction: f64, share: f64 },
+}
+
+/// The `[run]` table, validated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSpec {
+    pub horizon: Horizon,
+    pub replications: u32,
+    pub queue_cap: u64,
+    pub samples: u64,
+}
+
+impl RunSpec {
+    /// (slots, warm-up, longest run) of a run with a fixed horizon.
+    pub fn slots(&self) -> Option<(u64, u64, u64)> {
+        match self.horizon {
+            Horizon::Slots {
+                slots,
+                warmup,
+                max_slots,
+            } => Some((slots, warmup, max_slots)),
+            Horizon::Window { .. } => None,
+        }
+    }
+}
+
+/// Which quantity the sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepKind {
+    /// Traffic intensity ρ = λ E[R] E[S] / L.
+    Load,
+    /// Arrival rate λ, jobs per slot.
+    ArrivalRate,
+    /// A fraction of the maximum supportable traffic intensity ρ*.
+    Fraction,
+    /// Traffic scaling c of a replayed trace (arrival times divided by c).
+    Scaling,
+}
+
+/// One point of the sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// ρ = λ E[R] E[S] / L (for a trace, λ E[R·S] / L).
+    pub load: f64,
+    /// λ, jobs per slot.
+    pub arrival_rate: f64,
+    /// The value written in the sweep, whose bits seed the point.
+    pub key: f64,
+}
+
+/// A figure to draw.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlotSpec {
+    /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
+    MeanQueueVsLoad {
+        title: Option<String>,
+        file: String,
+        log_y: bool,
+    },
+    /// Each scored policy's stability limit (interval) against its compacted cluster size
+    /// (needs `[compaction]`).
+    LimitVsCompaction { title: Option<String>, file: String },
+    /// Q(t) against t at one sweep point and replication, one curve per policy.
+    QueueVsTime {
+        point: usize,
+        replication: u32,
+        title: Option<String>,
+        file: String,
+        log_y: bool,
+    },
+}
+
+/// A claim checked after the run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClaimSpec {
+    /// `expect = "stable" | "unstable"` for a policy at a sweep point.
+    Verdict {
+        policy: usize,
+        point: usize,
+        expect: Verdict,
+    },
+    /// The policy's stability limit, an interval [lower, upper] on the load found by noisy
+    /// bisection ([`limit`]): `at_least` holds if lower ≥ that fraction of ρ*, `at_most` if
+    /// upper was shown unstable and is ≤ that fraction of ρ*.
+    Threshold {
+        policy: usize,
+        at_least: Option<f64>,
+        at_most: Option<f64>,
+        search: SearchSpec,
+    },
+    /// FIFO-FF's saturated throughput (a queue that never empties) agrees with the interval
+    /// the limit search finds for it.
+    Saturation { policy: usize, search: SearchSpec },
+    /// At a sweep point, the policies' mean queues are in this order (smallest first), each
+    /// pair with separated 95 % intervals, or with `paired`, each pair's per-replication
+    /// differences with a 95 % interval below 0. One window of a replayed trace is compared
+    /// exactly.
+    Ranking {
+        order: Vec<usize>,
+        point: usize,
+        paired: bool,
+    },
+}
+
+/// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
+/// each scored policy's scorer (cluster compaction, Verma et al.'s Algorithm 3), and find each
+/// scored policy's stability limit as an interval on the load in [0, 1] ([`limit`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactionSpec {
+    pub tasks: usize,
+    pub trials: usize,
+    pub tau: f64,
+    pub order: JobOrder,
+    pub limit: SearchSpec,
+}
+
+/// A validated queueing experiment.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub header: Header,
+    /// L, servers of capacity 1 (per resource).
+    pub servers: usize,
+    pub workload: Workload,
+    pub run: RunSpec,
+    pub sweep: SweepKind,
+    pub points: Vec<Point>,
+    pub policies: Vec<PolicySpec>,
+    /// One label per policy (its name unless the file gives `label`), used in every output.
+    pub labels: Vec<String>,
+    pub plots: Vec<PlotSpec>,
+    pub claims: Vec<ClaimSpec>,
+    /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
+    /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.
+    pub rho_star: Option<(f64, f64)>,
+    /// The packing side of a stability-versus-packing study.
+    pub compaction: Option<CompactionSpec>,
+}
+
+impl Experiment {
+    /// Reads and validates an experiment file.
+    pub fn load(file: &Path) -> Result<Experiment, ExperimentError> {
+        let source = std::fs::read_to_string(file).map_err(|source| ExperimentError::Read {
+            file: file.to_path_buf(),
+            source,
+        })?;
+        Self::parse(file, &source)
+    }
+
+    /// Validates experiment text; `file` names it in errors and anchors relative paths.
+    pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
+        let raw: schema::RawExperiment = parse_toml(file, source)?;
+        let cx = Ctx { file };
+        let header = Header::new(
+            &cx,
+            source,
+            raw.name.clone(),
+            raw.description.clone(),
+            raw.seed,
+        )?;
+        if let Some(k) = &raw.kind
+            && k != "queueing"
+        {
+            return Err(cx.bad("kind", "\"queueing\", \"region\" or \"packing\"", k));
+        }
+        let servers = cluster::servers(&cx, &raw.cluster)?;
+        let workload = workload::workload(&cx, &raw.workload)?;
+        let run = run::run_spec(&cx, &raw.run, workload.trace().is_some())?;
+        let rho_star = sweep::rho_star(&cx, &raw, &workload)?;
+        let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
+        let at = sweep::Finder {
+            cx: &cx,
+            sweep,
+            points: &points,
+        };
+        let (policies, labels) = policies::policies(&cx, &raw.policy, &workload)?;
+        let plots = plots::plots(&at, &raw, run.replications)?;
+        let claims = validate_claims::claims(&raw.claim, &at, &policies, &labels, &workload)?;
+        let compaction =
+            compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
+        Ok(Experiment {
+            header,
+            servers,
+            workload,
+            run,
+            sweep,
+            points,
+            policies,
+            labels,
+            plots,
+            claims,
+            rho_star,
+            compaction,
+        })
+    }
+
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        &self.header.name
+    }
+
+    /// Arrival rate per unit of traffic intensity: λ = ρ · L / (E[R] E[S]).
+    pub fn rate_per_load(&self) -> f64 {
+        sweep::rate_per_load(self.servers, self.workload.sizes(), self.workload.service())
+    }
+
+    /// The shortened version for smoke tests: about 1/100 of the slots and replications, at
+    /// least one of each; same outputs and columns.
+    pub fn quick(&mut self) {
+        let r = &mut self.run;
+        match &mut r.horizon {
+            Horizon::Window { share, .. } => *share = 0.01,
+            Horizon::Slots {
+                slots,
+                warmup,
+                max_slots,
+            } => {
+                *slots = (*slots / 100).max(1);
+                *warmup = (*warmup / 100).min(*slots - 1);
+                *max_slots = (*max_slots / 100).max(*slots);
+            }
+        }
+        r.replications = (r.replications / 100).max(1);
+        if let Some(c) = &mut self.compaction {
+            c.trials = (c.trials / 100).max(1);
+        }
+        for p in &mut self.plots {
+            if let PlotSpec::QueueVsTime { replication, .. } = p {
+                *replication = 0;
+            }
+        }
+    }
+}
+
+/// Writes every output of `out` into `dir` (created if needed); returns the files written.
+pub fn write_outputs(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    create_dir(dir)?;
+    let mut files = tables::write_tables(exp, out, dir)?;
+    let figures = figures::draw(exp, out, dir)?;
+    files.extend(figures.iter().flatten().cloned());
+    let firsts: Vec<PathBuf> = figures.iter().map(|f| f[0].clone()).collect();
+    files.push(super::common::write_provenance(
+        dir,
+        &exp.header.file,
+        &exp.header.source,
+    )?);
+    files.push(super::common::write(
+        dir.join("report.md"),
+        &report::report(exp, out, &firsts),
+    )?);
+    Ok(files)
+}

@@ -1,0 +1,117 @@
+//! `[[plot]]`: the figures to draw.
+
+use super::PlotSpec;
+use super::schema::{RawExperiment, RawPlot};
+use super::sweep::Finder;
+use crate::experiment::ExperimentError;
+
+/// Validates every `[[plot]]` (a `limit-vs-compaction` plot needs `[compaction]`).
+pub(super) fn plots(
+    at: &Finder<'_>,
+    raw: &RawExperiment,
+    replications: u32,
+) -> Result<Vec<PlotSpec>, ExperimentError> {
+    let mut plots = Vec::new();
+    for (i, p) in raw.plot.iter().enumerate() {
+        let file = p.file.clone().unwrap_or_else(|| {
+            if raw.plot.len() == 1 {
+                p.kind.clone()
+            } else {
+                format!("{}-{i}", p.kind)
+            }
+        });
+        if file.is_empty() || file.contains(['/', '\\']) {
+            return Err(at.cx.bad(
+                &format!("plot[{i}].file"),
+                "a file name without directories",
+                &file,
+            ));
+        }
+        plots.push(plot(
+            at,
+            i,
+            p,
+            file,
+            replications,
+            raw.compaction.is_some(),
+        )?);
+    }
+    Ok(plots)
+}
+
+/// One `[[plot]]` of kind `p.kind`.
+fn plot(
+    at: &Finder<'_>,
+    i: usize,
+    p: &RawPlot,
+    file: String,
+    replications: u32,
+    compaction: bool,
+) -> Result<PlotSpec, ExperimentError> {
+    let cx = at.cx;
+    Ok(match p.kind.as_str() {
+        "mean-queue-vs-load" => {
+            if p.load.is_some()
+                || p.arrival_rate.is_some()
+                || p.fraction.is_some()
+                || p.scaling.is_some()
+                || p.replication.is_some()
+            {
+                return Err(cx.bad(
+                    &format!("plot[{i}]"),
+                    "no `load`, `arrival_rate` or `replication` for this kind",
+                    "one of them",
+                ));
+            }
+            PlotSpec::MeanQueueVsLoad {
+                title: p.title.clone(),
+                file,
+                log_y: p.log_y.unwrap_or(false),
+            }
+        }
+        "queue-vs-time" => {
+            let point = match [p.load, p.arrival_rate, p.fraction, p.scaling] {
+                [None, None, None, None] => at.points.len() - 1,
+                named => at.find(&format!("plot[{i}].load"), named)?,
+            };
+            let replication = match p.replication {
+                None => 0,
+                Some(r) if r >= 0 && (r as u64) < replications as u64 => r as u32,
+                Some(r) => {
+                    return Err(cx.bad(
+                        &format!("plot[{i}].replication"),
+                        &format!("an index in [0, run.replications = {replications})"),
+                        r,
+                    ));
+                }
+            };
+            PlotSpec::QueueVsTime {
+                point,
+                replication,
+                title: p.title.clone(),
+                file,
+                log_y: p.log_y.unwrap_or(false),
+            }
+        }
+        "limit-vs-compaction" => {
+            if !compaction {
+                return Err(cx.bad(
+                    &format!("plot[{i}].kind"),
+                    "a [compaction] table for \"limit-vs-compaction\"",
+                    "none",
+                ));
+            }
+            PlotSpec::LimitVsCompaction {
+                title: p.title.clone(),
+                file,
+            }
+        }
+        other => {
+            return Err(cx.bad(
+                &format!("plot[{i}].kind"),
+                "\"mean-queue-vs-load\", \"queue-vs-time\" or \"limit-vs-compaction\"",
+                format!("\"{other}\""),
+            ));
+        }
+    })
+}

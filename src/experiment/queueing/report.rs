@@ -1,0 +1,299 @@
+//! `report.md` of a queueing experiment: the setting, the summary table, work waiting,
+//! configuration mixes, stability limits, the packing study, the claims and the figures.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::results::Outcome;
+use super::tables::saturated_load;
+use super::{Experiment, Horizon};
+use crate::experiment::VERSION;
+use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
+use crate::policy::PolicySpec;
+use crate::workload::replay::{TraceSpec, TraceSummary};
+
+/// The report's text.
+pub(super) fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
+    let mut r = Report::new(exp.name());
+    if !exp.header.description.is_empty() {
+        r.line(format!("{}\n", exp.header.description.trim()));
+    }
+    setting(&mut r, exp);
+    summary(&mut r, exp, out);
+    work_waiting(&mut r, exp, out);
+    mixes(&mut r, exp, out);
+    limits(&mut r, exp, out);
+    study(&mut r, exp, out);
+    report_claims_and_figures(&mut r, &out.claims, figures);
+    r.finish()
+}
+
+/// The model and the run settings in a paragraph (or two).
+fn setting(r: &mut Report, exp: &Experiment) {
+    let w = &exp.workload;
+    match w.trace() {
+        Some((spec, t)) => r.line(trace_setting(exp, spec, t)),
+        None => {
+            let (slots, warmup, _) = exp.run.slots().unwrap_or_default();
+            r.line(format!(
+                "packlab {VERSION}, seed {}. {} servers of capacity 1; sizes with mean E[R] = \
+                 {:.6}; service with mean E[S] = 1/μ = {:.6} slots; {} arrivals. {slots} slots \
+                 per run ({warmup} of warm-up), {} replication(s), queue cap {}.\n",
+                exp.header.seed,
+                exp.servers,
+                w.sizes().mean(),
+                w.service().mean(),
+                w.arrivals().name(),
+                exp.run.replications,
+                exp.run.queue_cap
+            ))
+        }
+    }
+    if w.dims() > 1 {
+        r.line(format!(
+            "Jobs request {} resources (servers have capacity 1 of each); E[R] and the load are \
+             those of the bottleneck resource, the one with the largest mean request. Policies \
+             with a score run on the multi-resource path; `utilization` averages the resources.\n",
+            w.dims()
+        ));
+    }
+    if let Some((a, b)) = exp.rho_star {
+        let to_rate = exp.rate_per_load();
+        r.line(format!(
+            "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \
+             λ* ∈ [{:.6}, {:.6}] jobs per slot (exact for finitely many sizes, else Theorem 1's \
+             bracket on 128 intervals).\n",
+            a * to_rate,
+            b * to_rate
+        ));
+    }
+}
+
+/// The setting of a replayed trace.
+fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String {
+    let horizon = match exp.run.horizon {
+        Horizon::Slots { slots, warmup, .. } => {
+            format!("{slots} slots per run ({warmup} of warm-up)")
+        }
+        Horizon::Window {
+            warmup_fraction,
+            share,
+        } => format!(
+            "each run as long as {:.0}% of its window, the first {:.0}% of it warm-up",
+            100.0 * share,
+            100.0 * warmup_fraction
+        ),
+    };
+    let k = usize::from(t.mean_work[1] > t.mean_work[0]);
+    let service = exp.workload.service().mean();
+    format!(
+        "packlab {VERSION}. {} servers of capacity 1, fed by a replayed trace: `{}` ({:?}; \
+         finished tasks only: {}), {} task records = {} jobs arriving over {:.0} s. Slots of {} \
+         s; size = {:?} of the (CPU, memory) request × {}; service = duration rounded up to \
+         whole slots (mean E[S] = {:.3} slots); mean size E[R] = {:.6}. A run replays its window \
+         with arrival times divided by the traffic scaling c; {} replication(s) = consecutive \
+         windows of the trace, each starting empty; {horizon}; queue cap {}. `load` is the \
+         offered ρ = λ E[R·S] / L, with E[R·S] = {:.4} the mean of size × service over the \
+         replayed jobs ({:.3} × E[R] E[S]: larger requests run longer), averaged over the \
+         window.\n",
+        exp.servers,
+        spec.file
+            .file_name()
+            .map(|f| f.to_string_lossy())
+            .unwrap_or_default(),
+        spec.format,
+        spec.finished_only,
+        t.tasks,
+        t.jobs,
+        t.span(spec),
+        spec.slot,
+        spec.size,
+        spec.scale,
+        service,
+        exp.workload.sizes().mean(),
+        exp.run.replications,
+        exp.run.queue_cap,
+        t.mean_work[0].max(t.mean_work[1]),
+        t.mean_work[k] / (t.mean_req[k] * service),
+    )
+}
+
+/// One row per (policy, point): mean queue, interval, utilisation, wait, verdict.
+fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    r.line("## Mean queue size (95% CI over replications)\n");
+    let mut t = MdTable::new([
+        "policy",
+        "load ρ",
+        "λ",
+        "mean queue",
+        "95% CI",
+        "utilisation",
+        "mean wait",
+        "verdict (stable/unstable/inconclusive runs)",
+    ]);
+    for row in &out.summary {
+        let p = exp.points[row.point];
+        let ci = row
+            .ci95
+            .map_or("–".to_string(), |(a, b)| format!("{a:.3} .. {b:.3}"));
+        let [s, u, i] = row.verdict_counts;
+        t.row([
+            exp.labels[row.policy].clone(),
+            format!("{:.4}", p.load),
+            format!("{:.4}", p.arrival_rate),
+            format!("{:.3}", row.mean_queue),
+            ci,
+            format!("{:.4}", row.utilization),
+            format!("{:.2}", row.mean_wait),
+            format!("{} ({s}/{u}/{i})", row.verdict),
+        ]);
+    }
+    r.table(&t);
+}
+
+/// With a trace: the work waiting next to the jobs waiting.
+fn work_waiting(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    if exp.workload.trace().is_none() {
+        return;
+    }
+    r.line("\n## Work waiting (sum of the waiting jobs' sizes, in servers, time average)\n");
+    let mut t = MdTable::new([
+        "policy",
+        "scaling c",
+        "mean queue (jobs)",
+        "mean work waiting",
+    ]);
+    for row in &out.summary {
+        t.row([
+            exp.labels[row.policy].clone(),
+            exp.points[row.point].key.to_string(),
+            format!("{:.1}", row.mean_queue),
+            format!("{:.2}", row.mean_queued_work),
+        ]);
+    }
+    r.table(&t);
+}
+
+/// Configuration-based policies: the most used configurations per (policy, point).
+fn mixes(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let mut t = MdTable::new(["policy", "load ρ", "most used configurations"]);
+    for row in &out.summary {
+        let runs: Vec<_> = out.runs_at(row.policy, row.point).collect();
+        let mut m: BTreeMap<&str, f64> = BTreeMap::new();
+        for run in &runs {
+            for (c, share) in &run.result.config_mix {
+                *m.entry(c.as_str()).or_default() += share / runs.len() as f64;
+            }
+        }
+        if m.is_empty() {
+            continue;
+        }
+        let mut v: Vec<(&str, f64)> = m.into_iter().collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let top: Vec<String> = v
+            .iter()
+            .take(6)
+            .map(|(c, x)| format!("{c} {:.1}%", 100.0 * x))
+            .collect();
+        t.row([
+            exp.labels[row.policy].clone(),
+            format!("{:.4}", exp.points[row.point].load),
+            top.join(", "),
+        ]);
+    }
+    if !t.is_empty() {
+        r.line("\n## Active configurations (share of servers busy with each, time average)\n");
+        r.table(&t);
+    }
+}
+
+/// Stability limits as intervals, with the saturation estimate where it applies.
+fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    if out.thresholds.is_empty() {
+        return;
+    }
+    r.line(
+        "\n## Stability limits (intervals from a noisy bisection on the load)\n\n\
+         Lower end: the largest load shown stable (a majority of a probe's runs stable, none \
+         unstable); upper end: the smallest shown unstable (or ρ*, above which no policy is \
+         stable). Each end is wrong with at most the stated probability if a single run is \
+         wrong with probability 5 %, the calibrated rate (`proofs/verdict_calibration.md`).\n",
+    );
+    let mut tab = MdTable::new([
+        "policy",
+        "limit in load",
+        "as fraction of ρ*",
+        "how the ends were shown",
+        "probes",
+        "runs",
+        "saturated FIFO (load, 95% CI)",
+    ]);
+    for t in &out.thresholds {
+        let (a, b) = t.fractions();
+        let sat = match saturated_load(exp, out, t.policy) {
+            Some((m, lo, hi)) => format!("{m:.4} ({lo:.4} .. {hi:.4})"),
+            None if exp.policies[t.policy] == PolicySpec::FifoFf => {
+                "not asked (add a `saturation` claim)".into()
+            }
+            None => "does not apply (not FIFO service)".into(),
+        };
+        tab.row([
+            exp.labels[t.policy].clone(),
+            format!("[{:.4}, {:.4}]", t.lower, t.upper),
+            format!("[{a:.4}, {b:.4}]"),
+            t.ends(),
+            t.probes.len().to_string(),
+            t.runs().to_string(),
+            sat,
+        ]);
+    }
+    r.table(&tab);
+}
+
+/// Packing next to stability, per scored policy.
+fn study(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    if out.study.is_empty() {
+        return;
+    }
+    let top = exp.points.len() - 1;
+    r.line(format!(
+        "\n## Stability next to packing\n\nFor each scored policy: the compacted size of the \
+         same workload ({} jobs drawn from it, on servers of capacity 1 per resource; lower \
+         bound = the largest total request), and the stability limit by bisection on the load \
+         (the bottleneck resource's) in [0, 1].\n",
+        exp.compaction.as_ref().map_or(0, |c| c.tasks)
+    ));
+    let mut t = MdTable::new([
+        "policy".to_string(),
+        "compacted (p90, range)".into(),
+        "lower bound".into(),
+        "stable up to load".into(),
+        "not stable from".into(),
+        format!("mean queue at load {:.3}", exp.points[top].load),
+    ]);
+    for s in &out.study {
+        let Some(row) = out.row(s.policy, top) else {
+            continue;
+        };
+        t.row([
+            exp.labels[s.policy].clone(),
+            format!(
+                "{} ({}..{})",
+                s.compaction.p90, s.compaction.min, s.compaction.max
+            ),
+            format!("{:.1}", s.demand),
+            format!("{:.4}", s.limit.lower),
+            format!(
+                "{:.4}{}",
+                s.limit.upper,
+                if s.limit.upper_shown {
+                    ""
+                } else {
+                    " (not shown unstable)"
+                }
+            ),
+            format!("{:.2}", row.mean_queue),
+        ]);
+    }
+    r.table(&t);
+}

@@ -1,0 +1,160 @@
+//! What a queueing experiment found: runs, the summary per (policy, point), limits, the
+//! saturation estimates, the stability-versus-packing study and the claims.
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::Experiment;
+use super::limit::{SearchSpec, ThresholdResult};
+use super::simulate::RunRecord;
+use super::study::StudyRow;
+use crate::experiment::common::ClaimResult;
+use crate::sim::{RunResult, Verdict};
+use crate::stability::saturation::Saturation;
+
+/// Mean queue over the replications of one (policy, point).
+#[derive(Clone, Debug)]
+pub struct SummaryRow {
+    pub policy: usize,
+    pub point: usize,
+    pub replications: u32,
+    pub mean_queue: f64,
+    /// 95 % Student-t interval; `None` with a single replication.
+    pub ci95: Option<(f64, f64)>,
+    pub verdict: Verdict,
+    /// Replications judged stable, unstable, inconclusive.
+    pub verdict_counts: [u32; 3],
+    pub utilization: f64,
+    pub throughput: f64,
+    pub mean_wait: f64,
+    /// Time-average work waiting (sum of sizes), servers' capacities.
+    pub mean_queued_work: f64,
+}
+
+/// Everything a run of an experiment produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub runs: Vec<RunRecord>,
+    pub summary: Vec<SummaryRow>,
+    pub thresholds: Vec<ThresholdResult>,
+    /// Saturated throughput of the FIFO-FF policies with a `saturation` claim.
+    pub saturation: Vec<(usize, Saturation)>,
+    pub claims: Vec<ClaimResult>,
+    /// Stability next to packing, one row per scored policy (with `[compaction]`).
+    pub study: Vec<StudyRow>,
+}
+
+impl Outcome {
+    /// The summary row of (policy, point).
+    pub fn row(&self, policy: usize, point: usize) -> Option<&SummaryRow> {
+        self.summary
+            .iter()
+            .find(|r| r.policy == policy && r.point == point)
+    }
+
+    /// The runs of (policy, point), in replication order.
+    pub fn runs_at(&self, policy: usize, point: usize) -> impl Iterator<Item = &RunRecord> {
+        self.runs
+            .iter()
+            .filter(move |r| r.policy == policy && r.point == point)
+    }
+
+    /// The limit search of `policy` with `search` (every claim's search runs before the claims).
+    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> Option<&ThresholdResult> {
+        self.thresholds
+            .iter()
+            .find(|t| t.policy == policy && t.search == *search)
+    }
+
+    /// The saturated throughput of `policy`, if it was estimated.
+    pub fn saturation_of(&self, policy: usize) -> Option<Saturation> {
+        self.saturation.iter().find(|s| s.0 == policy).map(|s| s.1)
+    }
+
+    /// Did every claim hold?
+    pub fn claims_hold(&self) -> bool {
+        self.claims.iter().all(|c| c.holds)
+    }
+}
+
+/// Mean and Student-t 95 % interval of `xs`; no interval for fewer than two values.
+pub fn mean_ci(xs: &[f64]) -> (f64, Option<(f64, f64)>) {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (m, None);
+    }
+    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+    let t = StudentsT::new(0.0, 1.0, n - 1.0)
+        .expect("n ≥ 2")
+        .inverse_cdf(0.975);
+    let h = t * (var / n).sqrt();
+    (m, Some((m - h, m + h)))
+}
+
+/// The verdict of a set of replications: the one a strict majority gives, else inconclusive.
+pub fn majority(verdicts: &[Verdict]) -> Verdict {
+    for v in [Verdict::Unstable, Verdict::Stable, Verdict::Inconclusive] {
+        if 2 * verdicts.iter().filter(|&&x| x == v).count() > verdicts.len() {
+            return v;
+        }
+    }
+    Verdict::Inconclusive
+}
+
+/// One row per (point, policy), in that order.
+pub(super) fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for point in 0..exp.points.len() {
+        for policy in 0..exp.policies.len() {
+            let rs: Vec<&RunRecord> = runs
+                .iter()
+                .filter(|r| r.policy == policy && r.point == point)
+                .collect();
+            let q: Vec<f64> = rs.iter().map(|r| r.result.mean_queue).collect();
+            let (mean_queue, ci95) = mean_ci(&q);
+            let avg = |f: fn(&RunResult) -> f64| {
+                rs.iter().map(|r| f(&r.result)).sum::<f64>() / rs.len() as f64
+            };
+            let verdicts: Vec<Verdict> = rs.iter().map(|r| r.verdict).collect();
+            rows.push(SummaryRow {
+                policy,
+                point,
+                replications: rs.len() as u32,
+                mean_queue,
+                ci95,
+                verdict: majority(&verdicts),
+                verdict_counts: [Verdict::Stable, Verdict::Unstable, Verdict::Inconclusive]
+                    .map(|v| verdicts.iter().filter(|&&x| x == v).count() as u32),
+                utilization: avg(|r| r.utilization),
+                throughput: avg(|r| r.throughput),
+                mean_wait: avg(|r| r.mean_wait),
+                mean_queued_work: avg(|r| r.mean_queued_work),
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn majority_rule() {
+        use Verdict::*;
+        assert_eq!(majority(&[Stable, Stable, Unstable]), Stable);
+        assert_eq!(majority(&[Stable, Unstable]), Inconclusive);
+        assert_eq!(majority(&[Unstable]), Unstable);
+    }
+
+    #[test]
+    fn ci_of_known_sample() {
+        let (m, ci) = mean_ci(&[1.0, 2.0, 3.0]);
+        assert!((m - 2.0).abs() < 1e-12);
+        let (lo, hi) = ci.unwrap();
+        // t_{0.975, 2} = 4.302653; s = 1; h = 4.302653 / sqrt(3)
+        assert!((hi - m - 4.302_653 / 3f64.sqrt()).abs() < 1e-5);
+        assert!((m - lo - (hi - m)).abs() < 1e-12);
+        assert_eq!(mean_ci(&[5.0]).1, None);
+    }
+}

@@ -1,0 +1,108 @@
+//! `[run]`: the horizon of each run, replications, the queue cap and the time series.
+
+use super::schema::RawRun;
+use super::{Horizon, RunSpec};
+use crate::experiment::ExperimentError;
+use crate::experiment::common::Ctx;
+
+/// Validates `[run]`; `traced`: the workload is a replayed trace (then `slots` is optional and
+/// `max_slots` refused).
+pub(super) fn run_spec(
+    cx: &Ctx<'_>,
+    raw: &RawRun,
+    traced: bool,
+) -> Result<RunSpec, ExperimentError> {
+    let horizon = match raw.slots {
+        Some(s) => fixed(cx, raw, cx.positive("run.slots", s)?, traced)?,
+        None if traced => window(cx, raw)?,
+        None => return Err(cx.bad("run.slots", "the number of slots per run", "nothing")),
+    };
+    let replications = match raw.replications {
+        None => 1,
+        Some(r) => cx.positive("run.replications", r)?.min(u32::MAX as u64) as u32,
+    };
+    let queue_cap = match raw.queue_cap {
+        None => 100_000,
+        Some(c) => cx.positive("run.queue_cap", c)?,
+    };
+    let samples = match raw.samples {
+        None => 500,
+        Some(c) => cx.positive("run.samples", c)?,
+    };
+    Ok(RunSpec {
+        horizon,
+        replications,
+        queue_cap,
+        samples,
+    })
+}
+
+/// `slots` per run, with `warmup` and `max_slots`.
+fn fixed(cx: &Ctx<'_>, raw: &RawRun, slots: u64, traced: bool) -> Result<Horizon, ExperimentError> {
+    if raw.warmup_fraction.is_some() {
+        return Err(cx.bad(
+            "run.warmup_fraction",
+            "no `warmup_fraction` unless a trace is replayed without `run.slots` (use `warmup`)",
+            "a value",
+        ));
+    }
+    let warmup = match raw.warmup {
+        None => slots / 10,
+        Some(w) if w >= 0 && (w as u64) < slots => w as u64,
+        Some(w) => {
+            return Err(cx.bad(
+                "run.warmup",
+                &format!("an integer in [0, run.slots = {slots})"),
+                w,
+            ));
+        }
+    };
+    let max_slots = match raw.max_slots {
+        None => slots,
+        Some(_) if traced => return Err(no_max_slots(cx)),
+        Some(m) if m >= 0 && m as u64 >= slots => m as u64,
+        Some(m) => {
+            return Err(cx.bad(
+                "run.max_slots",
+                &format!("an integer ≥ run.slots = {slots}"),
+                m,
+            ));
+        }
+    };
+    Ok(Horizon::Slots {
+        slots,
+        warmup,
+        max_slots,
+    })
+}
+
+/// A trace replayed without `run.slots`: each run is its window.
+fn window(cx: &Ctx<'_>, raw: &RawRun) -> Result<Horizon, ExperimentError> {
+    if raw.warmup.is_some() {
+        return Err(cx.bad(
+            "run.warmup",
+            "`warmup_fraction` for a trace replayed without `run.slots`",
+            "`warmup`",
+        ));
+    }
+    let warmup_fraction = match raw.warmup_fraction {
+        None => 0.1,
+        Some(f) if (0.0..1.0).contains(&f) => f,
+        Some(f) => return Err(cx.bad("run.warmup_fraction", "a fraction in [0, 1)", f)),
+    };
+    if raw.max_slots.is_some() {
+        return Err(no_max_slots(cx));
+    }
+    Ok(Horizon::Window {
+        warmup_fraction,
+        share: 1.0,
+    })
+}
+
+fn no_max_slots(cx: &Ctx<'_>) -> ExperimentError {
+    cx.bad(
+        "run.max_slots",
+        "no `max_slots` for a replayed trace (a run is its window)",
+        "a value",
+    )
+}

@@ -1,0 +1,192 @@
+//! One run: the jobs of a (point, replication) through one policy, on the single-resource or
+//! the multi-resource path, sampled or replayed.
+
+use super::{Experiment, Horizon, Workload};
+use crate::experiment::ExperimentError;
+use crate::multi::{
+    Discipline, ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem,
+};
+use crate::packing::place::Scorer;
+use crate::policy::Built;
+use crate::rng::derive_seed;
+use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
+use crate::workload::replay::{TraceSource, TraceSpec, TraceSummary};
+use crate::workload::trace::TraceError;
+use crate::workload::{Arrivals, JobSource};
+
+/// One simulated run.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    pub policy: usize,
+    pub point: usize,
+    pub replication: u32,
+    pub seed: u64,
+    pub result: RunResult,
+    pub verdict: Verdict,
+    pub evidence: VerdictEvidence,
+}
+
+/// The seed of replication `rep` at sweep point `point` of `exp`: from the experiment seed, the
+/// value written in the sweep and the replication, never from the policy.
+pub fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
+    derive_seed(
+        exp.header.seed,
+        &[exp.points[point].key.to_bits(), rep as u64],
+    )
+}
+
+/// Simulates one (policy, point, replication).
+pub fn simulate(
+    exp: &Experiment,
+    policy: usize,
+    point: usize,
+    rep: u32,
+) -> Result<RunRecord, ExperimentError> {
+    let seed = run_seed(exp, point, rep);
+    let result = match &exp.workload {
+        Workload::Trace(t) => run_trace(exp, &t.0, &t.1, policy, point, rep, seed)?,
+        _ => run_at(exp, policy, exp.points[point].arrival_rate, seed)?,
+    };
+    Ok(RunRecord {
+        policy,
+        point,
+        replication: rep,
+        seed,
+        verdict: result.verdict,
+        evidence: result.evidence,
+        result,
+    })
+}
+
+/// The run configuration of a fixed horizon.
+fn config(exp: &Experiment, slots: u64, warmup: u64, max_slots: u64) -> RunConfig {
+    RunConfig {
+        slots,
+        warmup,
+        queue_cap: exp.run.queue_cap,
+        samples: exp.run.samples,
+        check_every_slot: false,
+        max_slots,
+        mean_service: exp.workload.service().mean(),
+    }
+}
+
+/// One run of `policy` at arrival rate `rate` with run seed `seed` (sampled laws).
+pub(super) fn run_at(
+    exp: &Experiment,
+    policy: usize,
+    rate: f64,
+    seed: u64,
+) -> Result<RunResult, ExperimentError> {
+    let w = &exp.workload;
+    let arrivals = Arrivals::new(w.arrivals(), rate).map_err(|e| ExperimentError::Invalid {
+        file: exp.header.file.clone(),
+        key: "sweep".into(),
+        expected: e.to_string(),
+        got: format!("arrival rate {rate}"),
+    })?;
+    let (slots, warmup, max_slots) = exp.run.slots().ok_or_else(|| ExperimentError::Invalid {
+        file: exp.header.file.clone(),
+        key: "run.slots".into(),
+        expected: "the number of slots per run (sampled laws)".into(),
+        got: "nothing".into(),
+    })?;
+    let cfg = config(exp, slots, warmup, max_slots);
+    let source = JobSource::new(
+        w.sizes().clone(),
+        w.service().clone(),
+        arrivals.clone(),
+        seed,
+    );
+    Ok(match exp.policies[policy].instantiate(exp.servers) {
+        Built::Scalar(mut p) => {
+            let mut cluster = Cluster::new(exp.servers, w.service().mean());
+            crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
+        }
+        Built::Scored { discipline, scorer } => {
+            let mut system = vector_system(exp, discipline, scorer, seed);
+            if w.requests().is_empty() {
+                sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
+            } else {
+                let mut v = VectorJobSource::new(
+                    w.requests().to_vec(),
+                    w.service().clone(),
+                    arrivals,
+                    seed,
+                );
+                sim::run_system(&mut system, &mut v, &cfg)?
+            }
+        }
+    })
+}
+
+/// The multi-resource system of a scored policy. The random scorers draw from a stream of the
+/// run seed, like the jobs.
+fn vector_system(
+    exp: &Experiment,
+    discipline: Discipline,
+    scorer: Scorer,
+    seed: u64,
+) -> VectorSystem {
+    VectorSystem::new(
+        VectorCluster::new(
+            exp.servers,
+            exp.workload.dims(),
+            scorer,
+            derive_seed(seed, &[4]),
+            exp.workload.service().mean(),
+        ),
+        ScoredPolicy::new(discipline),
+    )
+}
+
+/// Replays window `rep` of the trace at the scaling of sweep point `point` (`seed` drives the
+/// random scorers only).
+fn run_trace(
+    exp: &Experiment,
+    spec: &TraceSpec,
+    summary: &TraceSummary,
+    policy: usize,
+    point: usize,
+    rep: u32,
+    seed: u64,
+) -> Result<RunResult, ExperimentError> {
+    let c = exp.points[point].key;
+    let windows = exp.run.replications;
+    let (from, to) = summary.window(spec, rep, windows);
+    let bad = |e: TraceError| ExperimentError::Invalid {
+        file: exp.header.file.clone(),
+        key: "workload.trace.file".into(),
+        expected: "a readable trace (unchanged since validation)".into(),
+        got: e.to_string(),
+    };
+    let mut source = TraceSource::open(spec, c, from, to).map_err(bad)?;
+    let (slots, warmup) = match exp.run.horizon {
+        Horizon::Slots { slots, warmup, .. } => (slots, warmup),
+        Horizon::Window {
+            warmup_fraction,
+            share,
+        } => {
+            let all = summary.slots(spec, c, windows);
+            let slots = ((all as f64 * share).ceil() as u64).max(1);
+            let warmup = (slots as f64 * warmup_fraction) as u64;
+            (slots, warmup.min(slots - 1))
+        }
+    };
+    // a trace's window is what it is: no extension
+    let cfg = config(exp, slots, warmup, slots);
+    let result = match exp.policies[policy].instantiate(exp.servers) {
+        Built::Scalar(mut p) => {
+            let mut cluster = Cluster::new(exp.servers, exp.workload.service().mean());
+            crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
+        }
+        Built::Scored { discipline, scorer } => {
+            let mut system = vector_system(exp, discipline, scorer, seed);
+            sim::run_system(&mut system, &mut source, &cfg)?
+        }
+    };
+    if let Some(e) = source.error() {
+        return Err(bad(e));
+    }
+    Ok(result)
+}

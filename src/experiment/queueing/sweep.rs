@@ -1,0 +1,170 @@
+//! `[sweep]`: the loads (or arrival rates, fractions of ρ*, traffic scalings) to run at, and ρ*
+//! when anything asks for it.
+
+use super::schema::{RawExperiment, RawSweep};
+use super::{Point, SweepKind, Workload};
+use crate::configurations::region::RegionError;
+use crate::experiment::ExperimentError;
+use crate::experiment::common::Ctx;
+use crate::stability::region::{bracket, rho_star as exact_rho_star};
+use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
+
+/// Arrival rate per unit of traffic intensity, L / (E[R] E[S]) jobs per slot.
+pub(super) fn rate_per_load(servers: usize, sizes: &SizeLaw, service: &ServiceLaw) -> f64 {
+    servers as f64 / (sizes.mean() * service.mean())
+}
+
+/// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes, else
+/// Theorem 1's bracket on 128 equal intervals (its upper end capped at 1).
+pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
+    match law.atoms() {
+        Some(atoms) if atoms.len() <= 256 => {
+            let r = exact_rho_star(&atoms)?;
+            Ok((r.traffic, r.traffic))
+        }
+        _ => {
+            let b = bracket(law, 128, 128, 0.0)?;
+            let last = b.last().ok_or(RegionError::Input("no bracket".into()))?;
+            Ok((last.lower_bound, last.upper_bound.min(1.0)))
+        }
+    }
+}
+
+/// ρ*, if the sweep, a claim or a plot is relative to it (then the workload must have one
+/// resource).
+pub(super) fn rho_star(
+    cx: &Ctx<'_>,
+    raw: &RawExperiment,
+    workload: &Workload,
+) -> Result<Option<(f64, f64)>, ExperimentError> {
+    let needs_rho = raw.sweep.fraction.is_some()
+        || raw.claim.iter().any(|c| {
+            c.fraction.is_some() || matches!(c.kind.as_deref(), Some("threshold" | "saturation"))
+        })
+        || raw.plot.iter().any(|p| p.fraction.is_some());
+    if !needs_rho {
+        return Ok(None);
+    }
+    if workload.dims() > 1 {
+        return Err(cx.bad(
+            "sweep",
+            "`load` or `arrival_rate` and no threshold claims for request vectors (ρ* is computed for one resource; [compaction] finds stability limits)",
+            "`fraction` or a threshold claim",
+        ));
+    }
+    rho_star_of(workload.sizes())
+        .map(Some)
+        .map_err(|e| cx.bad("workload.sizes", "a workload whose ρ* can be computed", e))
+}
+
+/// The sweep's kind and points.
+pub(super) fn points(
+    cx: &Ctx<'_>,
+    raw: &RawSweep,
+    workload: &Workload,
+    servers: usize,
+    rho_star: Option<(f64, f64)>,
+) -> Result<(SweepKind, Vec<Point>), ExperimentError> {
+    let trace = workload.trace();
+    let (sweep, key, values) = match (
+        &raw.load,
+        &raw.arrival_rate,
+        &raw.fraction,
+        &raw.scaling,
+        trace,
+    ) {
+        (None, None, None, Some(c), Some(_)) => (SweepKind::Scaling, "sweep.scaling", c),
+        (_, _, _, _, Some(_)) => {
+            return Err(cx.bad(
+                "sweep",
+                "`scaling` (traffic scaling c, arrival times divided by c) alone, for a trace",
+                "another key",
+            ));
+        }
+        (Some(l), None, None, None, None) => (SweepKind::Load, "sweep.load", l),
+        (None, Some(r), None, None, None) => (SweepKind::ArrivalRate, "sweep.arrival_rate", r),
+        (None, None, Some(f), None, None) => (SweepKind::Fraction, "sweep.fraction", f),
+        _ => {
+            return Err(cx.bad(
+                "sweep",
+                "exactly one of `load`, `arrival_rate` or `fraction` (`scaling` needs workload.trace)",
+                "several or none",
+            ));
+        }
+    };
+    if values.is_empty() {
+        return Err(cx.bad(key, "a non-empty list of values", "[]"));
+    }
+    let to_rate = rate_per_load(servers, workload.sizes(), workload.service());
+    let rho_mid = rho_star.map_or(f64::NAN, |(a, b)| (a + b) / 2.0);
+    let mut points = Vec::with_capacity(values.len());
+    for &v in values {
+        if !v.is_finite() || v <= 0.0 {
+            return Err(cx.bad(key, "values > 0", v));
+        }
+        let (load, rate) = match sweep {
+            SweepKind::Scaling => {
+                let (spec, t) = trace.ok_or_else(|| cx.bad(key, "a trace to scale", v))?;
+                (t.load(spec, v, servers), t.rate(spec, v))
+            }
+            SweepKind::Load => (v, v * to_rate),
+            SweepKind::ArrivalRate => (v / to_rate, v),
+            SweepKind::Fraction => (v * rho_mid, v * rho_mid * to_rate),
+        };
+        if trace.is_none() {
+            Arrivals::new(workload.arrivals(), rate).map_err(|e| {
+                cx.bad(
+                    key,
+                    &format!("values giving {e}"),
+                    format!("{v} (arrival rate {rate})"),
+                )
+            })?;
+        }
+        if points.iter().any(|p: &Point| p.key == v) {
+            return Err(cx.bad(key, "distinct values", v));
+        }
+        points.push(Point {
+            load,
+            arrival_rate: rate,
+            key: v,
+        });
+    }
+    Ok((sweep, points))
+}
+
+/// Finds the sweep point a plot or claim names.
+pub(super) struct Finder<'a> {
+    pub cx: &'a Ctx<'a>,
+    pub sweep: SweepKind,
+    pub points: &'a [Point],
+}
+
+impl Finder<'_> {
+    /// The point named by `at` = (load, arrival_rate, fraction, scaling) as given under `key`:
+    /// exactly the quantity the sweep varies, and one of its values.
+    pub fn find(&self, key: &str, at: [Option<f64>; 4]) -> Result<usize, ExperimentError> {
+        let (want, name) = match (self.sweep, at) {
+            (SweepKind::Load, [Some(l), None, None, None]) => (l, "sweep.load"),
+            (SweepKind::ArrivalRate, [None, Some(r), None, None]) => (r, "sweep.arrival_rate"),
+            (SweepKind::Fraction, [None, None, Some(f), None]) => (f, "sweep.fraction"),
+            (SweepKind::Scaling, [None, None, None, Some(c)]) => (c, "sweep.scaling"),
+            _ => {
+                let which = match self.sweep {
+                    SweepKind::Load => "`load`",
+                    SweepKind::ArrivalRate => "`arrival_rate`",
+                    SweepKind::Fraction => "`fraction`",
+                    SweepKind::Scaling => "`scaling`",
+                };
+                return Err(self.cx.bad(
+                    key,
+                    &format!("{which}, the quantity the sweep varies"),
+                    "another one or none",
+                ));
+            }
+        };
+        self.points
+            .iter()
+            .position(|p| p.key == want)
+            .ok_or_else(|| self.cx.bad(key, &format!("a value listed in {name}"), want))
+    }
+}

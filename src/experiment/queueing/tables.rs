@@ -1,0 +1,367 @@
+//! The CSV tables of a queueing experiment, one row type each (columns in field order; see
+//! `experiments/README.md`).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::results::Outcome;
+use super::{Experiment, Point};
+use crate::experiment::ExperimentError;
+use crate::experiment::common::{F6, write_claims, write_csv};
+use crate::policy::PolicySpec;
+
+/// `runs.csv`: one row per run.
+#[derive(Serialize, Default)]
+struct RunRow {
+    policy: String,
+    load: F6,
+    arrival_rate: F6,
+    replication: u32,
+    seed: u64,
+    slots: u64,
+    mean_queue: F6,
+    max_queue: u64,
+    final_queue: u64,
+    utilization: F6,
+    throughput: F6,
+    mean_wait: F6,
+    verdict: String,
+    /// With a trace: the traffic scaling c.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scaling: Option<F6>,
+    /// With a trace: time-average work waiting, servers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_queued_work: Option<F6>,
+}
+
+/// `summary.csv`: one row per (policy, point).
+#[derive(Serialize, Default)]
+struct SummaryCsvRow {
+    policy: String,
+    load: F6,
+    replications: u32,
+    mean_queue: F6,
+    ci95_low: Option<F6>,
+    ci95_high: Option<F6>,
+    verdict: String,
+    arrival_rate: F6,
+    utilization: F6,
+    throughput: F6,
+    mean_wait: F6,
+    stable_runs: u32,
+    unstable_runs: u32,
+    inconclusive_runs: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scaling: Option<F6>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_queued_work: Option<F6>,
+}
+
+/// `timeseries.csv`: the sampled queue of every run.
+#[derive(Serialize, Default)]
+struct SeriesRow<'a> {
+    policy: &'a str,
+    load: F6,
+    replication: u32,
+    slot: u64,
+    queue: u64,
+}
+
+/// `vq_timeseries.csv`: per-class queue lengths of replication 0.
+#[derive(Serialize, Default)]
+struct ClassRow<'a> {
+    policy: &'a str,
+    load: F6,
+    replication: u32,
+    slot: u64,
+    class: usize,
+    queue: u64,
+}
+
+/// `config_mix.csv`: time-average share of servers busy in each configuration.
+#[derive(Serialize, Default)]
+struct MixRow<'a> {
+    policy: &'a str,
+    load: F6,
+    replication: u32,
+    configuration: &'a str,
+    share: F6,
+}
+
+/// `thresholds.csv`: one row per limit search.
+#[derive(Serialize, Default)]
+struct ThresholdRow {
+    policy: String,
+    rho_star_low: F6,
+    rho_star_high: F6,
+    lower: F6,
+    upper: F6,
+    upper_shown_unstable: bool,
+    fraction_low: F6,
+    fraction_high: F6,
+    probes_run: usize,
+    runs: usize,
+    slots: u64,
+    saturated_load: Option<F6>,
+    saturated_low: Option<F6>,
+    saturated_high: Option<F6>,
+    probes: String,
+}
+
+/// `study.csv`: packing next to stability, one row per scored policy.
+#[derive(Serialize, Default)]
+struct StudyCsvRow<'a> {
+    policy: &'a str,
+    score: &'a str,
+    tasks: usize,
+    demand_machines: F6,
+    compacted_p90: usize,
+    compacted_min: usize,
+    compacted_max: usize,
+    lower: F6,
+    upper: F6,
+    upper_shown_unstable: bool,
+    load_top: F6,
+    mean_queue_top: F6,
+    ci95_low: Option<F6>,
+    ci95_high: Option<F6>,
+}
+
+/// The trace columns of a point: (scaling, mean work waiting).
+fn traced(exp: &Experiment, p: &Point, work: f64) -> (Option<F6>, Option<F6>) {
+    match exp.workload.trace() {
+        Some(_) => (Some(F6(p.key)), Some(F6(work))),
+        None => (None, None),
+    }
+}
+
+/// Writes every CSV table and `claims.csv`; returns the files written.
+pub(super) fn write_tables(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ExperimentError> {
+    let mut files = vec![
+        write_csv(dir.join("runs.csv"), &run_rows(exp, out))?,
+        write_csv(dir.join("summary.csv"), &summary_rows(exp, out))?,
+        write_csv(dir.join("timeseries.csv"), &series_rows(exp, out))?,
+    ];
+    if out.runs.iter().any(|r| !r.result.class_series.is_empty()) {
+        files.push(write_csv(
+            dir.join("vq_timeseries.csv"),
+            &class_rows(exp, out),
+        )?);
+    }
+    if out.runs.iter().any(|r| !r.result.config_mix.is_empty()) {
+        files.push(write_csv(dir.join("config_mix.csv"), &mix_rows(exp, out))?);
+    }
+    if !out.thresholds.is_empty() {
+        files.push(write_csv(
+            dir.join("thresholds.csv"),
+            &threshold_rows(exp, out),
+        )?);
+    }
+    if !out.study.is_empty() {
+        files.push(write_csv(dir.join("study.csv"), &study_rows(exp, out))?);
+    }
+    files.push(write_claims(dir, &out.claims)?);
+    Ok(files)
+}
+
+fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
+    out.runs
+        .iter()
+        .map(|r| {
+            let p = exp.points[r.point];
+            let x = &r.result;
+            let (scaling, mean_queued_work) = traced(exp, &p, x.mean_queued_work);
+            RunRow {
+                policy: exp.labels[r.policy].clone(),
+                load: F6(p.load),
+                arrival_rate: F6(p.arrival_rate),
+                replication: r.replication,
+                seed: r.seed,
+                slots: x.slots,
+                mean_queue: F6(x.mean_queue),
+                max_queue: x.max_queue,
+                final_queue: x.final_queue,
+                utilization: F6(x.utilization),
+                throughput: F6(x.throughput),
+                mean_wait: F6(x.mean_wait),
+                verdict: r.verdict.to_string(),
+                scaling,
+                mean_queued_work,
+            }
+        })
+        .collect()
+}
+
+fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
+    out.summary
+        .iter()
+        .map(|r| {
+            let p = exp.points[r.point];
+            let (scaling, mean_queued_work) = traced(exp, &p, r.mean_queued_work);
+            SummaryCsvRow {
+                policy: exp.labels[r.policy].clone(),
+                load: F6(p.load),
+                replications: r.replications,
+                mean_queue: F6(r.mean_queue),
+                ci95_low: r.ci95.map(|c| F6(c.0)),
+                ci95_high: r.ci95.map(|c| F6(c.1)),
+                verdict: r.verdict.to_string(),
+                arrival_rate: F6(p.arrival_rate),
+                utilization: F6(r.utilization),
+                throughput: F6(r.throughput),
+                mean_wait: F6(r.mean_wait),
+                stable_runs: r.verdict_counts[0],
+                unstable_runs: r.verdict_counts[1],
+                inconclusive_runs: r.verdict_counts[2],
+                scaling,
+                mean_queued_work,
+            }
+        })
+        .collect()
+}
+
+fn series_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<SeriesRow<'a>> {
+    let mut rows = Vec::new();
+    for r in &out.runs {
+        let load = F6(exp.points[r.point].load);
+        for &(slot, queue) in &r.result.series {
+            rows.push(SeriesRow {
+                policy: &exp.labels[r.policy],
+                load,
+                replication: r.replication,
+                slot,
+                queue,
+            });
+        }
+    }
+    rows
+}
+
+fn class_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<ClassRow<'a>> {
+    let mut rows = Vec::new();
+    for r in out.runs.iter().filter(|r| r.replication == 0) {
+        let load = F6(exp.points[r.point].load);
+        for (&(slot, _), lens) in r.result.series.iter().zip(&r.result.class_series) {
+            for (c, &queue) in lens.iter().enumerate() {
+                rows.push(ClassRow {
+                    policy: &exp.labels[r.policy],
+                    load,
+                    replication: 0,
+                    slot,
+                    class: c + 1,
+                    queue,
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn mix_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<MixRow<'a>> {
+    let mut rows = Vec::new();
+    for r in &out.runs {
+        let load = F6(exp.points[r.point].load);
+        for (c, share) in &r.result.config_mix {
+            rows.push(MixRow {
+                policy: &exp.labels[r.policy],
+                load,
+                replication: r.replication,
+                configuration: c,
+                share: F6(*share),
+            });
+        }
+    }
+    rows
+}
+
+fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
+    out.thresholds
+        .iter()
+        .map(|t| {
+            let (a, b) = t.fractions();
+            let probes: Vec<String> = t
+                .probes
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}:{}:{}/{}/{}",
+                        F6(p.load),
+                        p.decision.as_str(),
+                        p.counts[0],
+                        p.counts[1],
+                        p.counts[2]
+                    )
+                })
+                .collect();
+            let sat = saturated_load(exp, out, t.policy);
+            ThresholdRow {
+                policy: exp.labels[t.policy].clone(),
+                rho_star_low: F6(t.rho_star.0),
+                rho_star_high: F6(t.rho_star.1),
+                lower: F6(t.lower),
+                upper: F6(t.upper),
+                upper_shown_unstable: t.upper_shown,
+                fraction_low: F6(a),
+                fraction_high: F6(b),
+                probes_run: t.probes.len(),
+                runs: t.runs(),
+                slots: t.slots(),
+                saturated_load: sat.map(|s| F6(s.0)),
+                saturated_low: sat.map(|s| F6(s.1)),
+                saturated_high: sat.map(|s| F6(s.2)),
+                probes: probes.join(" "),
+            }
+        })
+        .collect()
+}
+
+fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>> {
+    let top = exp.points.len() - 1;
+    out.study
+        .iter()
+        .filter_map(|r| {
+            let score = match &exp.policies[r.policy] {
+                PolicySpec::Scored { score, .. } => score.as_str(),
+                _ => "",
+            };
+            let row = out.row(r.policy, top)?;
+            Some(StudyCsvRow {
+                policy: &exp.labels[r.policy],
+                score,
+                tasks: exp.compaction.as_ref().map_or(0, |c| c.tasks),
+                demand_machines: F6(r.demand),
+                compacted_p90: r.compaction.p90,
+                compacted_min: r.compaction.min,
+                compacted_max: r.compaction.max,
+                lower: F6(r.limit.lower),
+                upper: F6(r.limit.upper),
+                upper_shown_unstable: r.limit.upper_shown,
+                load_top: F6(exp.points[top].load),
+                mean_queue_top: F6(row.mean_queue),
+                ci95_low: row.ci95.map(|c| F6(c.0)),
+                ci95_high: row.ci95.map(|c| F6(c.1)),
+            })
+        })
+        .collect()
+}
+
+/// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
+pub(super) fn saturated_load(
+    exp: &Experiment,
+    out: &Outcome,
+    policy: usize,
+) -> Option<(f64, f64, f64)> {
+    let per_load = exp.rate_per_load();
+    out.saturation_of(policy).map(|s| {
+        (
+            s.throughput / per_load,
+            s.ci95.0 / per_load,
+            s.ci95.1 / per_load,
+        )
+    })
+}

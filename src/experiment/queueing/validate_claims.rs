@@ -1,0 +1,231 @@
+//! `[[claim]]`: verdicts, stability limits, saturation and rankings, validated against the
+//! file's policies and sweep.
+
+use super::limit::SearchSpec;
+use super::schema::RawClaim;
+use super::sweep::Finder;
+use super::{ClaimSpec, Workload};
+use crate::experiment::ExperimentError;
+use crate::experiment::common::Ctx;
+use crate::policy::PolicySpec;
+use crate::sim::Verdict;
+
+/// One claim table's context: its index, the policies' labels.
+struct ClaimCx<'a> {
+    at: &'a Finder<'a>,
+    i: usize,
+    c: &'a RawClaim,
+    labels: &'a [String],
+}
+
+impl ClaimCx<'_> {
+    fn cx(&self) -> &Ctx<'_> {
+        self.at.cx
+    }
+
+    fn key(&self, k: &str) -> String {
+        format!("claim[{}].{k}", self.i)
+    }
+
+    /// The policy a label names.
+    fn policy_of(&self, name: &str, k: &str) -> Result<usize, ExperimentError> {
+        self.labels.iter().position(|l| l == name).ok_or_else(|| {
+            self.cx().bad(
+                k,
+                &format!(
+                    "the label of a [[policy]] of this file ({})",
+                    self.labels.join(", ")
+                ),
+                format!("\"{name}\""),
+            )
+        })
+    }
+
+    /// The claim's `policy`, required.
+    fn policy(&self) -> Result<usize, ExperimentError> {
+        let k = self.key("policy");
+        let name = self
+            .c
+            .policy
+            .as_deref()
+            .ok_or_else(|| self.cx().bad(&k, "a policy label", "nothing"))?;
+        self.policy_of(name, &k)
+    }
+
+    /// The sweep point the claim names.
+    fn point(&self) -> Result<usize, ExperimentError> {
+        let c = self.c;
+        self.at.find(
+            &self.key("load"),
+            [c.load, c.arrival_rate, c.fraction, c.scaling],
+        )
+    }
+}
+
+/// Validates every `[[claim]]`.
+pub(super) fn claims(
+    raw: &[RawClaim],
+    at: &Finder<'_>,
+    policies: &[PolicySpec],
+    labels: &[String],
+    workload: &Workload,
+) -> Result<Vec<ClaimSpec>, ExperimentError> {
+    let traced = workload.trace().is_some();
+    raw.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let k = ClaimCx { at, i, c, labels };
+            match c.kind.as_deref().unwrap_or("verdict") {
+                "verdict" => verdict(&k),
+                "threshold" if traced => Err(k.cx().bad(
+                    &k.key("kind"),
+                    "\"verdict\" or \"ranking\" for a replayed trace (a threshold needs sampled laws)",
+                    "\"threshold\"",
+                )),
+                "threshold" => threshold(&k),
+                "saturation" => saturation(&k, policies, traced),
+                "ranking" => ranking(&k),
+                other => Err(k.cx().bad(
+                    &k.key("kind"),
+                    "\"verdict\" (default), \"threshold\", \"saturation\" or \"ranking\"",
+                    format!("\"{other}\""),
+                )),
+            }
+        })
+        .collect()
+}
+
+fn verdict(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let policy = k.policy()?;
+    let point = k.point()?;
+    let expect = match k.c.expect.as_deref() {
+        Some("stable") => Verdict::Stable,
+        Some("unstable") => Verdict::Unstable,
+        other => {
+            return Err(k.cx().bad(
+                &k.key("expect"),
+                "\"stable\" or \"unstable\"",
+                format!("{other:?}"),
+            ));
+        }
+    };
+    Ok(ClaimSpec::Verdict {
+        policy,
+        point,
+        expect,
+    })
+}
+
+fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let policy = k.policy()?;
+    let c = k.c;
+    if c.at_least.is_none() && c.at_most.is_none() {
+        return Err(k.cx().bad(
+            &k.key("at_least"),
+            "`at_least` and/or `at_most` (fractions of ρ*)",
+            "neither",
+        ));
+    }
+    for (name, v) in [("at_least", c.at_least), ("at_most", c.at_most)] {
+        if let Some(v) = v
+            && !(v > 0.0 && v <= 1.0)
+        {
+            return Err(k.cx().bad(&k.key(name), "a fraction of ρ* in (0, 1]", v));
+        }
+    }
+    Ok(ClaimSpec::Threshold {
+        policy,
+        at_least: c.at_least,
+        at_most: c.at_most,
+        search: search(k)?,
+    })
+}
+
+fn saturation(
+    k: &ClaimCx<'_>,
+    policies: &[PolicySpec],
+    traced: bool,
+) -> Result<ClaimSpec, ExperimentError> {
+    let policy = k.policy()?;
+    if traced {
+        return Err(k.cx().bad(
+            &k.key("kind"),
+            "sampled single-resource laws for a saturation claim",
+            "\"saturation\"",
+        ));
+    }
+    if policies[policy] != PolicySpec::FifoFf {
+        return Err(k.cx().bad(
+            &k.key("policy"),
+            "a fifo-ff policy (the saturation rule holds for FIFO service only: BF-J/S and VQS \
+             choose among waiting jobs, so a queue that never empties is not the queue they \
+             face at their limit)",
+            format!("\"{}\"", k.labels[policy]),
+        ));
+    }
+    Ok(ClaimSpec::Saturation {
+        policy,
+        search: search(k)?,
+    })
+}
+
+fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let names = k.c.order.as_ref().ok_or_else(|| {
+        k.cx().bad(
+            &k.key("order"),
+            "a list of policy labels, best first",
+            "nothing",
+        )
+    })?;
+    if names.len() < 2 {
+        return Err(k
+            .cx()
+            .bad(&k.key("order"), "at least two policies", names.len()));
+    }
+    let order = names
+        .iter()
+        .map(|n| k.policy_of(n, &k.key("order")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ClaimSpec::Ranking {
+        order,
+        point: k.point()?,
+        paired: k.c.paired.unwrap_or(false),
+    })
+}
+
+/// A threshold or saturation claim's search: `resolution` (fraction of ρ*, default 0.01),
+/// `max_probes` (or its older name `steps`; default 16) and `rounds` per probe (default 3).
+fn search(k: &ClaimCx<'_>) -> Result<SearchSpec, ExperimentError> {
+    let (cx, c) = (k.cx(), k.c);
+    let max_probes = match (c.max_probes, c.steps) {
+        (Some(_), Some(_)) => {
+            return Err(cx.bad(
+                &k.key("steps"),
+                "`max_probes` or its older name `steps`, not both",
+                "both",
+            ));
+        }
+        (None, None) => 16,
+        (Some(s), None) | (None, Some(s)) if (1..=60).contains(&s) => s as u32,
+        (Some(s), None) | (None, Some(s)) => {
+            return Err(cx.bad(&k.key("max_probes"), "an integer in [1, 60]", s));
+        }
+    };
+    let resolution = match c.resolution {
+        None => 0.01,
+        Some(r) if r > 0.0 && r < 1.0 => r,
+        Some(r) => {
+            return Err(cx.bad(&k.key("resolution"), "a fraction of ρ* in (0, 1)", r));
+        }
+    };
+    let rounds = match c.rounds {
+        None => 3,
+        Some(r) if (1..=20).contains(&r) => r as u32,
+        Some(r) => return Err(cx.bad(&k.key("rounds"), "an integer in [1, 20]", r)),
+    };
+    Ok(SearchSpec {
+        resolution,
+        max_probes,
+        rounds,
+    })
+}

@@ -1,0 +1,213 @@
+//! `[workload]`: sampled laws, request vectors from a packing source, or a replayed trace.
+
+use super::Workload;
+use super::schema::{RawTrace, RawWorkload};
+use crate::experiment::ExperimentError;
+use crate::experiment::common::{Ctx, RawSizes, service_law, size_law};
+use crate::model::Size;
+use crate::packing::snapshot::Resources;
+use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
+use crate::workload::trace::TraceFormat;
+use crate::workload::{ArrivalProcess, SizeLaw};
+
+/// Validates `[workload]`: exactly one of a trace, request vectors (`sizes.dist = "tasks"`) or
+/// sampled size and service laws, and the arrival process.
+pub(super) fn workload(cx: &Ctx<'_>, raw: &RawWorkload) -> Result<Workload, ExperimentError> {
+    if let Some(t) = &raw.trace {
+        for (k, given) in [
+            ("sizes", raw.sizes.is_some()),
+            ("service", raw.service.is_some()),
+            ("arrivals", raw.arrivals.is_some()),
+        ] {
+            if given {
+                return Err(cx.bad(
+                    &format!("workload.{k}"),
+                    "no sampled law next to `workload.trace` (the trace gives arrivals, sizes and service)",
+                    "a law",
+                ));
+            }
+        }
+        let spec = trace_spec(cx, t)?;
+        let summary = TraceSummary::read(&spec)
+            .map_err(|e| cx.bad("workload.trace.file", "a readable trace", e))?;
+        return Ok(Workload::Trace(Box::new((spec, summary))));
+    }
+    let (sizes, service) = match (&raw.sizes, &raw.service) {
+        (None, _) => {
+            return Err(cx.bad(
+                "workload.sizes",
+                "a size law `{ dist = … }` (or `workload.trace`)",
+                "nothing",
+            ));
+        }
+        (Some(_), None) => {
+            return Err(cx.bad(
+                "workload.service",
+                "a service law `{ dist = … }` (or `workload.trace`)",
+                "nothing",
+            ));
+        }
+        (Some(z), Some(v)) => (z, v),
+    };
+    let arrivals = |cx| arrivals(cx, raw.arrivals.as_ref().map(|a| a.process.as_str()));
+    Ok(match sizes {
+        RawSizes::Tasks {
+            source,
+            file,
+            scale,
+        } => {
+            let (requests, dims) = task_requests(cx, source, file, *scale)?;
+            // the load is counted on the bottleneck resource (largest mean request)
+            let mean = |k: usize| requests.iter().map(|x| x[k] as f64).sum::<f64>();
+            let k = (0..dims)
+                .max_by(|&a, &b| mean(a).total_cmp(&mean(b)))
+                .unwrap_or(0);
+            let sizes = SizeLaw::Empirical {
+                values: requests.iter().map(|x| Size(x[k])).collect(),
+            };
+            Workload::Requests {
+                requests,
+                dims,
+                sizes,
+                service: service_law(cx, service.clone())?,
+                arrivals: arrivals(cx)?,
+            }
+        }
+        z => Workload::Sampled {
+            sizes: size_law(cx, z.clone())?,
+            service: service_law(cx, service.clone())?,
+            arrivals: arrivals(cx)?,
+        },
+    })
+}
+
+/// `workload.arrivals.process`.
+fn arrivals(cx: &Ctx<'_>, process: Option<&str>) -> Result<ArrivalProcess, ExperimentError> {
+    Ok(match process {
+        None | Some("poisson") => ArrivalProcess::Poisson,
+        Some("bernoulli") => ArrivalProcess::Bernoulli,
+        Some("batch") => ArrivalProcess::Batch,
+        Some(other) => {
+            return Err(cx.bad(
+                "workload.arrivals.process",
+                "one of \"poisson\", \"bernoulli\", \"batch\"",
+                format!("\"{other}\""),
+            ));
+        }
+    })
+}
+
+/// Validates `workload.trace = { … }`.
+fn trace_spec(cx: &Ctx<'_>, t: &RawTrace) -> Result<TraceSpec, ExperimentError> {
+    let key = |k: &str| format!("workload.trace.{k}");
+    let format = match t.format.as_str() {
+        "alibaba2017" => TraceFormat::Alibaba2017,
+        "google2011" => TraceFormat::GoogleTaskEvents,
+        "swf" => TraceFormat::Swf,
+        "csv" => TraceFormat::Csv,
+        other => {
+            return Err(cx.bad(
+                &key("format"),
+                "one of \"alibaba2017\", \"swf\", \"csv\" (\"google2011\" is read, not replayed)",
+                format!("\"{other}\""),
+            ));
+        }
+    };
+    let slot = t.slot.unwrap_or(0.1);
+    if !(slot.is_finite() && slot > 0.0) {
+        return Err(cx.bad(&key("slot"), "a slot length in seconds > 0", slot));
+    }
+    let scale = t.scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(cx.bad(&key("scale"), "a factor > 0", scale));
+    }
+    let size = match t.size.as_deref() {
+        None => SizeMode::Max,
+        Some(s) => SizeMode::from_name(s).ok_or_else(|| {
+            cx.bad(
+                &key("size"),
+                "\"max\" (max(CPU, memory), default), \"cpu\", \"memory\" or \"both\"",
+                format!("\"{s}\""),
+            )
+        })?,
+    };
+    for (k, v) in [("start", t.start), ("end", t.end)] {
+        if let Some(v) = v
+            && !v.is_finite()
+        {
+            return Err(cx.bad(&key(k), "a time in trace seconds", v));
+        }
+    }
+    if let (Some(a), Some(b)) = (t.start, t.end)
+        && a >= b
+    {
+        return Err(cx.bad(&key("end"), &format!("a time after start = {a}"), b));
+    }
+    Ok(TraceSpec {
+        file: cx.path(&t.file),
+        format,
+        finished_only: t.finished_only.unwrap_or(true),
+        slot,
+        size,
+        scale,
+        start: t.start,
+        end: t.end,
+    })
+}
+
+/// Request vectors from `sizes = { dist = "tasks", source, file, scale }`: every task of the
+/// source with a non-zero request, its requests multiplied by `scale`. Returns the vectors and
+/// the number of resources.
+fn task_requests(
+    cx: &Ctx<'_>,
+    source: &str,
+    file: &str,
+    scale: Option<f64>,
+) -> Result<(Vec<Resources>, usize), ExperimentError> {
+    let path = cx.path(file);
+    let read_err = |e: crate::packing::sources::SourceError| {
+        cx.bad("workload.sizes.file", "a readable task file", e)
+    };
+    let snap = match source {
+        "google2011" => crate::packing::sources::read_google_snapshot(&path).map_err(read_err)?,
+        "csv" => crate::packing::sources::read_snapshot_csv(&path).map_err(read_err)?,
+        other => {
+            return Err(cx.bad(
+                "workload.sizes.source",
+                "\"google2011\" (task_events snapshot) or \"csv\" (packlab snapshot CSV)",
+                format!("\"{other}\""),
+            ));
+        }
+    };
+    let scale = scale.unwrap_or(1.0);
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(cx.bad("workload.sizes.scale", "a factor > 0", scale));
+    }
+    let mut out = Vec::with_capacity(snap.tasks.len());
+    for t in &snap.tasks {
+        if t.request.iter().all(|&r| r == 0) {
+            continue; // requests nothing: never waits, never blocks
+        }
+        let mut r = [0u64; 3];
+        for (d, x) in r.iter_mut().enumerate().take(snap.dims) {
+            let v = (t.request[d] as f64 * scale).round();
+            if v > Size::UNIT as f64 {
+                return Err(cx.bad(
+                    "workload.sizes.scale",
+                    "a scale that keeps every request within one server",
+                    format!("{scale} (a request becomes {})", v / Size::UNIT as f64),
+                ));
+            }
+            *x = v as u64;
+        }
+        out.push(r);
+    }
+    if out.is_empty() {
+        return Err(cx.bad(
+            "workload.sizes.file",
+            "at least one task with a request",
+            "none",
+        ));
+    }
+    Ok((out, snap.dims))
+}
