@@ -1,22 +1,41 @@
-//! `packlab EXP.toml [--out DIR] [--quick] [--threads N]`
+//! `packlab EXP.toml [--out DIR] [--quick] [--threads N] [--fresh] [--shard I/N]`,
+//! `packlab merge DIR`, `packlab slurm EXP.toml --shards N [...]`.
 //!
 //! Exit status: 0 = ran and every claim held; 1 = ran and a claim failed; 2 = bad input or a
-//! failure to run (the message names the file, the key and what is expected).
+//! failure to run (the message names the file, the key and what is expected); 130 / 143 =
+//! stopped by SIGINT / SIGTERM after saving what was finished (run the same command to resume).
 
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
-use clap::{CommandFactory, FromArgMatches, Parser};
-use packlab::experiment::{ExperimentFile, Options};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use packlab::experiment::slurm::{self, SlurmSpec};
+use packlab::experiment::{ExperimentError, ExperimentFile, Options, Ran};
 
 /// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
     /// The experiment file (TOML); see experiments/README.md.
-    experiment: PathBuf,
+    #[arg(required = true)]
+    experiment: Option<PathBuf>,
     /// Output folder (default: results/<name>/).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -26,6 +45,84 @@ struct Cli {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// Discard the output folder's journal (the finished units of an earlier run) and start
+    /// afresh. Without it a run resumes its journal, and refuses one of another experiment.
+    #[arg(long)]
+    fresh: bool,
+    /// Run only shard I of N of the plan (1 ≤ I ≤ N), writing only its journal; then
+    /// `packlab merge DIR`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u32, u32)>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Merge the shards' journals in DIR into the outputs (byte-identical to one machine's).
+    Merge {
+        /// The output folder the shards ran into.
+        dir: PathBuf,
+    },
+    /// Write (and with --submit, submit) Slurm scripts: a job array of N shards and a merge job
+    /// that runs when they all succeeded.
+    Slurm(SlurmArgs),
+}
+
+#[derive(Args, Debug)]
+struct SlurmArgs {
+    /// The experiment file.
+    experiment: PathBuf,
+    /// Number of shards (array tasks).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    shards: u32,
+    /// Output folder, on a filesystem every node sees (default: results/<name>/).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Slurm partition.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Time limit of each job, Slurm's format (e.g. 2:00:00).
+    #[arg(long)]
+    time: Option<String>,
+    /// CPUs per array task (its --threads).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cpus_per_task: u32,
+    /// A further #SBATCH line, e.g. --sbatch=--mem=4G (repeatable).
+    #[arg(long = "sbatch", value_name = "LINE")]
+    extra: Vec<String>,
+    /// The shortened experiment.
+    #[arg(long)]
+    quick: bool,
+    /// Submit both jobs with sbatch and print their ids.
+    #[arg(long)]
+    submit: bool,
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("expected I/N with 1 ≤ I ≤ N ≤ 10000, got `{s}`");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse::<u32>().map_err(|_| bad())?,
+        n.trim().parse::<u32>().map_err(|_| bad())?,
+    );
+    if i == 0 || i > n || n > 10_000 {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// SIGINT and SIGTERM ask long loops to stop (a second one ends the process at once).
+fn handle_signals() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let again = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_default(sig, Arc::clone(&again));
+        let _ = signal_hook::flag::register(sig, Arc::clone(&again));
+        let _ = signal_hook::flag::register_usize(
+            sig,
+            Arc::clone(packlab::sim::cancel::flag()),
+            sig as usize,
+        );
+    }
 }
 
 fn main() -> ExitCode {
@@ -36,9 +133,21 @@ fn main() -> ExitCode {
     );
     let cli = Cli::from_arg_matches(&Cli::command().after_help(help).get_matches())
         .unwrap_or_else(|e| e.exit());
-    match run(&cli) {
+    handle_signals();
+    let result = match &cli.command {
+        None => run(&cli.run),
+        Some(Command::Merge { dir }) => packlab::experiment::merge(dir).map(report),
+        Some(Command::Slurm(a)) => slurm_scripts(a).map(|()| true),
+    };
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        Err(e @ ExperimentError::Interrupted { signal, .. }) => {
+            eprintln!("packlab: {e}:");
+            let args: Vec<String> = std::env::args().collect();
+            eprintln!("  {}", args.join(" "));
+            ExitCode::from((128 + signal).clamp(129, 255) as u8)
+        }
         Err(e) => {
             eprintln!("packlab: error: {e}");
             ExitCode::from(2)
@@ -46,17 +155,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli) -> anyhow::Result<bool> {
-    let file = ExperimentFile::load(&cli.experiment)?;
-    let dir = cli
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
-    let opts = Options {
-        quick: cli.quick,
-        threads: cli.threads.map(usize::from),
-    };
-    let ran = file.run(opts, &dir)?;
+/// Prints what ran and its claims; whether every claim held.
+fn report(ran: Ran) -> bool {
     eprintln!("{}", ran.done);
     for c in &ran.claims {
         eprintln!(
@@ -67,5 +167,67 @@ fn run(cli: &Cli) -> anyhow::Result<bool> {
             c.evidence
         );
     }
-    Ok(ran.claims.iter().all(|c| c.holds))
+    ran.claims.iter().all(|c| c.holds)
+}
+
+fn run(a: &RunArgs) -> Result<bool, ExperimentError> {
+    let Some(path) = &a.experiment else {
+        return Ok(true); // clap requires it
+    };
+    let file = ExperimentFile::load(path)?;
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
+    let opts = Options {
+        quick: a.quick,
+        threads: a.threads.map(usize::from),
+        fresh: a.fresh,
+        shard: a.shard,
+    };
+    file.run(opts, &dir).map(report)
+}
+
+fn absolute(p: &std::path::Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn slurm_scripts(a: &SlurmArgs) -> Result<(), ExperimentError> {
+    let file = ExperimentFile::load(&a.experiment)?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
+    let spec = SlurmSpec {
+        packlab: std::env::current_exe()
+            .map(|p| absolute(&p))
+            .unwrap_or_else(|_| "packlab".into()),
+        experiment: absolute(&a.experiment),
+        out: absolute(&out),
+        name: file.name().to_string(),
+        shards: a.shards,
+        quick: a.quick,
+        partition: a.partition.clone(),
+        time: a.time.clone(),
+        cpus_per_task: a.cpus_per_task,
+        extra: a.extra.clone(),
+    };
+    let (shards, merge) = spec.write()?;
+    eprintln!(
+        "packlab: wrote {} and {}",
+        shards.display(),
+        merge.display()
+    );
+    if a.submit {
+        let (a, b) = slurm::submit(&shards, &merge)?;
+        println!("{a} {b}");
+        eprintln!("packlab: submitted shards as job {a} and the merge as job {b} (after {a})");
+    } else {
+        eprintln!(
+            "packlab: submit with `sbatch {}`, then `sbatch --dependency=afterok:<id> {}`",
+            shards.display(),
+            merge.display()
+        );
+    }
+    Ok(())
 }

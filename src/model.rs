@@ -14,7 +14,19 @@
 use std::fmt;
 
 /// A job's resource requirement (or a capacity), in units of `1 / Size::UNIT` of one server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Size(pub u64);
 
 impl Size {

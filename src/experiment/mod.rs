@@ -9,14 +9,19 @@
 //! [`common`]; no kind borrows from another.
 
 pub mod common;
+pub mod engine;
 mod error;
+pub mod folder;
+pub mod journal;
 pub mod packing;
 pub mod queueing;
 pub mod region;
+pub mod slurm;
 
 use std::path::{Path, PathBuf};
 
 pub use common::{ClaimResult, Header};
+pub use engine::{Kind, Options, Ran};
 pub use error::ExperimentError;
 pub use packing::PackingExperiment;
 pub use queueing::{Experiment, execute, write_outputs};
@@ -25,46 +30,12 @@ pub use region::RegionExperiment;
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// How to run a file: shortened or not, on how many threads.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Options {
-    /// About 1/100 of the work, the same outputs (smoke tests).
-    pub quick: bool,
-    /// Worker threads (all cores if `None`); results do not depend on it.
-    pub threads: Option<usize>,
-}
-
-/// One kind of experiment: validated spec in, outcome and output files out.
-pub trait Kind {
-    /// What a run of the experiment found.
-    type Outcome;
-    /// Name, description, seed and file.
-    fn header(&self) -> &Header;
-    /// Shortens the experiment to about 1/100 of its work (same outputs).
-    fn quick(&mut self);
-    /// Runs it.
-    fn execute(&self, threads: Option<usize>) -> Result<Self::Outcome, ExperimentError>;
-    /// The claims' results.
-    fn claims(outcome: &Self::Outcome) -> &[ClaimResult];
-    /// Writes every output into `dir` (created if needed); returns the files written.
-    fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError>;
-    /// The line printed when it is done.
-    fn done(&self, outcome: &Self::Outcome, dir: &Path) -> String;
-}
-
 /// An experiment file of any kind.
 #[derive(Clone, Debug)]
 pub enum ExperimentFile {
     Queueing(Box<Experiment>),
     Region(Box<RegionExperiment>),
     Packing(Box<PackingExperiment>),
-}
-
-/// What running a file gave: its claims and the line to print.
-#[derive(Clone, Debug)]
-pub struct Ran {
-    pub claims: Vec<ClaimResult>,
-    pub done: String,
 }
 
 impl ExperimentFile {
@@ -105,52 +76,64 @@ impl ExperimentFile {
         &self.header().name
     }
 
-    /// Runs the experiment and writes its outputs into `dir`.
+    /// Runs the experiment into `dir`: resumes its journal there, runs the rest (or one
+    /// shard), writes the outputs (not for a shard).
     pub fn run(self, opts: Options, dir: &Path) -> Result<Ran, ExperimentError> {
         match self {
-            ExperimentFile::Queueing(e) => run_kind(*e, opts, dir),
-            ExperimentFile::Region(e) => run_kind(*e, opts, dir),
-            ExperimentFile::Packing(e) => run_kind(*e, opts, dir),
+            ExperimentFile::Queueing(e) => engine::run_kind(*e, opts, dir),
+            ExperimentFile::Region(e) => engine::run_kind(*e, opts, dir),
+            ExperimentFile::Packing(e) => engine::run_kind(*e, opts, dir),
+        }
+    }
+
+    /// Merges shards 1 … `n` in `dir` (run with `quick` or not) into the outputs.
+    pub fn merge(self, quick: bool, dir: &Path, n: u32) -> Result<Ran, ExperimentError> {
+        match self {
+            ExperimentFile::Queueing(e) => engine::merge_kind(*e, quick, dir, n),
+            ExperimentFile::Region(e) => engine::merge_kind(*e, quick, dir, n),
+            ExperimentFile::Packing(e) => engine::merge_kind(*e, quick, dir, n),
         }
     }
 }
 
-/// The one path every kind takes: shorten if asked, execute, write, report.
-fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, ExperimentError> {
-    if opts.quick {
-        exp.quick();
+/// Merges the shards whose journals are in `dir`: finds their number and their experiment file
+/// from the journals, reads the file again, and writes the outputs.
+pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
+    let internal = dir.join(folder::INTERNAL);
+    let bad = |what: String| ExperimentError::Shards {
+        dir: dir.to_path_buf(),
+        what,
+    };
+    let entries = std::fs::read_dir(&internal)
+        .map_err(|e| bad(format!("no shard journals ({}: {e})", internal.display())))?;
+    let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("journal-") else {
+            continue;
+        };
+        if let Some((i, n)) = rest.split_once("-of-")
+            && let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>())
+        {
+            found.push((i, n, e.path()));
+        }
     }
-    let out = exp.execute(opts.threads)?;
-    exp.write(&out, dir)?;
-    Ok(Ran {
-        claims: K::claims(&out).to_vec(),
-        done: exp.done(&out, dir),
-    })
-}
-
-impl Kind for Experiment {
-    type Outcome = queueing::Outcome;
-    fn header(&self) -> &Header {
-        &self.header
+    found.sort();
+    let Some((_, n, first)) = found.first().cloned() else {
+        return Err(bad(
+            "no shard journals (run `packlab FILE --shard I/N` first)".into(),
+        ));
+    };
+    if found.iter().any(|f| f.1 != n) {
+        let counts: Vec<String> = found.iter().map(|f| format!("{}/{}", f.0, f.1)).collect();
+        return Err(bad(format!(
+            "journals of different shardings: {}",
+            counts.join(", ")
+        )));
     }
-    fn quick(&mut self) {
-        Experiment::quick(self)
-    }
-    fn execute(&self, threads: Option<usize>) -> Result<Self::Outcome, ExperimentError> {
-        queueing::execute(self, threads)
-    }
-    fn claims(outcome: &Self::Outcome) -> &[ClaimResult] {
-        &outcome.claims
-    }
-    fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
-        queueing::write_outputs(self, outcome, dir)
-    }
-    fn done(&self, outcome: &Self::Outcome, dir: &Path) -> String {
-        format!(
-            "packlab: {} runs of {} written to {}",
-            outcome.runs.len(),
-            self.header.name,
-            dir.display()
-        )
-    }
+    let header = journal::read(&first)?
+        .ok_or_else(|| bad(format!("{} vanished", first.display())))?
+        .header;
+    let file = ExperimentFile::load(&header.file)?;
+    file.merge(header.quick, dir, n)
 }

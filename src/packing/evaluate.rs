@@ -73,7 +73,7 @@ pub fn hole_filling(snap: &Snapshot, p: &Packing, unit: Resources) -> [f64; MAX_
 }
 
 /// One compaction trial's outcome.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompactionTrial {
     /// Machines in the cluster the search started from (after cloning until the workload
     /// fitted).
@@ -130,7 +130,7 @@ pub fn compact_trial(
 }
 
 /// The result of repeated compaction trials.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Compaction {
     pub trials: Vec<CompactionTrial>,
     /// The 90th percentile (nearest rank) of the trials' sizes, and their range.
@@ -165,7 +165,7 @@ pub fn compact(
 }
 
 /// How Algorithm 1 grows the workload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Inflation {
     /// Clone ⌈n·(f − 1)⌉ tasks of each job (as new jobs); task sizes unchanged.
     Horizontal,
@@ -261,7 +261,7 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -
 }
 
 /// What an inflation produced.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Inflated {
     /// Tasks after inflation over tasks before.
     pub factor: f64,

@@ -5,6 +5,7 @@
 //! waiting, is recorded.
 
 mod calendar;
+pub mod cancel;
 mod cluster;
 pub mod verdict;
 
@@ -56,7 +57,7 @@ impl RunConfig {
 pub use verdict::BATCHES;
 
 /// What a run measured. Averages are over the slots after warm-up.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// Slots actually simulated (fewer than asked if the queue cap stopped the run, more if an
     /// inconclusive verdict extended it).
@@ -106,6 +107,9 @@ pub struct Violation(pub String);
 pub enum SimError {
     #[error("invariant violated at slot {slot}: {what} (this is a bug in packlab)")]
     Invariant { slot: u64, what: String },
+    /// A signal asked the run to stop ([`cancel`]).
+    #[error("stopped by a signal")]
+    Cancelled,
 }
 
 /// Running totals of a cluster, for the metrics of [`RunResult`].
@@ -332,6 +336,9 @@ pub fn run_system<S: System>(
             tally.record(t, q, system, source);
             if cfg.check_every_slot {
                 check(system, source, t)?;
+            }
+            if t & 0xFFFF == 0 && cancel::requested().is_some() {
+                return Err(SimError::Cancelled);
             }
             t += 1;
             if q > cfg.queue_cap {

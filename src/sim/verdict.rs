@@ -63,7 +63,9 @@ pub const DRIFT_Z: f64 = 3.0;
 pub const MIN_HORIZON_SERVICES: f64 = 100.0;
 
 /// Stable, unstable, or cannot tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Verdict {
     Stable,
     Unstable,
@@ -87,7 +89,7 @@ impl std::fmt::Display for Verdict {
 }
 
 /// The numbers behind a verdict.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct VerdictEvidence {
     /// Slots judged (b batches of `batch_len`), or simulated if the cap stopped the run.
     pub horizon: u64,

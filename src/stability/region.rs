@@ -110,7 +110,7 @@ pub fn rho_rounded(
 }
 
 /// One step of Theorem 1's bracket.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BracketStep {
     /// Number of equal-width intervals (k−1)/n < r ≤ k/n.
     pub intervals: usize,

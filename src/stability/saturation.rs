@@ -26,7 +26,7 @@ use crate::sim::{BATCHES, Cluster};
 use crate::workload::{ServiceLaw, SizeLaw};
 
 /// The saturated throughput with its interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Saturation {
     /// Departures per slot after warm-up.
     pub throughput: f64,

@@ -29,16 +29,17 @@ impl Ctx<'_> {
             .join(relative)
     }
 
-    /// An experiment name: non-empty, of [a-z0-9_-] (it names the output folder).
+    /// An experiment name: 1 to 100 characters of [a-z0-9_-] (it names the output folder).
     pub fn name(&self, name: &str) -> Result<(), ExperimentError> {
         let ok = !name.is_empty()
+            && name.len() <= 100
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
         if ok {
             Ok(())
         } else {
-            Err(self.bad("name", "a non-empty name of [a-z0-9_-]", name))
+            Err(self.bad("name", "a name of 1 to 100 characters of [a-z0-9_-]", name))
         }
     }
 

@@ -1,31 +1,71 @@
 //! The files of an output folder that every kind writes the same way.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{ClaimResult, MdTable, Report, write_csv};
 use crate::experiment::{ExperimentError, VERSION};
-use crate::plot::{Chart, render};
+use crate::plot::{Chart, PlotError, render};
 
-/// Writes `text` to `path`.
+/// A temporary name beside `path` (hidden, with this process's id): written first, then
+/// renamed into place, so a reader never sees half a file and a crash leaves the old one.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".tmp-{}-{name}", std::process::id()))
+}
+
+/// Moves `from` to `to`, naming `to` in errors.
+fn rename(from: &Path, to: &Path) -> Result<(), ExperimentError> {
+    std::fs::rename(from, to).map_err(|source| ExperimentError::Write {
+        path: to.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes `text` to `path`: to a temporary name, synced, then renamed into place.
 pub fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
-    std::fs::write(&path, text).map_err(|source| ExperimentError::Write {
+    let tmp = temporary(&path);
+    let err = |source| ExperimentError::Write {
         path: path.clone(),
         source,
-    })?;
+    };
+    let mut f = std::fs::File::create(&tmp).map_err(err)?;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.sync_data())
+        .map_err(err)?;
+    rename(&tmp, &path)?;
     Ok(path)
 }
 
-/// Draws `chart` to `<dir>/<file>.png` and `.svg`.
+/// Draws `chart` to `<dir>/<file>.png` and `.svg` (by temporary names, then renamed).
 pub fn render_figure(
     dir: &Path,
     chart: &Chart,
     file: &str,
 ) -> Result<[PathBuf; 2], ExperimentError> {
+    render_with(dir, file, |stem| render(chart, stem))
+}
+
+/// Runs `draw` on a temporary stem in `dir` and renames its PNG and SVG to `<file>.png` and
+/// `<file>.svg`.
+pub fn render_with(
+    dir: &Path,
+    file: &str,
+    draw: impl FnOnce(&Path) -> Result<[PathBuf; 2], PlotError>,
+) -> Result<[PathBuf; 2], ExperimentError> {
     let stem = dir.join(file);
-    render(chart, &stem).map_err(|e| ExperimentError::Plot {
+    let tmp = dir.join(format!(".tmp-{}-{file}", std::process::id()));
+    let [png, svg] = draw(&tmp).map_err(|e| ExperimentError::Plot {
         path: stem.clone(),
         message: e.to_string(),
-    })
+    })?;
+    let out = [stem.with_extension("png"), stem.with_extension("svg")];
+    rename(&png, &out[0])?;
+    rename(&svg, &out[1])?;
+    Ok(out)
 }
 
 /// Writes `experiment.toml`: the exact input with the packlab version.

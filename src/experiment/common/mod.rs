@@ -13,7 +13,8 @@ mod table;
 pub use claim::ClaimResult;
 pub use context::{Ctx, parse_toml};
 pub use files::{
-    create_dir, render_figure, report_claims_and_figures, write, write_claims, write_provenance,
+    create_dir, render_figure, render_with, report_claims_and_figures, write, write_claims,
+    write_provenance,
 };
 pub use header::Header;
 pub use laws::{RawService, RawSizes, service_law, size_law};

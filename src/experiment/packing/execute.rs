@@ -11,7 +11,7 @@ use crate::packing::place::{JobOrder, Scorer};
 use crate::rng::derive_seed;
 
 /// One scheduler's results.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SchedulerResult {
     pub utilization: [f64; 3],
     pub pending: usize,
@@ -34,23 +34,43 @@ pub struct PackingOutcome {
     pub claims: Vec<ClaimResult>,
 }
 
-/// Runs every evaluator for every scheduler (trials in parallel inside each evaluator; every
-/// random choice seeded by (seed, scheduler label, trial), so results do not depend on
-/// `threads`).
-pub fn execute_packing(exp: &PackingExperiment, threads: Option<usize>) -> PackingOutcome {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().expect("a thread pool");
-    let results = pool.install(|| {
-        exp.schedulers
-            .iter()
-            .map(|(label, order, scorer)| evaluate(exp, label, *order, *scorer))
-            .collect::<Vec<_>>()
-    });
+/// Runs every evaluator for every scheduler, in memory on `threads` threads (trials in
+/// parallel inside each evaluator; every random choice seeded by (seed, scheduler label,
+/// trial), so results do not depend on `threads`).
+pub fn execute_packing(
+    exp: &PackingExperiment,
+    threads: Option<usize>,
+) -> Result<PackingOutcome, crate::experiment::ExperimentError> {
+    crate::experiment::engine::run_in_memory(exp, threads)
+}
+
+/// The outcome from every scheduler's result, in file order; then the claims.
+pub fn assemble(exp: &PackingExperiment, results: Vec<SchedulerResult>) -> PackingOutcome {
     let claims = check(exp, &results);
     PackingOutcome { results, claims }
+}
+
+/// Expected cost of scheduler `i`: tasks × trials × evaluators (every scheduler alike but for
+/// its scorer: scanning scorers visit every machine, first fit a tree).
+pub fn cost(exp: &PackingExperiment, i: usize) -> f64 {
+    let e = &exp.evaluate;
+    let evaluators = 1
+        + e.hole_units.len()
+        + 4 * e.factors.len()
+        + (e.compaction_tau.len() + e.throughput_x.len()) * e.trials
+        + usize::from(e.mc_tau.is_some()) * e.trials
+        + usize::from(e.expansion_tau.is_some()) * e.trials;
+    let scan = match exp.schedulers[i].2 {
+        Scorer::FirstFit | Scorer::RandomFirstFit => 1.0,
+        _ => 4.0,
+    };
+    exp.snapshot.tasks.len() as f64 * evaluators as f64 * scan
+}
+
+/// Every evaluator for scheduler `i`.
+pub fn run(exp: &PackingExperiment, i: usize) -> SchedulerResult {
+    let (label, order, scorer) = &exp.schedulers[i];
+    evaluate(exp, label, *order, *scorer)
 }
 
 /// Every evaluator for one scheduler.

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 pub use execute::{PackingOutcome, SchedulerResult, execute_packing};
 pub use output::write_packing_outputs;
 
+use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, parse_toml};
-use super::{ExperimentError, Kind};
+use super::engine::Kind;
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
 use crate::packing::sources::{
@@ -282,15 +283,32 @@ fn claims(
 }
 
 impl Kind for PackingExperiment {
+    type Unit = usize;
+    type Done = SchedulerResult;
     type Outcome = PackingOutcome;
     fn header(&self) -> &Header {
         &self.header
     }
+    fn identity(&self) -> String {
+        let mut e = self.clone();
+        e.header.file = PathBuf::new();
+        e.header.source = String::new();
+        format!("{e:?}")
+    }
     fn quick(&mut self) {
         PackingExperiment::quick(self)
     }
-    fn execute(&self, threads: Option<usize>) -> Result<PackingOutcome, ExperimentError> {
-        Ok(execute_packing(self, threads))
+    fn plan(&self) -> Vec<usize> {
+        (0..self.schedulers.len()).collect()
+    }
+    fn cost(&self, unit: &usize) -> f64 {
+        execute::cost(self, *unit)
+    }
+    fn run_unit(&self, unit: &usize) -> Result<SchedulerResult, ExperimentError> {
+        Ok(execute::run(self, *unit))
+    }
+    fn assemble(&self, done: Vec<SchedulerResult>) -> PackingOutcome {
+        execute::assemble(self, done)
     }
     fn claims(outcome: &PackingOutcome) -> &[ClaimResult] {
         &outcome.claims

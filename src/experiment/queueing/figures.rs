@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::results::Outcome;
 use super::{Experiment, PlotSpec, SweepKind};
 use crate::experiment::ExperimentError;
-use crate::experiment::common::render_figure;
+use crate::experiment::common::{render_figure, render_with};
 use crate::plot::{Chart, DotPlot, Panel, Series, render_dots};
 use crate::policy::registry;
 
@@ -20,13 +20,8 @@ pub(super) fn draw(
     for plot in &exp.plots {
         let paths = match plot {
             PlotSpec::LimitVsCompaction { title, file } => {
-                let stem = dir.join(file);
-                render_dots(&study_plot(exp, out, title), &stem).map_err(|e| {
-                    ExperimentError::Plot {
-                        path: stem.clone(),
-                        message: e.to_string(),
-                    }
-                })?
+                let plot = study_plot(exp, out, title);
+                render_with(dir, file, |stem| render_dots(&plot, stem))?
             }
             PlotSpec::MeanQueueVsLoad { title, file, log_y } => {
                 render_figure(dir, &mean_queue_chart(exp, out, title, *log_y), file)?

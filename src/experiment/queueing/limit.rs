@@ -37,7 +37,7 @@ use crate::sim::Verdict;
 pub const RUN_ERROR: f64 = 0.05;
 
 /// How a limit is searched.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SearchSpec {
     /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
     pub resolution: f64,
@@ -48,7 +48,7 @@ pub struct SearchSpec {
 }
 
 /// What a probe showed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Decision {
     Stable,
     Unstable,
@@ -66,7 +66,7 @@ impl Decision {
 }
 
 /// One load tried by the search.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Probe {
     pub load: f64,
     pub decision: Decision,
@@ -84,7 +84,7 @@ impl Probe {
 }
 
 /// A policy's stability limit as an interval on the load.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ThresholdResult {
     pub policy: usize,
     /// ρ* (low, high) as a traffic intensity.

@@ -3,13 +3,13 @@
 //!
 //! The file is read into the raw tables of [`schema`], then each section is validated by its
 //! own module (cluster, workload, run, sweep, policies, plots, claims, compaction) into an
-//! [`Experiment`] whose laws are ready to sample. [`execute`] runs it, [`write_outputs`] writes
-//! what it found.
+//! [`Experiment`] whose laws are ready to sample. Its plan of units (`units.rs`: runs, limit
+//! searches, saturation estimates, study rows) runs through [`crate::experiment::engine`];
+//! [`write_outputs`] writes what it found.
 
 mod claims;
 mod cluster;
 mod compaction;
-mod execute;
 mod figures;
 pub mod limit;
 mod plots;
@@ -22,19 +22,20 @@ mod simulate;
 mod study;
 mod sweep;
 mod tables;
+mod units;
 mod validate_claims;
 mod workload;
 
 use std::path::{Path, PathBuf};
 
-pub use execute::execute;
 pub use results::{Outcome, SummaryRow, majority, mean_ci};
 pub use simulate::{RunRecord, run_seed, simulate};
 pub use study::StudyRow;
 pub use sweep::rho_star_of;
 
 use super::ExperimentError;
-use super::common::{Ctx, Header, create_dir, parse_toml};
+use super::common::{ClaimResult, Ctx, Header, create_dir, parse_toml};
+use super::engine::{Kind, run_in_memory};
 use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
 use crate::policy::PolicySpec;
@@ -383,4 +384,57 @@ pub fn write_outputs(
         &report::report(exp, out, &firsts),
     )?);
     Ok(files)
+}
+
+/// Runs every unit of `exp` in memory on `threads` threads (all cores if `None`) and assembles
+/// the outcome (no journal, no output folder).
+pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, ExperimentError> {
+    run_in_memory(exp, threads)
+}
+
+impl Kind for Experiment {
+    type Unit = units::Unit;
+    type Done = units::Done;
+    type Outcome = Outcome;
+    fn header(&self) -> &Header {
+        &self.header
+    }
+    fn identity(&self) -> String {
+        let mut e = self.clone();
+        e.header.file = PathBuf::new();
+        e.header.source = String::new();
+        if let Workload::Trace(t) = &mut e.workload {
+            t.0.file = PathBuf::new();
+        }
+        format!("{e:?}")
+    }
+    fn quick(&mut self) {
+        Experiment::quick(self)
+    }
+    fn plan(&self) -> Vec<units::Unit> {
+        units::plan(self)
+    }
+    fn cost(&self, unit: &units::Unit) -> f64 {
+        units::cost(self, unit)
+    }
+    fn run_unit(&self, unit: &units::Unit) -> Result<units::Done, ExperimentError> {
+        units::run(self, unit)
+    }
+    fn assemble(&self, done: Vec<units::Done>) -> Outcome {
+        units::assemble(self, done)
+    }
+    fn claims(outcome: &Outcome) -> &[ClaimResult] {
+        &outcome.claims
+    }
+    fn write(&self, outcome: &Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
+        write_outputs(self, outcome, dir)
+    }
+    fn done(&self, outcome: &Outcome, dir: &Path) -> String {
+        format!(
+            "packlab: {} runs of {} written to {}",
+            outcome.runs.len(),
+            self.header.name,
+            dir.display()
+        )
+    }
 }

@@ -15,7 +15,7 @@ use crate::workload::trace::TraceError;
 use crate::workload::{Arrivals, JobSource};
 
 /// One simulated run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunRecord {
     pub policy: usize,
     pub point: usize,

@@ -13,11 +13,10 @@ use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;
 use crate::packing::snapshot::{Snapshot, Task, total};
-use crate::policy::PolicySpec;
 use crate::rng::derive_seed;
 
 /// A scored policy's packing (compaction) and stability limit on the same workload.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StudyRow {
     pub policy: usize,
     /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
@@ -70,20 +69,19 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
     (c, demand)
 }
 
-/// The study's rows, one per scored policy in file order.
-pub fn run(exp: &Experiment, spec: &CompactionSpec) -> Result<Vec<StudyRow>, ExperimentError> {
-    let mut rows = Vec::new();
-    for (policy, p) in exp.policies.iter().enumerate() {
-        if let PolicySpec::Scored { scorer, .. } = p {
-            let (compaction, demand) = compaction_of(exp, spec, *scorer);
-            let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0))?;
-            rows.push(StudyRow {
-                policy,
-                compaction,
-                demand,
-                limit,
-            });
-        }
-    }
-    Ok(rows)
+/// The study's row of the scored policy `policy`, whose scorer is `scorer`.
+pub fn row(
+    exp: &Experiment,
+    spec: &CompactionSpec,
+    policy: usize,
+    scorer: Scorer,
+) -> Result<StudyRow, ExperimentError> {
+    let (compaction, demand) = compaction_of(exp, spec, scorer);
+    let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0))?;
+    Ok(StudyRow {
+        policy,
+        compaction,
+        demand,
+        limit,
+    })
 }

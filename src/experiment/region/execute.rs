@@ -5,7 +5,6 @@ use std::path::Path;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use rayon::prelude::*;
 
 use super::RegionExperiment;
 use super::outcome::{FamilyCase, RegionOutcome, RegionRow};
@@ -14,7 +13,7 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::model::Size;
 use crate::rng::derive_seed;
-use crate::stability::region::{bracket, interval_atoms, rho_reduced, rho_star};
+use crate::stability::region::{BracketStep, bracket, interval_atoms, rho_reduced, rho_star};
 
 /// An LP failure, named as what it is.
 fn region_err(file: &Path, source: RegionError) -> ExperimentError {
@@ -51,109 +50,168 @@ fn random_case(seed: u64, max_types: usize, j: u32) -> Vec<(Size, f64)> {
     atoms
 }
 
-/// Computes everything the experiment asks for.
+/// One unit of a region experiment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unit {
+    /// ρ*, the bracket and the restricted regions of the size law.
+    Regions,
+    /// One random distribution of the family.
+    Case(usize),
+}
+
+/// What a unit gives.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum Done {
+    Regions {
+        rows: Vec<RegionRow>,
+        bracket: Vec<BracketStep>,
+        mix: Vec<(Vec<(Size, u32)>, f64)>,
+    },
+    Case(FamilyCase),
+}
+
+/// Every unit: the size law's regions, then each case of the family.
+pub fn plan(exp: &RegionExperiment) -> Vec<Unit> {
+    let mut plan = Vec::new();
+    if exp.sizes.is_some() {
+        plan.push(Unit::Regions);
+    }
+    if let Some((count, _, _)) = exp.family {
+        plan.extend((0..count).map(Unit::Case));
+    }
+    plan
+}
+
+/// Expected cost: a bracket step solves an LP over n types (about n³), a case a few small LPs.
+pub fn cost(exp: &RegionExperiment, unit: &Unit) -> f64 {
+    match unit {
+        Unit::Regions => {
+            let n = exp.bracket.1 as f64;
+            1.0 + n * n * n / 1e4 + exp.js.len() as f64 * 10.0
+        }
+        Unit::Case(_) => 1.0,
+    }
+}
+
+/// Runs one unit.
+pub fn run(exp: &RegionExperiment, unit: &Unit) -> Result<Done, ExperimentError> {
+    match unit {
+        Unit::Regions => regions(exp),
+        Unit::Case(c) => case(exp, *c).map(Done::Case),
+    }
+}
+
+/// The outcome from every unit's result, in plan order; then the claims.
+pub fn assemble(exp: &RegionExperiment, done: Vec<Done>) -> RegionOutcome {
+    let mut out = RegionOutcome::default();
+    for d in done {
+        match d {
+            Done::Regions { rows, bracket, mix } => {
+                out.rows = rows;
+                out.bracket = bracket;
+                out.mix = mix;
+            }
+            Done::Case(c) => out.family.push(c),
+        }
+    }
+    out.claims = super::claims::check(exp, &out);
+    out
+}
+
+/// Computes everything the experiment asks for, in memory on `threads` threads.
 pub fn execute_region(
     exp: &RegionExperiment,
     threads: Option<usize>,
 ) -> Result<RegionOutcome, ExperimentError> {
-    let f = &exp.header.file;
-    let mut out = RegionOutcome::default();
-    if let Some(law) = &exp.sizes {
-        let (start, max, tol) = exp.bracket;
-        let finite = law.atoms();
-        out.bracket = bracket(law, start, max, tol).map_err(|e| region_err(f, e))?;
-        let star = match &finite {
-            Some(atoms) => {
-                let s = rho_star(atoms).map_err(|e| region_err(f, e))?;
-                out.mix = s
-                    .mix
-                    .iter()
-                    .map(|(k, x)| {
-                        let cfg = atoms
-                            .iter()
-                            .zip(k)
-                            .filter(|(_, n)| **n > 0)
-                            .map(|(a, &n)| (a.0, n))
-                            .collect();
-                        (cfg, *x)
-                    })
-                    .collect();
-                out.rows.push(RegionRow {
-                    set: "all configurations (rho*)".into(),
-                    j: None,
-                    per_server: s.per_server,
-                    traffic: s.traffic,
-                    ratio: (1.0, 1.0),
-                });
-                (s.traffic, s.traffic)
-            }
-            None => {
-                let last = out.bracket.last().expect("at least one step");
-                (last.lower_bound, last.upper_bound)
-            }
-        };
-        let atoms_for = |p: &Partition| match &finite {
-            Some(a) => a.clone(),
-            None => interval_atoms(law, p),
-        };
-        for &j in &exp.js {
-            for (name, p) in [
-                ("K_RED on X_J", Partition::universal(j)),
-                ("dyadic set", Partition::dyadic(j)),
-            ] {
-                let atoms = atoms_for(&p);
-                let r = rho_reduced(&atoms, &p, law.mean()).map_err(|e| region_err(f, e))?;
-                out.rows.push(RegionRow {
-                    set: name.into(),
-                    j: Some(j),
-                    per_server: r.per_server,
-                    traffic: r.traffic,
-                    ratio: (r.traffic / star.1, r.traffic / star.0),
-                });
-            }
-        }
-    }
-    if let Some((count, types, j)) = exp.family {
-        out.family = family(exp, count, types, j, threads)?;
-    }
-    out.claims = super::claims::check(exp, &out);
-    Ok(out)
+    crate::experiment::engine::run_in_memory(exp, threads)
 }
 
-/// The ratios of K_RED and of the dyadic set to ρ* over `count` random distributions, in
-/// parallel; each seeded by (seed, case), so results do not depend on `threads`.
-fn family(
-    exp: &RegionExperiment,
-    count: usize,
-    types: usize,
-    j: u32,
-    threads: Option<usize>,
-) -> Result<Vec<FamilyCase>, ExperimentError> {
+/// ρ*, Theorem 1's bracket and the regions of K_RED and of the dyadic set for the size law.
+fn regions(exp: &RegionExperiment) -> Result<Done, ExperimentError> {
     let f = &exp.header.file;
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        builder = builder.num_threads(n);
-    }
-    let pool = builder.build().expect("a thread pool");
-    pool.install(|| {
-        (0..count)
-            .into_par_iter()
-            .map(|c| {
-                let atoms = random_case(derive_seed(exp.header.seed, &[c as u64]), types, j);
-                let mean = atoms.iter().map(|(s, p)| s.as_f64() * p).sum();
-                let star = rho_star(&atoms).map_err(|e| region_err(f, e))?;
-                let kred = rho_reduced(&atoms, &Partition::universal(j), mean)
-                    .map_err(|e| region_err(f, e))?;
-                let dy = rho_reduced(&atoms, &Partition::dyadic(j), mean)
-                    .map_err(|e| region_err(f, e))?;
-                Ok(FamilyCase {
-                    atoms,
-                    mean,
-                    rho_star: star.per_server,
-                    kred: kred.per_server,
-                    dyadic: dy.per_server,
+    let (mut rows, mut mix) = (Vec::new(), Vec::new());
+    let Some(law) = &exp.sizes else {
+        return Ok(Done::Regions {
+            rows,
+            bracket: Vec::new(),
+            mix,
+        });
+    };
+    let (start, max, tol) = exp.bracket;
+    let finite = law.atoms();
+    let steps = bracket(law, start, max, tol).map_err(|e| region_err(f, e))?;
+    let star = match &finite {
+        Some(atoms) => {
+            let s = rho_star(atoms).map_err(|e| region_err(f, e))?;
+            mix = s
+                .mix
+                .iter()
+                .map(|(k, x)| {
+                    let cfg = atoms
+                        .iter()
+                        .zip(k)
+                        .filter(|(_, n)| **n > 0)
+                        .map(|(a, &n)| (a.0, n))
+                        .collect();
+                    (cfg, *x)
                 })
-            })
-            .collect()
+                .collect();
+            rows.push(RegionRow {
+                set: "all configurations (rho*)".into(),
+                j: None,
+                per_server: s.per_server,
+                traffic: s.traffic,
+                ratio: (1.0, 1.0),
+            });
+            (s.traffic, s.traffic)
+        }
+        None => steps
+            .last()
+            .map(|last| (last.lower_bound, last.upper_bound))
+            .ok_or_else(|| region_err(f, RegionError::Input("an empty bracket".into())))?,
+    };
+    let atoms_for = |p: &Partition| match &finite {
+        Some(a) => a.clone(),
+        None => interval_atoms(law, p),
+    };
+    for &j in &exp.js {
+        for (name, p) in [
+            ("K_RED on X_J", Partition::universal(j)),
+            ("dyadic set", Partition::dyadic(j)),
+        ] {
+            let atoms = atoms_for(&p);
+            let r = rho_reduced(&atoms, &p, law.mean()).map_err(|e| region_err(f, e))?;
+            rows.push(RegionRow {
+                set: name.into(),
+                j: Some(j),
+                per_server: r.per_server,
+                traffic: r.traffic,
+                ratio: (r.traffic / star.1, r.traffic / star.0),
+            });
+        }
+    }
+    Ok(Done::Regions {
+        rows,
+        bracket: steps,
+        mix,
+    })
+}
+
+/// Case `c` of the family: a random distribution seeded by (seed, c) and its ratios of K_RED
+/// and of the dyadic set to ρ*.
+fn case(exp: &RegionExperiment, c: usize) -> Result<FamilyCase, ExperimentError> {
+    let f = &exp.header.file;
+    let (_, types, j) = exp.family.unwrap_or((0, 1, 1));
+    let atoms = random_case(derive_seed(exp.header.seed, &[c as u64]), types, j);
+    let mean = atoms.iter().map(|(s, p)| s.as_f64() * p).sum();
+    let star = rho_star(&atoms).map_err(|e| region_err(f, e))?;
+    let kred = rho_reduced(&atoms, &Partition::universal(j), mean).map_err(|e| region_err(f, e))?;
+    let dy = rho_reduced(&atoms, &Partition::dyadic(j), mean).map_err(|e| region_err(f, e))?;
+    Ok(FamilyCase {
+        atoms,
+        mean,
+        rho_star: star.per_server,
+        kred: kred.per_server,
+        dyadic: dy.per_server,
     })
 }

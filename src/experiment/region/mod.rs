@@ -14,8 +14,9 @@ pub use execute::execute_region;
 pub use outcome::{FamilyCase, RegionOutcome, RegionRow};
 pub use output::write_region_outputs;
 
+use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, parse_toml, service_law, size_law};
-use super::{ExperimentError, Kind};
+use super::engine::Kind;
 use crate::configurations::MAX_J;
 use crate::workload::SizeLaw;
 use schema::{Raw, RawBracket, RawClaim, RawPlot};
@@ -273,15 +274,32 @@ fn claims(
 }
 
 impl Kind for RegionExperiment {
+    type Unit = execute::Unit;
+    type Done = execute::Done;
     type Outcome = RegionOutcome;
     fn header(&self) -> &Header {
         &self.header
     }
+    fn identity(&self) -> String {
+        let mut e = self.clone();
+        e.header.file = PathBuf::new();
+        e.header.source = String::new();
+        format!("{e:?}")
+    }
     fn quick(&mut self) {
         RegionExperiment::quick(self)
     }
-    fn execute(&self, threads: Option<usize>) -> Result<RegionOutcome, ExperimentError> {
-        execute_region(self, threads)
+    fn plan(&self) -> Vec<execute::Unit> {
+        execute::plan(self)
+    }
+    fn cost(&self, unit: &execute::Unit) -> f64 {
+        execute::cost(self, unit)
+    }
+    fn run_unit(&self, unit: &execute::Unit) -> Result<execute::Done, ExperimentError> {
+        execute::run(self, unit)
+    }
+    fn assemble(&self, done: Vec<execute::Done>) -> RegionOutcome {
+        execute::assemble(self, done)
     }
     fn claims(outcome: &RegionOutcome) -> &[ClaimResult] {
         &outcome.claims

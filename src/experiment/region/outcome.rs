@@ -5,7 +5,7 @@ use crate::model::Size;
 use crate::stability::region::BracketStep;
 
 /// One row of region.csv.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RegionRow {
     pub set: String,
     pub j: Option<u32>,
@@ -16,7 +16,7 @@ pub struct RegionRow {
 }
 
 /// One random distribution of the family.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FamilyCase {
     pub atoms: Vec<(Size, f64)>,
     pub mean: f64,

@@ -1,0 +1,407 @@
+//! Runs an experiment's plan of units: in parallel, longest first, each unit journaled as it
+//! finishes; resumes from the journal; runs one shard of the plan; merges shards.
+//!
+//! Every kind supplies a plan of independent units (a simulation run, a limit search, a
+//! compaction study row, a packing scheduler, a family of distributions…) with an expected
+//! cost, runs one unit at a time, and assembles the outcome from the units' results in plan
+//! order. Results depend only on the plan, never on which thread, process or machine ran a
+//! unit, so a resumed run, a single run and merged shards give the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::folder::Folder;
+use super::journal::{self, Journal, JournalHeader};
+use super::{ClaimResult, ExperimentError, Header, VERSION};
+use crate::sim::cancel;
+
+/// One kind of experiment as a plan of independent units.
+pub trait Kind: Sync + Sized {
+    /// A unit of work.
+    type Unit: Send + Sync;
+    /// What a unit gives (journaled).
+    type Done: Serialize + DeserializeOwned + Send;
+    /// What the whole experiment found.
+    type Outcome;
+    /// Name, description, seed and file.
+    fn header(&self) -> &Header;
+    /// The validated experiment in words, without the path of its file: what its journal's
+    /// fingerprint hashes.
+    fn identity(&self) -> String;
+    /// Shortens the experiment to about 1/100 of its work (same outputs).
+    fn quick(&mut self);
+    /// Every unit, in a fixed order.
+    fn plan(&self) -> Vec<Self::Unit>;
+    /// A unit's expected cost (any unit; only ratios matter): the longest run first, and
+    /// shards of equal cost.
+    fn cost(&self, unit: &Self::Unit) -> f64;
+    /// Runs one unit.
+    fn run_unit(&self, unit: &Self::Unit) -> Result<Self::Done, ExperimentError>;
+    /// The outcome from every unit's result, in plan order.
+    fn assemble(&self, done: Vec<Self::Done>) -> Self::Outcome;
+    /// The claims' results.
+    fn claims(outcome: &Self::Outcome) -> &[ClaimResult];
+    /// Writes every output into `dir`; returns the files written.
+    fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError>;
+    /// The line printed when it is done.
+    fn done(&self, outcome: &Self::Outcome, dir: &Path) -> String;
+}
+
+/// How to run a file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// About 1/100 of the work, the same outputs (smoke tests).
+    pub quick: bool,
+    /// Worker threads (all cores if `None`); results do not depend on it.
+    pub threads: Option<usize>,
+    /// Discard the folder's journal and start afresh.
+    pub fresh: bool,
+    /// Run only shard I of N (1-based), writing only its journal.
+    pub shard: Option<(u32, u32)>,
+}
+
+/// What running a file gave: its claims (none for a shard) and the line to print.
+#[derive(Clone, Debug)]
+pub struct Ran {
+    pub claims: Vec<ClaimResult>,
+    pub done: String,
+}
+
+/// A thread pool of `threads` threads (all cores if `None`).
+pub fn pool(threads: Option<usize>) -> rayon::ThreadPool {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    builder.build().expect("a thread pool")
+}
+
+/// The shard (0-based) of every unit: longest first, each to the least-loaded shard (ties: the
+/// lower index), so shards have about equal cost. Deterministic.
+pub fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
+    let mut order: Vec<usize> = (0..plan.len()).collect();
+    let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
+    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
+    let mut load = vec![0.0f64; shards.max(1) as usize];
+    let mut of = vec![0u32; plan.len()];
+    for k in order {
+        let s = (0..load.len())
+            .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+            .unwrap_or(0);
+        load[s] += costs[k];
+        of[k] = s as u32;
+    }
+    of
+}
+
+/// The journal header of `exp` (its fingerprint covers the validated experiment and quick).
+pub fn journal_header<K: Kind>(
+    exp: &K,
+    quick: bool,
+    units: usize,
+    shard: (u32, u32),
+) -> JournalHeader {
+    let h = exp.header();
+    let sections = match h.source.parse::<toml::Table>() {
+        Ok(t) => t
+            .iter()
+            .map(|(k, v)| (k.clone(), journal::fnv1a(v.to_string().as_bytes())))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    let fingerprint = journal::fnv1a(format!("{VERSION}|{quick}|{}", exp.identity()).as_bytes());
+    JournalHeader {
+        version: VERSION.into(),
+        name: h.name.clone(),
+        file: std::fs::canonicalize(&h.file).unwrap_or_else(|_| h.file.clone()),
+        fingerprint,
+        sections,
+        quick,
+        units: units as u32,
+        shard,
+    }
+}
+
+/// Runs `todo` (plan indices) longest first on `pool`; each result goes to `sink` as it
+/// finishes. Stops starting units when a unit fails or a signal asks to stop.
+fn run_units<K: Kind>(
+    exp: &K,
+    plan: &[K::Unit],
+    mut todo: Vec<usize>,
+    pool: &rayon::ThreadPool,
+    sink: &(dyn Fn(usize, K::Done) -> Result<(), ExperimentError> + Sync),
+) -> Result<(), ExperimentError> {
+    let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
+    todo.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
+    let next = AtomicUsize::new(0);
+    let failed: Mutex<Option<ExperimentError>> = Mutex::new(None);
+    let bar = progress(exp.header(), todo.len() as u64);
+    pool.scope(|s| {
+        for _ in 0..pool.current_num_threads() {
+            s.spawn(|_| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= todo.len()
+                        || cancel::requested().is_some()
+                        || failed.lock().is_ok_and(|f| f.is_some())
+                    {
+                        return;
+                    }
+                    let unit = todo[k];
+                    let r = exp.run_unit(&plan[unit]).and_then(|done| sink(unit, done));
+                    bar.inc(1);
+                    if let Err(e) = r
+                        && let Ok(mut f) = failed.lock()
+                        && f.is_none()
+                    {
+                        *f = Some(e);
+                    }
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    match failed.into_inner().ok().flatten() {
+        // a unit cut short by a signal reports the interruption, not a failure
+        Some(_) | None if cancel::requested().is_some() => Err(ExperimentError::Cancelled),
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// A progress bar on a terminal, nothing otherwise.
+fn progress(header: &Header, len: u64) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    b.set_style(
+        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} units, {elapsed} (eta {eta})")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    b.set_message(header.name.clone());
+    b
+}
+
+/// Runs every unit in memory (no journal, no folder) and assembles the outcome.
+pub fn run_in_memory<K: Kind>(
+    exp: &K,
+    threads: Option<usize>,
+) -> Result<K::Outcome, ExperimentError> {
+    let plan = exp.plan();
+    let results: Vec<Mutex<Option<K::Done>>> = plan.iter().map(|_| Mutex::new(None)).collect();
+    let sink = |unit: usize, done: K::Done| {
+        *results[unit].lock().expect("not poisoned") = Some(done);
+        Ok(())
+    };
+    run_units(exp, &plan, (0..plan.len()).collect(), &pool(threads), &sink)?;
+    let done = results
+        .into_iter()
+        .map(|m| m.into_inner().ok().flatten())
+        .collect::<Option<Vec<_>>>()
+        .ok_or(ExperimentError::Cancelled)?;
+    Ok(exp.assemble(done))
+}
+
+/// An open journal and the units it already holds (plan index, result).
+type Resumed<D> = (Journal, Vec<(usize, D)>);
+
+/// Opens the journal at `path` for `header`: a new one, or an existing one of the same
+/// experiment to resume (its units decoded). Refuses a journal of another experiment.
+fn open_journal<K: Kind>(
+    dir: &Path,
+    path: &Path,
+    header: &JournalHeader,
+) -> Result<Resumed<K::Done>, ExperimentError> {
+    match journal::read(path)? {
+        None => Ok((Journal::create(path, header)?, Vec::new())),
+        Some(journal::Contents {
+            header: old,
+            units,
+            whole,
+        }) => {
+            if let Some(what) = old.difference(header) {
+                return Err(ExperimentError::JournalMismatch {
+                    dir: dir.to_path_buf(),
+                    what,
+                });
+            }
+            let done = units
+                .into_iter()
+                .filter(|(u, _)| (*u as usize) < header.units as usize)
+                .filter_map(|(u, bytes)| {
+                    postcard::from_bytes::<K::Done>(&bytes)
+                        .ok()
+                        .map(|d| (u as usize, d))
+                })
+                .collect();
+            Ok((Journal::append_to(path, whole)?, done))
+        }
+    }
+}
+
+/// Runs `exp` into `dir` with a journal: resumes what the journal holds, runs the rest (or this
+/// shard's part), and (without a shard) writes the outputs.
+pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, ExperimentError> {
+    if opts.quick {
+        exp.quick();
+    }
+    let folder = Folder::open(dir, opts.shard)?;
+    if opts.fresh {
+        folder.remove_journals()?;
+    }
+    let plan = exp.plan();
+    let shard = opts.shard.unwrap_or((1, 1));
+    let header = journal_header(&exp, opts.quick, plan.len(), shard);
+    let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard), &header)?;
+    let kept = had.len();
+    let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
+    for (u, d) in had {
+        results[u] = Some(d);
+    }
+    let mine: Vec<bool> = match opts.shard {
+        None => vec![true; plan.len()],
+        Some((i, n)) => assign(&exp, &plan, n).iter().map(|&s| s + 1 == i).collect(),
+    };
+    let todo: Vec<usize> = (0..plan.len())
+        .filter(|&u| mine[u] && results[u].is_none())
+        .collect();
+    let slots: Vec<Mutex<Option<K::Done>>> = plan.iter().map(|_| Mutex::new(None)).collect();
+    let journal = Mutex::new(journal);
+    let sink = |unit: usize, done: K::Done| {
+        let bytes = postcard::to_stdvec(&done).expect("results serialise");
+        journal
+            .lock()
+            .expect("not poisoned")
+            .append(unit as u32, &bytes)?;
+        *slots[unit].lock().expect("not poisoned") = Some(done);
+        Ok(())
+    };
+    let ran = run_units(&exp, &plan, todo.clone(), &pool(opts.threads), &sink);
+    journal.into_inner().expect("not poisoned").sync()?;
+    for (u, m) in slots.into_iter().enumerate() {
+        if let Some(d) = m.into_inner().ok().flatten() {
+            results[u] = Some(d);
+        }
+    }
+    let have = results.iter().filter(|r| r.is_some()).count();
+    if let Err(e) = ran {
+        return Err(match e {
+            ExperimentError::Cancelled => ExperimentError::Interrupted {
+                signal: cancel::requested().unwrap_or(2),
+                kept: have,
+                total: plan.len(),
+                dir: dir.to_path_buf(),
+            },
+            e => e,
+        });
+    }
+    if let Some((i, n)) = opts.shard {
+        let count = mine.iter().filter(|&&m| m).count();
+        return Ok(Ran {
+            claims: Vec::new(),
+            done: format!(
+                "packlab: shard {i}/{n} of {}: {count} of {} units in {} ({kept} resumed from \
+                 its journal); merge the shards with `packlab merge {}`",
+                exp.header().name,
+                plan.len(),
+                folder.journal(opts.shard).display(),
+                dir.display()
+            ),
+        });
+    }
+    finish(&exp, results, &folder)
+}
+
+/// Assembles the outcome from a complete set of results and writes the outputs.
+fn finish<K: Kind>(
+    exp: &K,
+    results: Vec<Option<K::Done>>,
+    folder: &Folder,
+) -> Result<Ran, ExperimentError> {
+    let total = results.len();
+    let done: Vec<K::Done> = results.into_iter().flatten().collect();
+    if done.len() != total {
+        return Err(ExperimentError::Shards {
+            dir: folder.dir().to_path_buf(),
+            what: format!("{} of {total} units are missing", total - done.len()),
+        });
+    }
+    let out = exp.assemble(done);
+    let written = exp.write(&out, folder.dir())?;
+    folder.finish(&written)?;
+    Ok(Ran {
+        claims: K::claims(&out).to_vec(),
+        done: exp.done(&out, folder.dir()),
+    })
+}
+
+/// Merges the journals of shards 1 … N of `exp` in `dir` into its outputs. Refuses, naming
+/// them, missing shards, shards of another experiment and units no shard ran.
+pub fn merge_kind<K: Kind>(
+    mut exp: K,
+    quick: bool,
+    dir: &Path,
+    n: u32,
+) -> Result<Ran, ExperimentError> {
+    if quick {
+        exp.quick();
+    }
+    let folder = Folder::open(dir, None)?;
+    let plan = exp.plan();
+    let of = assign(&exp, &plan, n);
+    let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
+    let mut problems = Vec::new();
+    for i in 1..=n {
+        let path = folder.journal(Some((i, n)));
+        let want = journal_header(&exp, quick, plan.len(), (i, n));
+        match journal::read(&path)? {
+            None => problems.push(format!("shard {i}/{n} has no journal ({})", path.display())),
+            Some(journal::Contents {
+                header: h, units, ..
+            }) => {
+                if let Some(what) = h.difference(&want) {
+                    problems.push(format!("shard {i}/{n} does not belong: {what}"));
+                    continue;
+                }
+                for (u, bytes) in units {
+                    if let Some(slot) = results.get_mut(u as usize)
+                        && let Ok(d) = postcard::from_bytes::<K::Done>(&bytes)
+                    {
+                        *slot = Some(d);
+                    }
+                }
+            }
+        }
+    }
+    let mut unfinished: Vec<u32> = (0..plan.len())
+        .filter(|&u| results[u].is_none())
+        .map(|u| of[u] + 1)
+        .collect();
+    unfinished.sort_unstable();
+    unfinished.dedup();
+    if problems.is_empty() && !unfinished.is_empty() {
+        problems.push(format!(
+            "shard(s) {} have not finished (rerun them: they resume from their journals)",
+            unfinished
+                .iter()
+                .map(|s| format!("{s}/{n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(ExperimentError::Shards {
+            dir: dir.to_path_buf(),
+            what: problems.join("; "),
+        });
+    }
+    finish(&exp, results, &folder)
+}

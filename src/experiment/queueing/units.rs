@@ -1,0 +1,188 @@
+//! A queueing experiment as a plan of units: every (point, policy, replication) run, every
+//! limit search, every saturation estimate and every row of the compaction study.
+
+use serde::{Deserialize, Serialize};
+
+use super::limit::{SearchSpec, ThresholdResult, threshold_search};
+use super::results::{Outcome, summarise};
+use super::simulate::{RunRecord, simulate};
+use super::study::StudyRow;
+use super::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
+use crate::experiment::ExperimentError;
+use crate::packing::place::Scorer;
+use crate::policy::PolicySpec;
+use crate::rng::derive_seed;
+use crate::stability::saturation::{Saturation, fifo_saturated};
+
+/// One unit of a queueing experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unit {
+    Run {
+        policy: usize,
+        point: usize,
+        rep: u32,
+    },
+    Limit {
+        policy: usize,
+        search: SearchSpec,
+    },
+    Saturation {
+        policy: usize,
+    },
+    Study {
+        policy: usize,
+        scorer: Scorer,
+        spec: CompactionSpec,
+    },
+}
+
+/// What a unit gives.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Done {
+    Run(Box<RunRecord>),
+    Limit(Box<ThresholdResult>),
+    Saturation(usize, Saturation),
+    Study(Box<StudyRow>),
+}
+
+/// Every unit: the sweep's runs (point, policy, replication), then one limit search per
+/// distinct (policy, search) of the threshold and saturation claims, the saturation
+/// estimates, and the study's rows.
+pub(super) fn plan(exp: &Experiment) -> Vec<Unit> {
+    let mut plan = Vec::new();
+    for point in 0..exp.points.len() {
+        for policy in 0..exp.policies.len() {
+            for rep in 0..exp.run.replications {
+                plan.push(Unit::Run { policy, point, rep });
+            }
+        }
+    }
+    for c in &exp.claims {
+        let unit = match c {
+            ClaimSpec::Threshold { policy, search, .. }
+            | ClaimSpec::Saturation { policy, search } => Unit::Limit {
+                policy: *policy,
+                search: *search,
+            },
+            _ => continue,
+        };
+        if !plan.contains(&unit) {
+            plan.push(unit);
+        }
+    }
+    for c in &exp.claims {
+        if let ClaimSpec::Saturation { policy, .. } = c {
+            let unit = Unit::Saturation { policy: *policy };
+            if !plan.contains(&unit) {
+                plan.push(unit);
+            }
+        }
+    }
+    if let Some(spec) = &exp.compaction {
+        for (policy, p) in exp.policies.iter().enumerate() {
+            if let PolicySpec::Scored { scorer, .. } = p {
+                plan.push(Unit::Study {
+                    policy,
+                    scorer: *scorer,
+                    spec: spec.clone(),
+                });
+            }
+        }
+    }
+    plan
+}
+
+/// Slots of a run (the window's, for a trace run without `slots`).
+fn run_slots(exp: &Experiment, point: usize) -> f64 {
+    match (exp.run.horizon, &exp.workload) {
+        (Horizon::Slots { slots, .. }, _) => slots as f64,
+        (Horizon::Window { share, .. }, Workload::Trace(t)) => {
+            let c = exp.points[point].key;
+            t.1.slots(&t.0, c, exp.run.replications) as f64 * share
+        }
+        (Horizon::Window { .. }, _) => 1.0,
+    }
+}
+
+/// Expected cost: slots × (1 + jobs per slot), times 1.5 for the configuration-based policies;
+/// a limit search as its probes' runs near the limit, which often double their horizon.
+pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
+    let factor = |p: usize| match exp.policies[p] {
+        PolicySpec::Vqs { .. } | PolicySpec::VqsBf { .. } | PolicySpec::MaxWeight { .. } => 1.5,
+        _ => 1.0,
+    };
+    let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
+    let reps = exp.run.replications as f64;
+    let near_limit = 1.0 + exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load();
+    match unit {
+        &Unit::Run { policy, point, .. } => {
+            run_slots(exp, point) * (1.0 + exp.points[point].arrival_rate) * factor(policy)
+        }
+        &Unit::Limit { policy, search } => {
+            search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
+                / 4.0
+        }
+        Unit::Saturation { .. } => max_slots as f64 * near_limit,
+        Unit::Study { policy, spec, .. } => {
+            spec.limit.max_probes as f64
+                * reps
+                * 2.0
+                * max_slots as f64
+                * near_limit
+                * factor(*policy)
+                / 4.0
+        }
+    }
+}
+
+/// Runs one unit.
+pub(super) fn run(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
+    Ok(match unit {
+        &Unit::Run { policy, point, rep } => {
+            Done::Run(Box::new(simulate(exp, policy, point, rep)?))
+        }
+        &Unit::Limit { policy, search } => {
+            Done::Limit(Box::new(threshold_search(exp, policy, search)?))
+        }
+        &Unit::Saturation { policy } => {
+            let (_, warmup, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
+            let s = fifo_saturated(
+                exp.servers,
+                exp.workload.sizes(),
+                exp.workload.service(),
+                warmup,
+                max_slots - warmup,
+                derive_seed(exp.header.seed, &[0x7361_7475]),
+            );
+            Done::Saturation(policy, s)
+        }
+        Unit::Study {
+            policy,
+            scorer,
+            spec,
+        } => Done::Study(Box::new(super::study::row(exp, spec, *policy, *scorer)?)),
+    })
+}
+
+/// The outcome from every unit's result, in plan order; then the claims.
+pub(super) fn assemble(exp: &Experiment, done: Vec<Done>) -> Outcome {
+    let mut out = Outcome {
+        runs: Vec::new(),
+        summary: Vec::new(),
+        thresholds: Vec::new(),
+        saturation: Vec::new(),
+        claims: Vec::new(),
+        study: Vec::new(),
+    };
+    for d in done {
+        match d {
+            Done::Run(r) => out.runs.push(*r),
+            Done::Limit(t) => out.thresholds.push(*t),
+            Done::Saturation(p, s) => out.saturation.push((p, s)),
+            Done::Study(r) => out.study.push(*r),
+        }
+    }
+    out.summary = summarise(exp, &out.runs);
+    out.claims = super::claims::check(exp, &out);
+    out
+}
