@@ -119,6 +119,7 @@ pub fn journal_header<K: Kind>(
         version: VERSION.into(),
         name: h.name.clone(),
         file: std::fs::canonicalize(&h.file).unwrap_or_else(|_| h.file.clone()),
+        given: h.file.clone(),
         fingerprint,
         sections,
         quick,
@@ -276,11 +277,11 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
     let slots: Vec<Mutex<Option<K::Done>>> = plan.iter().map(|_| Mutex::new(None)).collect();
     let journal = Mutex::new(journal);
     let sink = |unit: usize, done: K::Done| {
-        let bytes = postcard::to_stdvec(&done).expect("results serialise");
+        let record = Journal::encode(unit as u32, &done);
         journal
             .lock()
             .expect("not poisoned")
-            .append(unit as u32, &bytes)?;
+            .append_record(&record)?;
         *slots[unit].lock().expect("not poisoned") = Some(done);
         Ok(())
     };

@@ -59,7 +59,7 @@ impl Folder {
             .map_err(|e| bad(dir, format!("cannot create it: {e}")))?;
         let probe = internal.join(format!("probe-{}", std::process::id()));
         File::create(&probe)
-            .and_then(|mut f| f.write_all(b"packlab").and_then(|_| f.sync_all()))
+            .and_then(|mut f| f.write_all(b"packlab"))
             .and_then(|_| std::fs::remove_file(&probe))
             .map_err(|e| bad(dir, format!("cannot write in it: {e}")))?;
         let path = internal.join(internal_name("lock", shard));

@@ -10,19 +10,23 @@
 //! unit: its index in the plan and its result.
 //!
 //! Each record is written with one `write` and flushed to the operating system at once, so a
-//! killed process (even by SIGKILL) loses at most the units still running; the file is synced
-//! to disk at most every [`SYNC_EVERY`] and when the run ends, so a machine crash loses at most
-//! that much more. A record cut short by a kill or a full disk fails its length or checksum
+//! killed process (even by SIGKILL) loses at most the units still running; a background thread
+//! syncs the file to disk every [`SYNC_EVERY`] while records arrive, and the journal is synced
+//! when the run ends, so a machine crash loses at most that much more (and no worker waits on
+//! the disk). A record cut short by a kill or a full disk fails its length or checksum
 //! check when the journal is read again and is dropped (with everything after it).
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// The longest the journal goes without syncing to disk while units keep finishing.
+/// How often the journal is synced to disk while units keep finishing.
 pub const SYNC_EVERY: Duration = Duration::from_millis(200);
 
 /// What a journal belongs to.
@@ -34,6 +38,8 @@ pub struct JournalHeader {
     pub name: String,
     /// The experiment file, as an absolute path (for `packlab merge`).
     pub file: PathBuf,
+    /// The experiment file as it was given (written into `experiment.toml`).
+    pub given: PathBuf,
     /// A hash of the validated experiment (its laws, data, plan; not the path of its file).
     pub fingerprint: u64,
     /// A hash of each top-level table or key of the file, by name.
@@ -105,8 +111,73 @@ pub enum JournalError {
 pub struct Journal {
     file: File,
     path: PathBuf,
-    last_sync: Instant,
-    dirty: bool,
+    syncer: Syncer,
+}
+
+/// The thread that syncs a journal's file to disk every [`SYNC_EVERY`] if anything was
+/// appended since the last sync.
+#[derive(Debug)]
+struct Syncer {
+    shared: Arc<SyncState>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug, Default)]
+struct SyncState {
+    /// Appended since the last sync.
+    dirty: AtomicBool,
+    /// Set to stop the thread.
+    stop: Mutex<bool>,
+    wake: Condvar,
+    /// The first failed sync, reported by the next append or sync.
+    failed: Mutex<Option<std::io::Error>>,
+}
+
+impl Syncer {
+    fn start(file: &File) -> std::io::Result<Syncer> {
+        let file = file.try_clone()?;
+        let shared = Arc::new(SyncState::default());
+        let state = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("journal-sync".into())
+            .spawn(move || {
+                let Ok(mut stop) = state.stop.lock() else {
+                    return;
+                };
+                while !*stop {
+                    stop = match state.wake.wait_timeout(stop, SYNC_EVERY) {
+                        Ok((g, _)) => g,
+                        Err(_) => return,
+                    };
+                    if state.dirty.swap(false, Ordering::AcqRel)
+                        && let Err(e) = file.sync_data()
+                    {
+                        if let Ok(mut f) = state.failed.lock() {
+                            *f = Some(e);
+                        }
+                        return;
+                    }
+                }
+            })?;
+        Ok(Syncer {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    fn failure(&self) -> Option<std::io::Error> {
+        self.shared.failed.lock().ok().and_then(|mut f| f.take())
+    }
+
+    fn stop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            if let Ok(mut s) = self.shared.stop.lock() {
+                *s = true;
+            }
+            self.shared.wake.notify_all();
+            let _ = t.join();
+        }
+    }
 }
 
 /// 64-bit FNV-1a: a small, stable hash (the same on every machine and version).
@@ -143,14 +214,6 @@ fn records(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
     (out, at)
 }
 
-/// A unit's record: its index in the plan and its result.
-#[derive(Serialize, Deserialize)]
-struct UnitRecord<'a> {
-    unit: u32,
-    #[serde(borrow)]
-    result: &'a [u8],
-}
-
 /// What a journal holds.
 #[derive(Clone, Debug)]
 pub struct Contents {
@@ -183,10 +246,11 @@ pub fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
     let header: JournalHeader = postcard::from_bytes(first).map_err(|_| not())?;
     let mut units = Vec::with_capacity(rest.len());
     for r in rest {
-        match postcard::from_bytes::<UnitRecord>(r) {
-            Ok(u) => units.push((u.unit, u.result.to_vec())),
-            Err(_) => break,
-        }
+        // a unit's payload: its index (u32, little-endian), then its result
+        let Some((index, result)) = r.split_first_chunk::<4>() else {
+            break;
+        };
+        units.push((u32::from_le_bytes(*index), result.to_vec()));
     }
     Ok(Some(Contents {
         header,
@@ -207,10 +271,9 @@ impl Journal {
         file.write_all(&record(&payload)).map_err(io)?;
         file.sync_data().map_err(io)?;
         Ok(Journal {
+            syncer: Syncer::start(&file).map_err(io)?,
             file,
             path: path.to_path_buf(),
-            last_sync: Instant::now(),
-            dirty: false,
         })
     }
 
@@ -225,47 +288,64 @@ impl Journal {
         file.set_len(whole).map_err(io)?;
         file.seek(SeekFrom::End(0)).map_err(io)?;
         Ok(Journal {
+            syncer: Syncer::start(&file).map_err(io)?,
             file,
             path: path.to_path_buf(),
-            last_sync: Instant::now(),
-            dirty: false,
         })
     }
 
-    /// Appends unit `unit`'s result: written through to the operating system at once, synced to
-    /// disk if the last sync is older than [`SYNC_EVERY`].
+    /// The record of unit `unit` with result `result` (built outside the journal's lock).
+    pub fn encode<T: Serialize>(unit: u32, result: &T) -> Vec<u8> {
+        let mut r = vec![0u8; 8];
+        r.extend_from_slice(&unit.to_le_bytes());
+        let mut r = postcard::to_extend(result, r).expect("results serialise");
+        let len = (r.len() - 8) as u32;
+        let crc = crc32fast::hash(&r[8..]);
+        r[..4].copy_from_slice(&len.to_le_bytes());
+        r[4..8].copy_from_slice(&crc.to_le_bytes());
+        r
+    }
+
+    /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would).
     pub fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
-        let payload = postcard::to_stdvec(&UnitRecord { unit, result }).expect("bytes serialise");
-        self.file
-            .write_all(&record(&payload))
-            .map_err(|source| JournalError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-        self.dirty = true;
-        if self.last_sync.elapsed() >= SYNC_EVERY {
-            self.sync()?;
+        let mut payload = unit.to_le_bytes().to_vec();
+        payload.extend_from_slice(result);
+        self.append_record(&record(&payload))
+    }
+
+    /// Appends an encoded record: written through to the operating system at once (synced to
+    /// disk by the background thread within [`SYNC_EVERY`]).
+    pub fn append_record(&mut self, record: &[u8]) -> Result<(), JournalError> {
+        let io = |source| JournalError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(e) = self.syncer.failure() {
+            return Err(io(e));
         }
+        self.file.write_all(record).map_err(io)?;
+        self.syncer.shared.dirty.store(true, Ordering::Release);
         Ok(())
     }
 
-    /// Syncs what was appended to disk.
+    /// Syncs what was appended to disk, now.
     pub fn sync(&mut self) -> Result<(), JournalError> {
-        if self.dirty {
-            self.file.sync_data().map_err(|source| JournalError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-            self.dirty = false;
+        let io = |source| JournalError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(e) = self.syncer.failure() {
+            return Err(io(e));
         }
-        self.last_sync = Instant::now();
-        Ok(())
+        self.syncer.shared.dirty.store(false, Ordering::Release);
+        self.file.sync_data().map_err(io)
     }
 }
 
 impl Drop for Journal {
     fn drop(&mut self) {
-        let _ = self.sync();
+        self.syncer.stop();
+        let _ = self.file.sync_data();
     }
 }
 
@@ -279,6 +359,7 @@ mod tests {
             version: VERSION.into(),
             name: "t".into(),
             file: "/x/t.toml".into(),
+            given: "t.toml".into(),
             fingerprint: 7,
             sections: vec![("run".into(), 1), ("sweep".into(), 2)],
             quick: false,
@@ -295,6 +376,9 @@ mod tests {
         let mut j = Journal::create(&path, &header()).unwrap();
         j.append(0, b"first").unwrap();
         j.append(2, &[0u8, 255, 7]).unwrap();
+        // an encoded result reads back as its serialised bytes
+        j.append_record(&Journal::encode(5, &(1u8, 2.5f64)))
+            .unwrap();
         drop(j);
         // a record cut short, as by a kill in the middle of a write
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
@@ -302,13 +386,18 @@ mod tests {
         drop(f);
         let c = read(&path).unwrap().unwrap();
         assert_eq!(c.header, header());
-        assert_eq!(c.units, vec![(0, b"first".to_vec()), (2, vec![0, 255, 7])]);
+        assert_eq!(c.units[..2], [(0, b"first".to_vec()), (2, vec![0, 255, 7])]);
+        assert_eq!(c.units[2].0, 5);
+        assert_eq!(
+            postcard::from_bytes::<(u8, f64)>(&c.units[2].1).unwrap(),
+            (1, 2.5)
+        );
         let mut j = Journal::append_to(&path, c.whole).unwrap();
         j.append(1, b"x").unwrap();
         drop(j);
         let units = read(&path).unwrap().unwrap().units;
-        assert_eq!(units.len(), 3);
-        assert_eq!(units[2], (1, b"x".to_vec()));
+        assert_eq!(units.len(), 4);
+        assert_eq!(units[3], (1, b"x".to_vec()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -71,6 +71,14 @@ impl ExperimentFile {
         }
     }
 
+    fn header_mut(&mut self) -> &mut Header {
+        match self {
+            ExperimentFile::Queueing(e) => &mut e.header,
+            ExperimentFile::Region(e) => &mut e.header,
+            ExperimentFile::Packing(e) => &mut e.header,
+        }
+    }
+
     /// The experiment's name.
     pub fn name(&self) -> &str {
         &self.header().name
@@ -134,6 +142,8 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
     let header = journal::read(&first)?
         .ok_or_else(|| bad(format!("{} vanished", first.display())))?
         .header;
-    let file = ExperimentFile::load(&header.file)?;
+    let mut file = ExperimentFile::load(&header.file)?;
+    // outputs name the file as the shards were given it, as a single run would
+    file.header_mut().file = header.given;
     file.merge(header.quick, dir, n)
 }

@@ -3,6 +3,7 @@
 mod calibration;
 mod cli;
 mod figures;
+mod journal;
 mod markov;
 mod multi;
 mod packing;

@@ -1,0 +1,350 @@
+//! Runs that survive: the journal resumes after SIGKILL with byte-identical outputs, SIGINT
+//! exits 130 and says how to resume, a journal of another experiment is refused, a folder in
+//! use is refused, stale outputs go and foreign files stay, an unusable --out is reported before
+//! any work, and shards merge into the outputs of one machine.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use packlab::experiment::folder::Folder;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_packlab"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn packlab(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("packlab-journal-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// 48 runs of a few tens of milliseconds each.
+const SWEEP: &str = r#"
+name = "journal-test"
+seed = 3
+[cluster]
+servers = 5
+[workload]
+sizes = { dist = "uniform", low = 0.2, high = 0.6 }
+service = { dist = "geometric", mean = 20.0 }
+[run]
+slots = 300_000
+replications = 8
+[sweep]
+load = [0.5, 0.6, 0.7]
+[[policy]]
+name = "bf-js"
+[[policy]]
+name = "fifo-ff"
+[[plot]]
+kind = "mean-queue-vs-load"
+[[claim]]
+policy = "bf-js"
+load = 0.5
+expect = "stable"
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+/// Every output file of `dir` (not packlab's own folder), sorted, with its bytes.
+fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Starts a run and waits until its journal holds at least one unit.
+fn start_and_wait(exp: &Path, out: &Path) -> Child {
+    let child = bin()
+        .args([exp.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = out.join(".packlab").join("journal");
+    let start = Instant::now();
+    // the header alone is under 1 kB; a unit adds several
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 4_000 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no unit finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+#[test]
+fn a_killed_sweep_resumes_to_the_same_bytes() {
+    let d = tmp("kill9");
+    let exp = write(&d, "exp.toml", SWEEP);
+    let whole = d.join("whole");
+    assert!(
+        packlab(&[exp.to_str().unwrap(), "--out", whole.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let cut = d.join("cut");
+    let mut child = start_and_wait(&exp, &cut);
+    signal(&child, "-KILL");
+    child.wait().unwrap();
+    let again = packlab(&[exp.to_str().unwrap(), "--out", cut.to_str().unwrap()]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(outputs(&whole), outputs(&cut));
+    // once complete, running again only reassembles: the same bytes again
+    assert!(
+        packlab(&[exp.to_str().unwrap(), "--out", cut.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert_eq!(outputs(&whole), outputs(&cut));
+}
+
+#[test]
+fn sigint_keeps_the_finished_units_and_exits_130() {
+    let d = tmp("sigint");
+    let exp = write(&d, "exp.toml", SWEEP);
+    let out = d.join("out");
+    let child = start_and_wait(&exp, &out);
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("interrupted by signal 2"), "{err}");
+    assert!(
+        err.contains("units kept") && err.contains("run the same command again"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--out"),
+        "the command to resume is printed: {err}"
+    );
+}
+
+#[test]
+fn a_journal_of_another_experiment_is_refused_until_fresh() {
+    let d = tmp("mismatch");
+    let a = write(&d, "a.toml", SWEEP);
+    let b = write(
+        &d,
+        "b.toml",
+        &SWEEP.replace("replications = 8", "replications = 2"),
+    );
+    let out = d.join("out");
+    assert!(
+        packlab(&[a.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let o = packlab(&[b.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("another experiment")
+            && err.contains("changed in: run")
+            && err.contains("--fresh"),
+        "{err}"
+    );
+    let o = packlab(&[
+        b.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--fresh",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_folder_in_use_is_refused_naming_its_holder() {
+    let d = tmp("lock");
+    let exp = write(&d, "exp.toml", SWEEP);
+    let out = d.join("out");
+    let held = Folder::open(&out, None).unwrap();
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("in use") && err.contains(&format!("pid {}", std::process::id())),
+        "{err}"
+    );
+    drop(held);
+    assert!(
+        packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn stale_outputs_go_and_foreign_files_stay() {
+    let d = tmp("stale");
+    let with_vq = SWEEP
+        .replace("name = \"bf-js\"", "name = \"vqs\"\nJ = 3")
+        .replace("policy = \"bf-js\"", "policy = \"vqs\"");
+    let a = write(&d, "a.toml", &with_vq);
+    let b = write(&d, "b.toml", SWEEP);
+    let out = d.join("out");
+    assert!(
+        packlab(&[a.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert!(out.join("vq_timeseries.csv").exists() && out.join("config_mix.csv").exists());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = packlab(&[
+        b.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--fresh",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !out.join("vq_timeseries.csv").exists(),
+        "a stale output stayed"
+    );
+    assert!(
+        !out.join("config_mix.csv").exists(),
+        "a stale output stayed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(out.join("runs.csv").exists());
+}
+
+#[test]
+fn an_unusable_out_is_reported_before_any_work() {
+    let d = tmp("unwritable");
+    // a day of simulation if it ever started
+    let exp = write(
+        &d,
+        "exp.toml",
+        &SWEEP.replace("slots = 300_000", "slots = 2_000_000_000"),
+    );
+    let file = write(&d, "a-file", "not a folder");
+    for out in ["/proc/packlab-cannot", file.to_str().unwrap()] {
+        let start = Instant::now();
+        let o = packlab(&[exp.to_str().unwrap(), "--out", out]);
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        assert!(start.elapsed() < Duration::from_secs(10));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("output folder") && err.contains(out), "{err}");
+    }
+}
+
+/// Runs `exp` on one machine and as `n` shards merged; returns both folders' outputs.
+fn sharded(name: &str, exp: &str, n: u32) -> (Vec<(String, Vec<u8>)>, Vec<(String, Vec<u8>)>) {
+    let d = tmp(name);
+    let one = d.join("one");
+    let o = packlab(&[exp, "--quick", "--out", one.to_str().unwrap()]);
+    assert!(
+        o.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let many = d.join("many");
+    // in reverse order: nothing depends on which shard runs first
+    for i in (1..=n).rev() {
+        let s = format!("{i}/{n}");
+        let o = packlab(&[
+            exp,
+            "--quick",
+            "--out",
+            many.to_str().unwrap(),
+            "--shard",
+            &s,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(outputs(&many).is_empty(), "a shard writes only its journal");
+    }
+    let o = packlab(&["merge", many.to_str().unwrap()]);
+    assert!(
+        o.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (outputs(&one), outputs(&many))
+}
+
+#[test]
+fn one_shard_equals_no_sharding() {
+    let (a, b) = sharded("shard1", "experiments/fig3a_vqs_unstable.toml", 1);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn shards_merge_to_one_machines_bytes_for_every_kind() {
+    for (name, exp, n) in [
+        ("q", "experiments/fig4b_uniform_large.toml", 3),
+        ("r", "experiments/region_kred_ratio.toml", 4),
+        ("p", "experiments/packing_google2011.toml", 3),
+    ] {
+        let (a, b) = sharded(name, exp, n);
+        assert!(!a.is_empty());
+        assert_eq!(a, b, "{exp}");
+    }
+}
+
+#[test]
+fn merging_refuses_missing_and_foreign_shards() {
+    let d = tmp("merge-refuse");
+    let out = d.join("out");
+    let exp = "experiments/fig3a_vqs_unstable.toml";
+    for s in ["1/3", "3/3"] {
+        let o = packlab(&[exp, "--quick", "--out", out.to_str().unwrap(), "--shard", s]);
+        assert!(o.status.success());
+    }
+    let o = packlab(&["merge", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shard 2/3 has no journal"), "{err}");
+    let other = "experiments/fig3b_bfjs_unstable.toml";
+    let o = packlab(&[
+        other,
+        "--quick",
+        "--out",
+        out.to_str().unwrap(),
+        "--shard",
+        "2/3",
+    ]);
+    assert!(o.status.success());
+    let o = packlab(&["merge", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shard 2/3 does not belong"), "{err}");
+}
