@@ -267,8 +267,11 @@ fn an_unusable_out_is_reported_before_any_work() {
     }
 }
 
+/// A folder's output files: name and bytes.
+type Outputs = Vec<(String, Vec<u8>)>;
+
 /// Runs `exp` on one machine and as `n` shards merged; returns both folders' outputs.
-fn sharded(name: &str, exp: &str, n: u32) -> (Vec<(String, Vec<u8>)>, Vec<(String, Vec<u8>)>) {
+fn sharded(name: &str, exp: &str, n: u32) -> (Outputs, Outputs) {
     let d = tmp(name);
     let one = d.join("one");
     let o = packlab(&[exp, "--quick", "--out", one.to_str().unwrap()]);
