@@ -202,7 +202,9 @@ fn slurm_scripts(a: &SlurmArgs) -> Result<(), ExperimentError> {
         packlab: std::env::current_exe()
             .map(|p| absolute(&p))
             .unwrap_or_else(|_| "packlab".into()),
-        experiment: absolute(&a.experiment),
+        workdir: std::env::current_dir()
+            .map_err(|e| ExperimentError::Slurm(format!("cannot read the current folder: {e}")))?,
+        experiment: a.experiment.clone(),
         out: absolute(&out),
         name: file.name().to_string(),
         shards: a.shards,

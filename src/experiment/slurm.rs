@@ -12,8 +12,12 @@ use super::ExperimentError;
 pub struct SlurmSpec {
     /// The packlab binary the nodes run (an absolute path on a shared filesystem).
     pub packlab: PathBuf,
-    /// The experiment file and the output folder, absolute.
+    /// The folder the jobs run in (`--chdir`): where `packlab slurm` ran, so that the
+    /// experiment file is named in the outputs as it was given, as in a one-machine run.
+    pub workdir: PathBuf,
+    /// The experiment file as given (relative to `workdir` or absolute).
     pub experiment: PathBuf,
+    /// The output folder, absolute.
     pub out: PathBuf,
     pub name: String,
     pub shards: u32,
@@ -37,6 +41,7 @@ fn path(p: &Path) -> String {
 
 impl SlurmSpec {
     fn common(&self, lines: &mut Vec<String>) {
+        lines.push(format!("#SBATCH --chdir={}", self.workdir.display()));
         if let Some(p) = &self.partition {
             lines.push(format!("#SBATCH --partition={p}"));
         }
@@ -140,7 +145,8 @@ mod tests {
     fn scripts_run_every_shard_and_merge_after() {
         let s = SlurmSpec {
             packlab: "/opt/packlab".into(),
-            experiment: "/exp/it's.toml".into(),
+            workdir: "/home/me/lab".into(),
+            experiment: "exp/it's.toml".into(),
             out: "/res/x".into(),
             name: "x".into(),
             shards: 4,
@@ -154,7 +160,8 @@ mod tests {
         assert!(a.contains("#SBATCH --array=0-3"), "{a}");
         assert!(a.contains("#SBATCH --partition=short"));
         assert!(a.contains("#SBATCH --mem=2G"));
-        assert!(a.contains("'/exp/it'\\''s.toml'"), "{a}");
+        assert!(a.contains("'exp/it'\\''s.toml'"), "{a}");
+        assert!(a.contains("#SBATCH --chdir=/home/me/lab"), "{a}");
         assert!(a.contains("--shard \"$((SLURM_ARRAY_TASK_ID + 1))/4\" --threads"));
         assert!(a.ends_with("--quick\n"));
         let m = s.merge_script();
