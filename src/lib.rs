@@ -8,6 +8,8 @@
 
 pub mod configurations;
 pub mod experiment;
+pub mod input;
+pub mod limits;
 pub mod model;
 pub mod multi;
 pub mod packing;

@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
+
+use packlab::limits::THREADS_PER_CORE;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -160,14 +162,14 @@ fn report(ran: Ran) -> bool {
     eprintln!("{}", ran.done);
     for c in &ran.claims {
         eprintln!(
-            "  claim {}: {} (observed {}; {})",
-            if c.holds { "holds " } else { "FAILS " },
+            "  claim {:<11}: {} (observed {}; {})",
+            c.status(),
             c.claim,
             c.observed,
             c.evidence
         );
     }
-    ran.claims.iter().all(|c| c.holds)
+    ran.claims.iter().all(|c| c.passes())
 }
 
 fn run(a: &RunArgs) -> Result<bool, ExperimentError> {
@@ -181,11 +183,26 @@ fn run(a: &RunArgs) -> Result<bool, ExperimentError> {
         .unwrap_or_else(|| PathBuf::from("results").join(file.name()));
     let opts = Options {
         quick: a.quick,
-        threads: a.threads.map(usize::from),
+        threads: a.threads.map(|n| threads(usize::from(n))),
         fresh: a.fresh,
         shard: a.shard,
     };
     file.run(opts, &dir).map(report)
+}
+
+/// `--threads n`, at most [`THREADS_PER_CORE`] per available core (more only slows a run down
+/// and can swamp a shared machine), with a warning when capped.
+fn threads(n: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = cores * THREADS_PER_CORE;
+    if n > max {
+        eprintln!(
+            "packlab: warning: --threads {n} capped at {max} ({THREADS_PER_CORE} per core, {cores} cores)"
+        );
+        max
+    } else {
+        n
+    }
 }
 
 fn absolute(p: &std::path::Path) -> PathBuf {

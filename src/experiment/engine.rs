@@ -50,6 +50,28 @@ pub trait Kind: Sync + Sized {
     fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError>;
     /// The line printed when it is done.
     fn done(&self, outcome: &Self::Outcome, dir: &Path) -> String;
+    /// Expected CPU seconds of the whole plan, when it can be estimated from measured rates
+    /// (printed before a run expected to take more than a minute).
+    fn estimated_seconds(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
+/// more than a minute.
+fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
+    let Some(cpu) = exp.estimated_seconds() else {
+        return;
+    };
+    let wall = cpu * share / threads.max(1) as f64;
+    if wall > 60.0 {
+        eprintln!(
+            "packlab: {}: about {} of computing; roughly {} on {threads} threads",
+            exp.header().name,
+            crate::limits::duration_words(cpu * share),
+            crate::limits::duration_words(wall),
+        );
+    }
 }
 
 /// How to run a file.
@@ -285,7 +307,18 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
         *slots[unit].lock().expect("not poisoned") = Some(done);
         Ok(())
     };
-    let ran = run_units(&exp, &plan, todo.clone(), &pool(opts.threads), &sink);
+    let pool = pool(opts.threads);
+    announce(
+        &exp,
+        todo.iter().map(|&u| exp.cost(&plan[u])).sum::<f64>()
+            / plan
+                .iter()
+                .map(|u| exp.cost(u))
+                .sum::<f64>()
+                .max(f64::MIN_POSITIVE),
+        pool.current_num_threads(),
+    );
+    let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink);
     journal.into_inner().expect("not poisoned").sync()?;
     for (u, m) in slots.into_iter().enumerate() {
         if let Some(d) = m.into_inner().ok().flatten() {

@@ -83,6 +83,10 @@ pub struct CompactionTrial {
     pub machines: usize,
     /// Packings run.
     pub packings: usize,
+    /// Whether the workload fitted (with at most τ pending) in a cluster of at most
+    /// [`MAX_MACHINES`](crate::limits::MAX_MACHINES) machines; if not, `machines` is
+    /// meaningless and the experiment refuses the snapshot.
+    pub fitted: bool,
 }
 
 /// Cluster compaction, Algorithm 3 of seed 000: clone the cluster until the workload fits
@@ -99,16 +103,33 @@ pub fn compact_trial(
     let mut ids: Vec<usize> = (0..snap.machines.len()).collect();
     let mut work = snap.clone();
     let mut packings = 0;
-    loop {
+    // If every task fits some machine (the snapshot readers check it), T copies of the
+    // cluster hold T tasks whatever the scorer: each task finds an empty copy of a machine it
+    // fits. So ⌈log2 T⌉ doublings always suffice; the cap on machines bounds the memory.
+    let doublings = usize::BITS - snap.tasks.len().max(1).leading_zeros();
+    let mut fitted = false;
+    for _ in 0..=doublings {
         packings += 1;
-        if sched.pack(&work, &ids, seed).pending_fraction() <= tau || ids.is_empty() {
+        if ids.is_empty() || sched.pack(&work, &ids, seed).pending_fraction() <= tau {
+            fitted = true;
+            break;
+        }
+        let n = work.machines.len();
+        if 2 * n as u64 > crate::limits::MAX_MACHINES {
             break;
         }
         // machines ← machines + clone(machines)
-        let n = work.machines.len();
         work.machines.extend_from_within(..);
         work.attributes.extend_from_within(..);
         ids.extend(n..2 * n);
+    }
+    if !fitted {
+        return CompactionTrial {
+            cluster: ids.len(),
+            machines: ids.len(),
+            packings,
+            fitted,
+        };
     }
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     ids.shuffle(&mut rng);
@@ -126,6 +147,7 @@ pub fn compact_trial(
         cluster: ids.len(),
         machines: hi,
         packings,
+        fitted,
     }
 }
 

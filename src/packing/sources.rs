@@ -2,10 +2,10 @@
 //! and the real Google 2011 task snapshot on the machine mix of Reiss et al. (see
 //! `data/README.md` for formats and citations). Errors name the file and line.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::snapshot::{Attributes, Resources, Snapshot, Task, amount};
+use crate::limits::{MAX_MACHINES, MAX_TASKS};
 use crate::model::Size;
 
 /// A malformed source file.
@@ -25,23 +25,86 @@ pub enum SourceError {
 }
 
 fn read_text(path: &Path) -> Result<String, SourceError> {
-    let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| SourceError::Io {
-        file: file.clone(),
+    crate::input::read_text(path).map_err(|source| SourceError::Io {
+        file: path.display().to_string(),
         source,
-    })?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut s = String::new();
-        flate2::read::GzDecoder::new(&bytes[..])
-            .read_to_string(&mut s)
-            .map_err(|source| SourceError::Io { file, source })?;
-        Ok(s)
-    } else {
-        String::from_utf8(bytes).map_err(|e| SourceError::Io {
-            file,
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        })
+    })
+}
+
+fn format(file: &str, line: usize, what: String) -> SourceError {
+    SourceError::Format {
+        file: file.into(),
+        line,
+        what,
     }
+}
+
+/// Adds `count` to a running total of tasks or machines, refusing more than `max` in all.
+fn grow(
+    total: &mut u64,
+    count: u64,
+    max: u64,
+    what: &str,
+    file: &str,
+    line: usize,
+) -> Result<(), SourceError> {
+    *total = total.saturating_add(count);
+    if *total > max {
+        return Err(format(
+            file,
+            line,
+            format!("more than {max} {what} in all (packlab's limit)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Every distinct request of `rows` (line, request) fits at least one of `machines` (when the
+/// file lists machines): a task that fits nowhere would never be placed, and compaction and
+/// expansion would grow the cluster without end. Names the first such task's line.
+fn check_fit(
+    machines: &[Resources],
+    rows: &[(usize, Resources)],
+    file: &str,
+) -> Result<(), SourceError> {
+    if machines.is_empty() {
+        return Ok(());
+    }
+    // the machines no other machine dominates: a task fits some machine iff it fits one of these
+    let mut kinds: Vec<Resources> = machines.to_vec();
+    kinds.sort_unstable_by(|a, b| b.cmp(a));
+    kinds.dedup();
+    let mut frontier: Vec<Resources> = Vec::new();
+    for m in kinds {
+        if !frontier
+            .iter()
+            .any(|f| f.iter().zip(&m).all(|(x, y)| x >= y))
+        {
+            frontier.push(m);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for &(line, r) in rows {
+        if seen.insert(r)
+            && !frontier
+                .iter()
+                .any(|m| m.iter().zip(&r).all(|(c, x)| x <= c))
+        {
+            let shown: Vec<String> = r
+                .iter()
+                .map(|&x| format!("{:.6}", x as f64 / Size::UNIT as f64))
+                .collect();
+            return Err(format(
+                file,
+                line,
+                format!(
+                    "this task (request {}) fits on no machine of the file, so it could never be placed",
+                    shown.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One OR-Library instance: items and bin capacity as integers, with the known optimum.
@@ -58,11 +121,8 @@ impl BinPacking {
     /// As a snapshot: one task per item and one bin per item (every item fits alone), sizes
     /// exact fractions of the capacity.
     pub fn snapshot(&self) -> Snapshot {
-        let scale = |x: u64| (x as u128 * Size::UNIT as u128 / self.capacity as u128) as u64;
-        assert!(
-            Size::UNIT.is_multiple_of(self.capacity),
-            "capacity divides the fixed-point unit"
-        );
+        // the readers accept only capacities that divide the unit, so this is exact
+        let scale = |x: u64| (x as u128 * Size::UNIT as u128 / self.capacity.max(1) as u128) as u64;
         Snapshot {
             dims: 1,
             machines: vec![[Size::UNIT, 0, 0]; self.items.len()],
@@ -80,50 +140,110 @@ impl BinPacking {
     }
 }
 
-fn numbers(text: &str, file: &str) -> Result<Vec<(usize, String)>, SourceError> {
-    let _ = file;
-    Ok(text
-        .lines()
+/// The whitespace-separated tokens of `text` with their line numbers (1-based).
+fn numbers(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
         .enumerate()
-        .flat_map(|(n, l)| l.split_whitespace().map(move |t| (n + 1, t.to_string())))
-        .collect())
+        .flat_map(|(n, l)| l.split_whitespace().map(move |t| (n + 1, t)))
+        .collect()
 }
 
-fn parse<T: std::str::FromStr>(tok: &(usize, String), file: &str) -> Result<T, SourceError> {
-    tok.1.parse().map_err(|_| SourceError::Format {
-        file: file.into(),
-        line: tok.0,
-        what: format!("expected a number, got `{}`", tok.1),
+fn parse<T: std::str::FromStr>(tok: &(usize, &str), file: &str) -> Result<T, SourceError> {
+    tok.1.parse().map_err(|_| {
+        format(
+            file,
+            tok.0,
+            format!(
+                "expected a whole number, got `{}`",
+                crate::input::shown(tok.1)
+            ),
+        )
     })
+}
+
+/// A bin capacity: at least 1 and dividing the fixed-point unit 3 · 2^30 · 5^6, so that every
+/// item is an exact fraction of a bin.
+fn capacity(tok: &(usize, &str), file: &str) -> Result<u64, SourceError> {
+    let c: u64 = parse(tok, file)?;
+    if c == 0 || !Size::UNIT.is_multiple_of(c) {
+        return Err(format(
+            file,
+            tok.0,
+            format!(
+                "capacity {c}: expected a capacity ≥ 1 of the form 2^a · 3^b · 5^c (b ≤ 1, \
+                 c ≤ 6, a ≤ 30), such as 100, 120, 150 or 1000, so that items are exact \
+                 fractions of a bin"
+            ),
+        ));
+    }
+    Ok(c)
+}
+
+/// Items of a bin-packing instance: at most [`MAX_TASKS`], each at most the capacity.
+fn items(
+    toks: &mut std::slice::Iter<'_, (usize, &str)>,
+    n: u64,
+    capacity: u64,
+    name: &str,
+    file: &str,
+    eof: usize,
+) -> Result<Vec<u64>, SourceError> {
+    let mut total = 0;
+    grow(&mut total, n, MAX_TASKS, "items", file, eof)?;
+    let mut items = Vec::with_capacity(n.min(1 << 16) as usize);
+    for i in 0..n {
+        let tok = toks.next().ok_or_else(|| {
+            format(
+                file,
+                eof,
+                format!("instance {name}: {n} items announced, {i} found"),
+            )
+        })?;
+        let x: u64 = parse(tok, file)?;
+        if x > capacity {
+            return Err(format(
+                file,
+                tok.0,
+                format!(
+                    "instance {name}: item {} is {x}, above the capacity {capacity}",
+                    i + 1
+                ),
+            ));
+        }
+        items.push(x);
+    }
+    Ok(items)
 }
 
 /// Reads an OR-Library `binpackN.txt` file (several instances).
 pub fn read_orlib(path: &Path) -> Result<Vec<BinPacking>, SourceError> {
     let file = path.display().to_string();
-    let toks = numbers(&read_text(path)?, &file)?;
+    let text = read_text(path)?;
+    let toks = numbers(&text);
+    let eof = text.lines().count().max(1);
     let mut it = toks.iter();
-    let eof = |line| SourceError::Format {
-        file: file.clone(),
-        line,
-        what: "unexpected end of file".into(),
+    let end = |what: &str| {
+        format(
+            &file,
+            eof,
+            format!("unexpected end of file: expected {what}"),
+        )
     };
-    let count: usize = parse(it.next().ok_or_else(|| eof(1))?, &file)?;
-    let mut out = Vec::with_capacity(count);
+    let count: u64 = parse(
+        it.next().ok_or_else(|| end("the number of instances"))?,
+        &file,
+    )?;
+    let mut out = Vec::with_capacity(count.min(1024) as usize);
     for _ in 0..count {
-        let name = it.next().ok_or_else(|| eof(0))?.1.clone();
-        let capacity: u64 = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
-        let n: usize = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
-        let optimum: usize = parse(it.next().ok_or_else(|| eof(0))?, &file)?;
-        let items = (0..n)
-            .map(|_| parse(it.next().ok_or_else(|| eof(0))?, &file))
-            .collect::<Result<Vec<u64>, _>>()?;
-        if let Some((i, _)) = items.iter().enumerate().find(|(_, x)| **x > capacity) {
-            return Err(SourceError::Format {
-                file: file.clone(),
-                line: 0,
-                what: format!("instance {name}: item {i} exceeds the capacity {capacity}"),
-            });
-        }
+        let name = it
+            .next()
+            .ok_or_else(|| end("an instance name"))?
+            .1
+            .to_string();
+        let capacity = capacity(it.next().ok_or_else(|| end("a capacity"))?, &file)?;
+        let n: u64 = parse(it.next().ok_or_else(|| end("a number of items"))?, &file)?;
+        let optimum: usize = parse(it.next().ok_or_else(|| end("the optimum"))?, &file)?;
+        let items = items(&mut it, n, capacity, &name, &file, eof)?;
         out.push(BinPacking {
             name,
             capacity,
@@ -138,35 +258,32 @@ pub fn read_orlib(path: &Path) -> Result<Vec<BinPacking>, SourceError> {
 /// sum/capacity exactly.
 pub fn read_triplet(path: &Path) -> Result<BinPacking, SourceError> {
     let file = path.display().to_string();
-    let toks = numbers(&read_text(path)?, &file)?;
+    let text = read_text(path)?;
+    let toks = numbers(&text);
+    let eof = text.lines().count().max(1);
     if toks.len() < 2 {
-        return Err(SourceError::Format {
-            file,
-            line: 1,
-            what: "expected n and capacity".into(),
-        });
+        return Err(format(&file, 1, "expected n and the capacity".into()));
     }
-    let n: usize = parse(&toks[0], &file)?;
-    let capacity: u64 = parse(&toks[1], &file)?;
-    let items = toks[2..]
-        .iter()
-        .map(|t| parse(t, &file))
-        .collect::<Result<Vec<u64>, _>>()?;
-    if items.len() != n {
-        return Err(SourceError::Format {
-            file,
-            line: 0,
-            what: format!("expected {n} sizes, found {}", items.len()),
-        });
+    let n: u64 = parse(&toks[0], &file)?;
+    let capacity = capacity(&toks[1], &file)?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut it = toks[2..].iter();
+    let items = items(&mut it, n, capacity, &name, &file, eof)?;
+    if let Some(extra) = it.next() {
+        return Err(format(
+            &file,
+            extra.0,
+            format!("{n} sizes announced, more found"),
+        ));
     }
-    let sum: u64 = items.iter().sum();
+    let sum: u128 = items.iter().map(|&x| x as u128).sum();
     Ok(BinPacking {
-        name: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        name,
         capacity,
-        optimum: sum.div_ceil(capacity) as usize,
+        optimum: sum.div_ceil(capacity as u128) as usize,
         items,
     })
 }
@@ -192,6 +309,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
     let file = path.display().to_string();
     let text = read_text(path)?;
     let mut tasks = Vec::new();
+    let (mut rows, mut total) = (Vec::new(), 0u64);
     let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -209,18 +327,27 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
                 f.len()
             )));
         }
-        let job: u64 = f[1]
-            .parse()
-            .map_err(|_| bad(format!("job id `{}` is not an integer", f[1])))?;
+        let job: u64 = f[1].parse().map_err(|_| {
+            bad(format!(
+                "job id `{}` is not an integer",
+                crate::input::shown(f[1])
+            ))
+        })?;
         let mut req: Resources = [0; 3];
         for (d, k) in [(0, 8), (1, 9)] {
-            let x: f64 = f[k]
-                .parse()
-                .map_err(|_| bad(format!("field {} `{}` is not a number", k + 1, f[k])))?;
+            let x: f64 = f[k].parse().map_err(|_| {
+                bad(format!(
+                    "field {} `{}` is not a number",
+                    k + 1,
+                    crate::input::shown(f[k])
+                ))
+            })?;
             req[d] = amount(x).ok_or_else(|| bad(format!("negative request {x}")))?;
         }
         let next = jobs.len() as u32;
         let j = *jobs.entry(job).or_insert(next);
+        grow(&mut total, 1, MAX_TASKS, "tasks", &file, n + 1)?;
+        rows.push((n + 1, req));
         tasks.push(Task {
             job: j,
             request: req,
@@ -228,9 +355,10 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
     }
     let mut machines = Vec::new();
     for &(count, cpu, mem) in &GOOGLE_2011_MACHINES {
-        let m = [amount(cpu).unwrap(), amount(mem).unwrap(), 0];
+        let m = [amount(cpu).unwrap_or(0), amount(mem).unwrap_or(0), 0];
         machines.extend(std::iter::repeat_n(m, count));
     }
+    check_fit(&machines, &rows, &file)?;
     Ok(Snapshot {
         dims: 2,
         attributes: vec![Vec::new(); machines.len()],
@@ -260,7 +388,11 @@ fn field_f64(f: &[&str], k: usize, line: usize, file: &str) -> Result<f64, Sourc
     v.parse().map_err(|_| SourceError::Format {
         file: file.into(),
         line,
-        what: format!("column {} `{v}` is not a number", k + 1),
+        what: format!(
+            "column {} `{}` is not a number",
+            k + 1,
+            crate::input::shown(v)
+        ),
     })
 }
 
@@ -274,6 +406,7 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
     let c = columns(header, &["cpu_milli", "memory_mib", "gpu", "model"], &nfile)?;
     let mut raw_nodes = Vec::new();
     let mut attributes = Vec::new();
+    let mut nodes_seen = 0u64;
     for (n, l) in lines.enumerate() {
         if l.trim().is_empty() {
             continue;
@@ -283,6 +416,7 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
             .iter()
             .map(|&k| field_f64(&f, k, n + 2, &nfile))
             .collect::<Result<_, _>>()?;
+        grow(&mut nodes_seen, 1, MAX_MACHINES, "nodes", &nfile, n + 2)?;
         raw_nodes.push([v[0], v[1], v[2]]);
         let model = f.get(c[3]).map(|s| s.trim()).unwrap_or("");
         attributes.push(if model.is_empty() {
@@ -324,6 +458,7 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
         &pfile,
     )?;
     let mut tasks = Vec::new();
+    let (mut rows, mut total) = (Vec::new(), 0u64);
     for (n, l) in lines.enumerate() {
         if l.trim().is_empty() {
             continue;
@@ -334,11 +469,14 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
             .map(|&k| field_f64(&f, k, n + 2, &pfile))
             .collect::<Result<_, _>>()?;
         let req = norm([v[0], v[1], v[2] * v[3] / 1000.0], &pfile, n + 2)?;
+        grow(&mut total, 1, MAX_TASKS, "pods", &pfile, n + 2)?;
+        rows.push((n + 2, req));
         tasks.push(Task {
             job: tasks.len() as u32,
             request: req,
         });
     }
+    check_fit(&machines, &rows, &pfile)?;
     Ok(Snapshot {
         dims: 3,
         machines,
@@ -367,6 +505,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
     let mut tasks = Vec::new();
     let mut disk = false;
     let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
+    let (mut rows, mut tasks_seen, mut machines_seen) = (Vec::new(), 0u64, 0u64);
     for (n, l) in lines {
         let f: Vec<&str> = l.split(',').map(|s| s.trim()).collect();
         let bad = |what: String| SourceError::Format {
@@ -382,41 +521,67 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
             }
             let x: f64 = v
                 .parse()
-                .map_err(|_| bad(format!("`{v}` is not a number")))?;
+                .map_err(|_| bad(format!("`{}` is not a number", crate::input::shown(v))))?;
             amount(x).ok_or_else(|| bad(format!("negative amount {x}")))
         };
         let r = [amt(2)?, amt(3)?, amt(4)?];
         disk |= r[2] > 0;
-        let count: usize = match get(5) {
+        let count: u64 = match get(5) {
             "" => 1,
-            v => v
-                .parse()
-                .map_err(|_| bad(format!("count `{v}` is not an integer")))?,
+            v => v.parse().map_err(|_| {
+                bad(format!(
+                    "count `{}` is not a whole number",
+                    crate::input::shown(v)
+                ))
+            })?,
         };
+        let count_usize = count as usize;
         match get(0) {
             "machine" => {
                 let mut attrs = Attributes::new();
                 let text = attr_col.and_then(|k| f.get(k)).copied().unwrap_or("");
                 for kv in text.split(';').filter(|kv| !kv.is_empty()) {
-                    let (k, v) = kv
-                        .split_once('=')
-                        .ok_or_else(|| bad(format!("attribute `{kv}` is not name=value")))?;
+                    let (k, v) = kv.split_once('=').ok_or_else(|| {
+                        bad(format!(
+                            "attribute `{}` is not name=value",
+                            crate::input::shown(kv)
+                        ))
+                    })?;
                     attrs.push((k.trim().to_string(), v.trim().to_string()));
                 }
-                machines.extend(std::iter::repeat_n(r, count));
-                attributes.extend(std::iter::repeat_n(attrs, count));
+                grow(
+                    &mut machines_seen,
+                    count,
+                    MAX_MACHINES,
+                    "machines",
+                    &file,
+                    n + 1,
+                )?;
+                machines.extend(std::iter::repeat_n(r, count_usize));
+                attributes.extend(std::iter::repeat_n(attrs, count_usize));
             }
             "task" => {
-                let id: u64 = get(1)
-                    .parse()
-                    .map_err(|_| bad(format!("job `{}` is not an integer", get(1))))?;
+                let id: u64 = get(1).parse().map_err(|_| {
+                    bad(format!(
+                        "job `{}` is not an integer",
+                        crate::input::shown(get(1))
+                    ))
+                })?;
                 let next = jobs.len() as u32;
                 let job = *jobs.entry(id).or_insert(next);
-                tasks.extend(std::iter::repeat_n(Task { job, request: r }, count));
+                grow(&mut tasks_seen, count, MAX_TASKS, "tasks", &file, n + 1)?;
+                rows.push((n + 1, r));
+                tasks.extend(std::iter::repeat_n(Task { job, request: r }, count_usize));
             }
-            other => return Err(bad(format!("kind `{other}` is neither machine nor task"))),
+            other => {
+                return Err(bad(format!(
+                    "kind `{}` is neither machine nor task",
+                    crate::input::shown(other)
+                )));
+            }
         }
     }
+    check_fit(&machines, &rows, &file)?;
     Ok(Snapshot {
         dims: if disk { 3 } else { 2 },
         machines,

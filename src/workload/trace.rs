@@ -25,8 +25,7 @@
 //! - Plain CSV: `arrival,duration,cpu[,memory…]` with a header row; fractions of a machine.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// One task of a trace.
@@ -50,7 +49,8 @@ pub enum TraceError {
         file: PathBuf,
         source: std::io::Error,
     },
-    #[error("{}:{line}: field `{field}`: {what}", file.display())]
+    /// `line` 0: about the whole file (its format), not one line.
+    #[error("{}", format_error(file, *line, field, what))]
     Format {
         file: PathBuf,
         line: usize,
@@ -66,6 +66,14 @@ pub enum TraceError {
     },
 }
 
+fn format_error(file: &Path, line: usize, field: &str, what: &str) -> String {
+    if line == 0 {
+        format!("{}: {what}", file.display())
+    } else {
+        format!("{}:{line}: field `{field}`: {what}", file.display())
+    }
+}
+
 /// A trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceFormat {
@@ -78,16 +86,11 @@ pub enum TraceFormat {
 type Lines = Box<dyn Iterator<Item = std::io::Result<String>>>;
 
 fn lines(path: &Path) -> Result<Lines, TraceError> {
-    let f = File::open(path).map_err(|source| TraceError::Io {
+    let r = crate::input::open(path).map_err(|source| TraceError::Io {
         file: path.to_path_buf(),
         source,
     })?;
-    let r: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(f))
-    } else {
-        Box::new(f)
-    };
-    Ok(Box::new(BufReader::with_capacity(1 << 16, r).lines()))
+    Ok(Box::new(r.lines()))
 }
 
 /// Reads a trace as a stream of tasks in arrival order.
@@ -102,6 +105,8 @@ pub struct TraceReader {
     /// Google: submit time (µs) of tasks waiting for the end of their run.
     open: HashMap<(u64, u64), u64>,
     done: bool,
+    /// A first line that turned out to be a task, not a header.
+    pending: Option<String>,
 }
 
 impl TraceReader {
@@ -117,11 +122,10 @@ impl TraceReader {
             max_procs: 0.0,
             open: HashMap::new(),
             done: false,
+            pending: None,
         };
         match format {
-            TraceFormat::Alibaba2017 | TraceFormat::Csv => {
-                r.next_line()?; // header
-            }
+            TraceFormat::Alibaba2017 | TraceFormat::Csv => r.header()?,
             TraceFormat::Swf => {
                 // MaxProcs (or MaxNodes) from the header comments, read lazily below
             }
@@ -130,12 +134,49 @@ impl TraceReader {
         Ok(r)
     }
 
+    /// Reads and checks the header row, which a file without one would otherwise lose its
+    /// first task to. The CSV form needs one, checked by name; an Alibaba `batch_task` file may
+    /// have one (the published file has none): a first line whose first field is a number is a
+    /// task.
+    fn header(&mut self) -> Result<(), TraceError> {
+        let line = self.next_line()?.unwrap_or_default();
+        let names: Vec<String> = line
+            .split(',')
+            .map(|f| f.trim().to_ascii_lowercase())
+            .collect();
+        if self.format == TraceFormat::Alibaba2017 {
+            if names[0].parse::<f64>().is_ok() {
+                self.pending = Some(line);
+                self.line -= 1;
+            }
+            return Ok(());
+        }
+        let ok = names.len() >= 3
+            && names[..3] == ["arrival", "duration", "cpu"]
+            && (names.len() == 3 || (names.len() == 4 && names[3] == "memory"));
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad(
+                "header",
+                format!(
+                    "expected a header row `arrival,duration,cpu[,memory]`, found `{}`",
+                    crate::input::shown(&line)
+                ),
+            ))
+        }
+    }
+
     /// The line last read (1-based; the header counts).
     pub fn line(&self) -> usize {
         self.line
     }
 
     fn next_line(&mut self) -> Result<Option<String>, TraceError> {
+        if let Some(l) = self.pending.take() {
+            self.line += 1;
+            return Ok(Some(l));
+        }
         match self.lines.next() {
             None => Ok(None),
             Some(Err(source)) => Err(TraceError::Io {
@@ -162,7 +203,10 @@ impl TraceReader {
         let v = f.get(k).map(|s| s.trim()).unwrap_or("");
         match v.parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(x),
-            _ => Err(self.bad(field, format!("expected a number, got `{v}`"))),
+            _ => Err(self.bad(
+                field,
+                format!("expected a number, got `{}`", crate::input::shown(v)),
+            )),
         }
     }
 
@@ -306,9 +350,12 @@ impl TraceReader {
             return Err(self.bad("row", format!("expected 13 fields, found {}", f.len())));
         }
         let int = |k: usize, name: &str| -> Result<u64, TraceError> {
-            f[k].trim()
-                .parse::<u64>()
-                .map_err(|_| self.bad(name, format!("expected an integer, got `{}`", f[k])))
+            f[k].trim().parse::<u64>().map_err(|_| {
+                self.bad(
+                    name,
+                    format!("expected an integer, got `{}`", crate::input::shown(f[k])),
+                )
+            })
         };
         let time = int(0, "time")?;
         let job = int(2, "job ID")?;

@@ -3,6 +3,8 @@
 mod calibration;
 mod cli;
 mod figures;
+mod fuzz;
+mod hostile;
 mod journal;
 mod markov;
 mod multi;

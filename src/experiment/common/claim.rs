@@ -2,11 +2,60 @@
 
 /// A claim checked after the run: what it says, what was expected and observed, the numbers
 /// behind it, and whether it held. Written to `claims.csv` and the report.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+/// In `claims.csv` the `holds` column reads `true`, `false` or `not checked`.
+#[derive(Clone, Debug, Default)]
 pub struct ClaimResult {
     pub claim: String,
     pub expected: String,
     pub observed: String,
     pub evidence: String,
     pub holds: bool,
+    /// Why the claim could not be checked in this run (only under `--quick`, whose shortened
+    /// plan can lack what the claim needs; validation refuses such claims otherwise). A claim
+    /// not checked neither holds nor fails.
+    pub unchecked: Option<String>,
+}
+
+impl ClaimResult {
+    /// Whether it held, or was not checked (so the exit status is not 1).
+    pub fn passes(&self) -> bool {
+        self.holds || self.unchecked.is_some()
+    }
+
+    /// `holds`, `FAILS` or `not checked`.
+    pub fn status(&self) -> &'static str {
+        match (&self.unchecked, self.holds) {
+            (Some(_), _) => "not checked",
+            (None, true) => "holds",
+            (None, false) => "FAILS",
+        }
+    }
+
+    /// A claim that this run cannot check, and why.
+    pub fn not_checked(claim: String, expected: String, why: &str) -> ClaimResult {
+        ClaimResult {
+            claim,
+            expected,
+            observed: "not checked".into(),
+            evidence: why.into(),
+            holds: false,
+            unchecked: Some(why.into()),
+        }
+    }
+}
+
+impl serde::Serialize for ClaimResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut r = s.serialize_struct("ClaimResult", 5)?;
+        r.serialize_field("claim", &self.claim)?;
+        r.serialize_field("expected", &self.expected)?;
+        r.serialize_field("observed", &self.observed)?;
+        r.serialize_field("evidence", &self.evidence)?;
+        match self.unchecked {
+            Some(_) => r.serialize_field("holds", "not checked")?,
+            None => r.serialize_field("holds", &self.holds)?,
+        }
+        r.end()
+    }
 }

@@ -76,7 +76,7 @@ impl Ctx<'_> {
     /// relative to the experiment file's folder; `key` names the key in errors.
     pub fn numbers(&self, key: &str, path: &str) -> Result<Vec<f64>, ExperimentError> {
         let full = self.path(path);
-        let text = std::fs::read_to_string(&full).map_err(|e| {
+        let text = crate::input::read_text(&full).map_err(|e| {
             self.bad(
                 key,
                 "a readable file of sizes",
@@ -94,7 +94,12 @@ impl Ctx<'_> {
                     self.bad(
                         key,
                         "numbers only",
-                        format!("{}:{}: `{tok}`", full.display(), n + 1),
+                        format!(
+                            "{}:{}: `{}`",
+                            full.display(),
+                            n + 1,
+                            crate::input::shown(tok)
+                        ),
                     )
                 })?;
                 out.push(x);
@@ -114,4 +119,52 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(
         file: file.to_path_buf(),
         message: e.to_string().trim_end().to_string(),
     })
+}
+
+impl Ctx<'_> {
+    /// `x` if it is at most `max`, else an error naming the key and the limit.
+    pub fn at_most<T: PartialOrd + std::fmt::Display>(
+        &self,
+        key: &str,
+        x: T,
+        max: T,
+        what: &str,
+    ) -> Result<T, ExperimentError> {
+        if x <= max {
+            Ok(x)
+        } else {
+            Err(self.bad(key, &format!("at most {max} {what}"), x))
+        }
+    }
+
+    /// A list of at most [`MAX_LIST`](crate::limits::MAX_LIST) values.
+    pub fn short_list<T>(&self, key: &str, list: &[T]) -> Result<(), ExperimentError> {
+        if list.len() <= crate::limits::MAX_LIST {
+            Ok(())
+        } else {
+            Err(self.bad(
+                key,
+                &format!("at most {} values", crate::limits::MAX_LIST),
+                format!("{} values", list.len()),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn limits_name_the_key_and_the_bound() {
+        let cx = Ctx {
+            file: Path::new("x.toml"),
+        };
+        assert_eq!(cx.at_most("run.replications", 5u64, 10, "runs").unwrap(), 5);
+        let e = cx
+            .at_most("run.replications", 11u64, 10, "replications")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("run.replications") && e.contains("at most 10") && e.contains("11"));
+    }
 }

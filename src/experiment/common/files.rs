@@ -89,7 +89,11 @@ pub fn report_claims_and_figures(r: &mut Report, claims: &[ClaimResult], figures
                 c.claim.as_str(),
                 &c.expected,
                 &c.observed,
-                if c.holds { "yes" } else { "**no**" },
+                match c.status() {
+                    "holds" => "yes",
+                    "FAILS" => "**no**",
+                    other => other,
+                },
                 &c.evidence,
             ]);
         }

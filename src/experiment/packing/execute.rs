@@ -67,6 +67,35 @@ pub fn cost(exp: &PackingExperiment, i: usize) -> f64 {
     exp.snapshot.tasks.len() as f64 * evaluators as f64 * scan
 }
 
+/// Expected CPU seconds of scheduler `i`'s evaluators: packings × tasks × the cost of choosing
+/// a machine (a scan of every machine for the scoring rules, a tree search for first fit),
+/// at [`NS_PER_MACHINE_SCORED`](crate::limits::NS_PER_MACHINE_SCORED) per machine scored.
+pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
+    let e = &exp.evaluate;
+    let m = exp.snapshot.machines.len().max(2) as f64;
+    // a compaction trial: the doubling, then a binary search over twice the cluster
+    let search = (2.0 * m).log2() + 2.0;
+    let expansion = e.expansion_tau.map_or(0.0, |t| 1.0 / t.max(0.01));
+    let packings = 1.0
+        + e.hole_units.len() as f64
+        + 4.0 * e.factors.len() as f64
+        + e.trials as f64
+            * (e.compaction_tau.len() as f64 * search
+                + e.throughput_x.len() as f64
+                + f64::from(u8::from(e.mc_tau.is_some()))
+                + expansion.min(m));
+    let per_task = match exp.schedulers[i].2 {
+        // a tree search costs about as much as scoring 2.5 machines per level
+        Scorer::FirstFit | Scorer::RandomFirstFit => 2.5 * m.log2(),
+        _ => m,
+    };
+    packings
+        * exp.snapshot.tasks.len() as f64
+        * per_task
+        * crate::limits::NS_PER_MACHINE_SCORED
+        * 1e-9
+}
+
 /// Every evaluator for scheduler `i`.
 pub fn run(exp: &PackingExperiment, i: usize) -> SchedulerResult {
     let (label, order, scorer) = &exp.schedulers[i];
@@ -216,6 +245,7 @@ fn check(exp: &PackingExperiment, results: &[SchedulerResult]) -> Vec<ClaimResul
                     .join("; "),
                 evidence: format!("{} trials each", exp.evaluate.trials),
                 holds: sizes.windows(2).all(|w| w[0] < w[1]),
+                unchecked: None,
             }
         })
         .collect()

@@ -19,6 +19,7 @@ pub use output::write_packing_outputs;
 use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, parse_toml};
 use super::engine::Kind;
+use crate::limits::{MAX_TASKS, MAX_TRIALS};
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
 use crate::packing::sources::{
@@ -74,8 +75,18 @@ impl PackingExperiment {
         let cx = Ctx { file };
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
         let (snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
+        if snapshot.machines.is_empty() {
+            return Err(cx.bad(
+                "snapshot.file",
+                "a snapshot with at least one machine",
+                "none (a packing needs machines to pack onto)",
+            ));
+        }
+        if snapshot.tasks.is_empty() {
+            return Err(cx.bad("snapshot.file", "a snapshot with at least one task", "none"));
+        }
         let schedulers = schedulers(&cx, &raw.scheduler)?;
-        let evaluate = evaluate(&cx, raw.evaluate)?;
+        let evaluate = evaluate(&cx, raw.evaluate, snapshot.tasks.len())?;
         let claims = claims(&cx, &raw.claim, &schedulers, &evaluate.compaction_tau)?;
         Ok(PackingExperiment {
             header,
@@ -180,8 +191,29 @@ fn schedulers(
 }
 
 /// `[evaluate]`.
-fn evaluate(cx: &Ctx<'_>, e: RawEvaluate) -> Result<Evaluate, ExperimentError> {
+fn evaluate(cx: &Ctx<'_>, e: RawEvaluate, tasks: usize) -> Result<Evaluate, ExperimentError> {
     let hole_units = e.hole_filling.unwrap_or_default();
+    for (k, v) in [
+        ("evaluate.hole_filling", &hole_units),
+        (
+            "evaluate.inflation",
+            e.inflation.as_ref().unwrap_or(&Vec::new()),
+        ),
+        (
+            "evaluate.compaction_tau",
+            e.compaction_tau.as_ref().unwrap_or(&Vec::new()),
+        ),
+        (
+            "evaluate.throughput",
+            e.throughput.as_ref().unwrap_or(&Vec::new()),
+        ),
+        (
+            "evaluate.fragmentation",
+            e.fragmentation.as_ref().unwrap_or(&Vec::new()),
+        ),
+    ] {
+        cx.short_list(k, v)?;
+    }
     fractions(cx, "evaluate.hole_filling", &hole_units, 10.0)?;
     if hole_units.contains(&0.0) {
         return Err(cx.bad("evaluate.hole_filling", "unit sizes > 0", 0.0));
@@ -193,23 +225,37 @@ fn evaluate(cx: &Ctx<'_>, e: RawEvaluate) -> Result<Evaluate, ExperimentError> {
     {
         return Err(cx.bad("evaluate.inflation", "factors in [1, 100]", f));
     }
+    // horizontal inflation multiplies the tasks
+    let most = factors.iter().copied().fold(1.0, f64::max);
+    if tasks as f64 * most > MAX_TASKS as f64 {
+        return Err(cx.bad(
+            "evaluate.inflation",
+            &format!("factors that keep the inflated workload within {MAX_TASKS} tasks ({tasks} tasks now)"),
+            most,
+        ));
+    }
     let compaction_tau = e.compaction_tau.unwrap_or_default();
     fractions(cx, "evaluate.compaction_tau", &compaction_tau, 1.0)?;
     let throughput_x = e.throughput.unwrap_or_default();
     fractions(cx, "evaluate.throughput", &throughput_x, 1.0)?;
     let fragmentation_x = e.fragmentation.unwrap_or_default();
     fractions(cx, "evaluate.fragmentation", &fragmentation_x, 1.0)?;
-    for (k, v) in [
-        ("evaluate.monte_carlo_tau", e.monte_carlo_tau),
-        ("evaluate.expansion_tau", e.expansion_tau),
+    // Monte-Carlo inflation stops when this fraction pends (and after 1000 times the tasks at
+    // most); expansion adds a fraction τ of the machines at a time
+    for (k, v, max) in [
+        ("evaluate.monte_carlo_tau", e.monte_carlo_tau, 0.5),
+        ("evaluate.expansion_tau", e.expansion_tau, 1.0),
     ] {
         if let Some(t) = v {
-            fractions(cx, k, &[t], 1.0)?;
+            fractions(cx, k, &[t], max)?;
         }
     }
     let trials = match e.trials {
         None => 11,
-        Some(t) => cx.positive("evaluate.trials", t)? as usize,
+        Some(t) => {
+            let t = cx.positive("evaluate.trials", t)?;
+            cx.at_most("evaluate.trials", t, MAX_TRIALS, "trials")? as usize
+        }
     };
     let power_idle = e.power_idle.unwrap_or(0.5);
     fractions(cx, "evaluate.power_idle", &[power_idle], 1.0)?;
@@ -301,11 +347,39 @@ impl Kind for PackingExperiment {
     fn plan(&self) -> Vec<usize> {
         (0..self.schedulers.len()).collect()
     }
+    fn estimated_seconds(&self) -> Option<f64> {
+        Some(
+            (0..self.schedulers.len())
+                .map(|i| execute::seconds(self, i))
+                .sum(),
+        )
+    }
     fn cost(&self, unit: &usize) -> f64 {
         execute::cost(self, *unit)
     }
     fn run_unit(&self, unit: &usize) -> Result<SchedulerResult, ExperimentError> {
-        Ok(execute::run(self, *unit))
+        let r = execute::run(self, *unit);
+        if r.compaction
+            .iter()
+            .flat_map(|c| &c.trials)
+            .any(|t| !t.fitted)
+        {
+            return Err(Ctx {
+                file: &self.header.file,
+            }
+            .bad(
+                "snapshot.file",
+                &format!(
+                    "a workload that compaction can fit (with at most τ pending) on at most {} machines",
+                    crate::limits::MAX_MACHINES
+                ),
+                format!(
+                    "one that scheduler `{}` cannot fit on that many",
+                    self.schedulers[*unit].0
+                ),
+            ));
+        }
+        Ok(r)
     }
     fn assemble(&self, done: Vec<SchedulerResult>) -> PackingOutcome {
         execute::assemble(self, done)

@@ -7,6 +7,7 @@
 //! searches, saturation estimates, study rows) runs through [`crate::experiment::engine`];
 //! [`write_outputs`] writes what it found.
 
+mod budget;
 mod claims;
 mod cluster;
 mod compaction;
@@ -202,6 +203,17 @@ pub enum PlotSpec {
     },
 }
 
+impl PlotSpec {
+    /// The figure's file name, without extension.
+    pub fn file(&self) -> &str {
+        match self {
+            PlotSpec::MeanQueueVsLoad { file, .. }
+            | PlotSpec::LimitVsCompaction { file, .. }
+            | PlotSpec::QueueVsTime { file, .. } => file,
+        }
+    }
+}
+
 /// A claim checked after the run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClaimSpec {
@@ -309,7 +321,7 @@ impl Experiment {
         let claims = validate_claims::claims(&raw.claim, &at, &policies, &labels, &workload)?;
         let compaction =
             compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
-        Ok(Experiment {
+        let exp = Experiment {
             header,
             servers,
             workload,
@@ -322,7 +334,10 @@ impl Experiment {
             claims,
             rho_star,
             compaction,
-        })
+        };
+        budget::check(&cx, &exp)?;
+        validate_claims::passable(&cx, &exp)?;
+        Ok(exp)
     }
 
     /// The experiment's name.
@@ -396,6 +411,9 @@ impl Kind for Experiment {
     type Unit = units::Unit;
     type Done = units::Done;
     type Outcome = Outcome;
+    fn estimated_seconds(&self) -> Option<f64> {
+        Some(budget::seconds(self))
+    }
     fn header(&self) -> &Header {
         &self.header
     }

@@ -20,6 +20,13 @@ pub(super) fn plots(
                 format!("{}-{i}", p.kind)
             }
         });
+        if plots.iter().any(|q: &PlotSpec| q.file() == file) {
+            return Err(at.cx.bad(
+                &format!("plot[{i}].file"),
+                "a file name no other plot of this file uses (each plot writes FILE.png and FILE.svg)",
+                &file,
+            ));
+        }
         if file.is_empty() || file.contains(['/', '\\']) {
             return Err(at.cx.bad(
                 &format!("plot[{i}].file"),

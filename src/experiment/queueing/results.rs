@@ -72,7 +72,7 @@ impl Outcome {
 
     /// Did every claim hold?
     pub fn claims_hold(&self) -> bool {
-        self.claims.iter().all(|c| c.holds)
+        self.claims.iter().all(ClaimResult::passes)
     }
 }
 

@@ -4,6 +4,7 @@ use super::schema::RawRun;
 use super::{Horizon, RunSpec};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
+use crate::limits::{MAX_QUEUE_CAP, MAX_REPLICATIONS, MAX_SAMPLES, MAX_SLOTS_PER_RUN};
 
 /// Validates `[run]`; `traced`: the workload is a replayed trace (then `slots` is optional and
 /// `max_slots` refused).
@@ -13,21 +14,34 @@ pub(super) fn run_spec(
     traced: bool,
 ) -> Result<RunSpec, ExperimentError> {
     let horizon = match raw.slots {
-        Some(s) => fixed(cx, raw, cx.positive("run.slots", s)?, traced)?,
+        Some(s) => {
+            let s = cx.positive("run.slots", s)?;
+            let s = cx.at_most("run.slots", s, MAX_SLOTS_PER_RUN as u64, "slots per run")?;
+            fixed(cx, raw, s, traced)?
+        }
         None if traced => window(cx, raw)?,
         None => return Err(cx.bad("run.slots", "the number of slots per run", "nothing")),
     };
     let replications = match raw.replications {
         None => 1,
-        Some(r) => cx.positive("run.replications", r)?.min(u32::MAX as u64) as u32,
+        Some(r) => {
+            let r = cx.positive("run.replications", r)?;
+            cx.at_most("run.replications", r, MAX_REPLICATIONS, "replications")? as u32
+        }
     };
     let queue_cap = match raw.queue_cap {
         None => 100_000,
-        Some(c) => cx.positive("run.queue_cap", c)?,
+        Some(c) => {
+            let c = cx.positive("run.queue_cap", c)?;
+            cx.at_most("run.queue_cap", c, MAX_QUEUE_CAP, "jobs")?
+        }
     };
     let samples = match raw.samples {
         None => 500,
-        Some(c) => cx.positive("run.samples", c)?,
+        Some(c) => {
+            let c = cx.positive("run.samples", c)?;
+            cx.at_most("run.samples", c, MAX_SAMPLES, "samples per run")?
+        }
     };
     Ok(RunSpec {
         horizon,
@@ -60,7 +74,12 @@ fn fixed(cx: &Ctx<'_>, raw: &RawRun, slots: u64, traced: bool) -> Result<Horizon
     let max_slots = match raw.max_slots {
         None => slots,
         Some(_) if traced => return Err(no_max_slots(cx)),
-        Some(m) if m >= 0 && m as u64 >= slots => m as u64,
+        Some(m) if m >= 0 && m as u64 >= slots => cx.at_most(
+            "run.max_slots",
+            m as u64,
+            MAX_SLOTS_PER_RUN as u64,
+            "slots per run",
+        )?,
         Some(m) => {
             return Err(cx.bad(
                 "run.max_slots",

@@ -6,6 +6,7 @@ use super::{Point, SweepKind, Workload};
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
+use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -95,6 +96,7 @@ pub(super) fn points(
     if values.is_empty() {
         return Err(cx.bad(key, "a non-empty list of values", "[]"));
     }
+    cx.short_list(key, values)?;
     let to_rate = rate_per_load(servers, workload.sizes(), workload.service());
     let rho_mid = rho_star.map_or(f64::NAN, |(a, b)| (a + b) / 2.0);
     let mut points = Vec::with_capacity(values.len());
@@ -111,6 +113,29 @@ pub(super) fn points(
             SweepKind::ArrivalRate => (v / to_rate, v),
             SweepKind::Fraction => (v * rho_mid, v * rho_mid * to_rate),
         };
+        if trace.is_none() && rate > MAX_ARRIVALS_PER_SLOT {
+            return Err(cx.bad(
+                key,
+                &format!(
+                    "values giving at most {MAX_ARRIVALS_PER_SLOT:.0e} expected arrivals per slot"
+                ),
+                format!("{v} (arrival rate {rate:.4e} jobs per slot)"),
+            ));
+        }
+        if let Some((spec, t)) = trace {
+            // a run is its window: at this scaling, this many slots
+            let slots = t.slots(spec, v, 1) as f64;
+            if slots > MAX_SLOTS_PER_RUN {
+                return Err(cx.bad(
+                    key,
+                    &format!(
+                        "values giving at most {MAX_SLOTS_PER_RUN:.0e} slots per replay (the \
+                         window's span / (scaling · workload.trace.slot))"
+                    ),
+                    format!("{v} ({slots:.3e} slots)"),
+                ));
+            }
+        }
         if trace.is_none() {
             Arrivals::new(workload.arrivals(), rate).map_err(|e| {
                 cx.bad(

@@ -4,7 +4,7 @@
 use super::limit::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
-use super::{ClaimSpec, Workload};
+use super::{ClaimSpec, Experiment, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::policy::PolicySpec;
@@ -105,7 +105,7 @@ fn verdict(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
             return Err(k.cx().bad(
                 &k.key("expect"),
                 "\"stable\" or \"unstable\"",
-                format!("{other:?}"),
+                other.map_or("nothing".into(), |o| format!("\"{o}\"")),
             ));
         }
     };
@@ -228,4 +228,22 @@ fn search(k: &ClaimCx<'_>) -> Result<SearchSpec, ExperimentError> {
         max_probes,
         rounds,
     })
+}
+
+/// Refuses claims the file's own settings make impossible to pass, before anything runs: a
+/// ranking compares 95 % intervals, so it needs two replications (unless a trace is replayed
+/// as one deterministic window).
+pub(super) fn passable(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentError> {
+    let exact = exp.workload.trace().is_some() && exp.run.replications == 1;
+    for (i, c) in exp.claims.iter().enumerate() {
+        if matches!(c, ClaimSpec::Ranking { .. }) && !exact && exp.run.replications < 2 {
+            return Err(cx.bad(
+                &format!("claim[{i}]"),
+                "run.replications ≥ 2 for a ranking claim (it compares 95 % intervals of the \
+                 replications' means)",
+                "run.replications = 1",
+            ));
+        }
+    }
+    Ok(())
 }

@@ -66,8 +66,14 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                     observed: format!("{r:.6}"),
                     evidence: format!("worst case {i}: sizes@probabilities {sizes}"),
                     holds: within(r, *at_least, *at_most),
+                    unchecked: None,
                 }
             }
+            RegionClaim::BracketMonotone if out.bracket.len() < 2 => ClaimResult::not_checked(
+                "the bracket narrows monotonically as the partition is refined".into(),
+                "monotone".into(),
+                "one level of the bracket (--quick stops at 32 intervals)",
+            ),
             RegionClaim::BracketMonotone => {
                 let b = &out.bracket;
                 let ok = b.windows(2).all(|w| {
@@ -89,6 +95,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                         .collect::<Vec<_>>()
                         .join("; "),
                     holds: ok && b.len() >= 2,
+                    unchecked: None,
                 }
             }
             RegionClaim::BracketWidth { at_most } => {
@@ -107,6 +114,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                         })
                         .unwrap_or_default(),
                     holds: w <= *at_most,
+                    unchecked: None,
                 }
             }
             RegionClaim::RhoStar { at_least, at_most } => {
@@ -123,6 +131,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                     observed: format!("[{lo:.6}, {hi:.6}]"),
                     evidence: "exact for finitely many sizes, else the last bracket".into(),
                     holds: within(lo, *at_least, None) && within(hi, None, *at_most),
+                    unchecked: None,
                 }
             }
         })

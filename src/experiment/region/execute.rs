@@ -32,14 +32,15 @@ fn random_case(seed: u64, max_types: usize, j: u32) -> Vec<(Size, f64)> {
     let n = rng.random_range(1..=max_types);
     let mut atoms: Vec<(Size, f64)> = Vec::new();
     for _ in 0..n {
+        // strictly above the floor and at most 1 (a draw within 1e-6 of 1 is a full server)
         let s = if rng.random_bool(0.5) {
             rng.random_range(floor..1.0) + 1e-6
         } else {
             let c = x.uppers()[rng.random_range(1..x.len())].as_f64();
-            (c + rng.random_range(1e-6..0.02)).min(1.0)
+            c + rng.random_range(1e-6..0.02)
         };
         atoms.push((
-            Size::from_f64(s).expect("in (0, 1]"),
+            Size::from_f64(s.min(1.0)).unwrap_or(Size::ONE),
             rng.random_range(0.01..1.0),
         ));
     }
@@ -214,4 +215,24 @@ fn case(exp: &RegionExperiment, c: usize) -> Result<FamilyCase, ExperimentError>
         kred: kred.per_server,
         dyadic: dy.per_server,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_cases_are_valid_distributions_for_every_seed() {
+        let floor = Size::from_f64(1.0 / 16.0).unwrap();
+        for seed in 0..100_000 {
+            let atoms = random_case(seed, 5, 4);
+            assert!(!atoms.is_empty() && atoms.len() <= 5);
+            for &(s, p) in &atoms {
+                assert!(s > floor && s <= Size::ONE, "seed {seed}: {s}");
+                assert!(p > 0.0);
+            }
+            let total: f64 = atoms.iter().map(|a| a.1).sum();
+            assert!((total - 1.0).abs() < 1e-12);
+        }
+    }
 }

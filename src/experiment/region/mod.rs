@@ -18,6 +18,8 @@ use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, parse_toml, service_law, size_law};
 use super::engine::Kind;
 use crate::configurations::MAX_J;
+use crate::limits::{MAX_FAMILY, MAX_REGION_TYPES};
+use crate::model::Size;
 use crate::workload::SizeLaw;
 use schema::{Raw, RawBracket, RawClaim, RawPlot};
 
@@ -82,7 +84,18 @@ impl RegionExperiment {
         let cx = Ctx { file };
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
         let (sizes, service) = match raw.workload {
-            Some(w) => (Some(size_law(&cx, w.sizes)?), w.service),
+            Some(w) => {
+                let law = size_law(&cx, w.sizes)?;
+                if let Some(atoms) = law.atoms() {
+                    cx.at_most(
+                        "workload.sizes",
+                        atoms.len(),
+                        MAX_REGION_TYPES,
+                        "distinct sizes (each region's configurations are enumerated; the cost grows about as the square of the sizes: 4 s at 200)",
+                    )?;
+                }
+                (Some(law), w.service)
+            }
             None => (None, None),
         };
         let scale = match (raw.cluster, service) {
@@ -110,7 +123,9 @@ impl RegionExperiment {
         let family = match raw.region.family {
             None => None,
             Some(f) => {
-                let count = cx.positive("region.family.count", f.count)? as usize;
+                let count = cx.positive("region.family.count", f.count)?;
+                let count =
+                    cx.at_most("region.family.count", count, MAX_FAMILY, "distributions")? as usize;
                 let types = cx.positive("region.family.max_types", f.max_types)? as usize;
                 if types > 50 {
                     return Err(cx.bad("region.family.max_types", "at most 50", types));
@@ -126,7 +141,7 @@ impl RegionExperiment {
             ));
         }
         let plots = plots(&cx, raw.plot, sizes.is_some(), family.is_some())?;
-        let claims = claims(&cx, raw.claim, sizes.is_some(), family.is_some())?;
+        let claims = claims(&cx, raw.claim, sizes.is_some(), family.is_some(), bracket)?;
         Ok(RegionExperiment {
             header,
             sizes,
@@ -155,7 +170,18 @@ fn bracket(cx: &Ctx<'_>, raw: Option<RawBracket>) -> Result<(usize, usize, f64),
         max_intervals: None,
         tolerance: None,
     });
-    let start = cx.positive("region.bracket.start", b.start.unwrap_or(8))? as usize;
+    let start = cx.positive("region.bracket.start", b.start.unwrap_or(8))?;
+    // every cut k/n of every grid must be exact: n must divide the fixed-point unit
+    // 3 · 2^30 · 5^6 (doubling keeps it so up to 1024)
+    if start > 1024 || !Size::UNIT.is_multiple_of(start) {
+        return Err(cx.bad(
+            "region.bracket.start",
+            "a number of intervals ≤ 1024 of the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every \
+             cut k/n is exact in fixed point): for example 8, 10, 12, 15, 16, 20, 24",
+            start,
+        ));
+    }
+    let start = start as usize;
     let max = cx.positive(
         "region.bracket.max_intervals",
         b.max_intervals.unwrap_or(256),
@@ -202,6 +228,23 @@ fn plots(
             ));
         }
         let file = p.file.unwrap_or_else(|| p.kind.clone());
+        if file.is_empty() || file.contains(['/', '\\']) {
+            return Err(cx.bad(
+                &format!("plot[{i}].file"),
+                "a file name without directories",
+                &file,
+            ));
+        }
+        if plots
+            .iter()
+            .any(|(_, _, f): &(String, Option<String>, String)| *f == file)
+        {
+            return Err(cx.bad(
+                &format!("plot[{i}].file"),
+                "a file name no other plot of this file uses (each plot writes FILE.png and FILE.svg)",
+                &file,
+            ));
+        }
         plots.push((p.kind, p.title, file));
     }
     Ok(plots)
@@ -213,6 +256,7 @@ fn claims(
     raw: Vec<RawClaim>,
     sizes: bool,
     family: bool,
+    bracket: (usize, usize, f64),
 ) -> Result<Vec<RegionClaim>, ExperimentError> {
     let mut claims = Vec::new();
     for (i, c) in raw.into_iter().enumerate() {
@@ -233,7 +277,7 @@ fn claims(
                         return Err(cx.bad(
                             &key("set"),
                             "\"kred\" or \"dyadic\"",
-                            format!("{other:?}"),
+                            other.map_or("nothing".into(), |o| format!("\"{o}\"")),
                         ));
                     }
                 };
@@ -247,7 +291,16 @@ fn claims(
                     at_most,
                 }
             }
-            "bracket-monotone" => RegionClaim::BracketMonotone,
+            "bracket-monotone" => {
+                if bracket.0 * 2 > bracket.1 {
+                    return Err(cx.bad(
+                        &key("kind"),
+                        "a bracket of at least two levels for `bracket-monotone` (region.bracket.max_intervals ≥ 2 × start)",
+                        format!("start = {}, max_intervals = {}", bracket.0, bracket.1),
+                    ));
+                }
+                RegionClaim::BracketMonotone
+            }
             "bracket-width" => RegionClaim::BracketWidth {
                 at_most: c
                     .at_most

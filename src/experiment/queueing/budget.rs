@@ -1,0 +1,71 @@
+//! The work a queueing file asks for, checked against [`limits`] while it is validated, and the
+//! estimate printed before a long run.
+
+use super::Experiment;
+use super::units::{self, Unit};
+use crate::experiment::ExperimentError;
+use crate::experiment::common::Ctx;
+use crate::limits::{self, MAX_EVENTS, MAX_UNITS};
+
+/// Refuses a plan of more than [`MAX_UNITS`] units (before it is built) or of more than
+/// [`MAX_EVENTS`] slots and arrivals at the runs' longest horizon.
+pub(super) fn check(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentError> {
+    let runs = exp.points.len() as u64 * exp.policies.len() as u64 * exp.run.replications as u64;
+    let units = runs + exp.claims.len() as u64 + exp.policies.len() as u64;
+    if units > MAX_UNITS {
+        return Err(cx.bad(
+            "run.replications",
+            &format!("at most {MAX_UNITS} runs in all (sweep points × policies × replications)"),
+            format!(
+                "{} × {} × {} = {runs} runs",
+                exp.points.len(),
+                exp.policies.len(),
+                exp.run.replications
+            ),
+        ));
+    }
+    let worst: f64 = units::plan(exp)
+        .iter()
+        .map(|u| match u {
+            // a run that stays undecided doubles its horizon up to max_slots
+            Unit::Run { .. } => {
+                let stretch = exp
+                    .run
+                    .slots()
+                    .map_or(1.0, |(s, _, max)| max as f64 / s as f64);
+                units::cost(exp, u) * stretch
+            }
+            u => units::cost(exp, u),
+        })
+        .sum();
+    if worst > MAX_EVENTS {
+        return Err(cx.bad(
+            "run",
+            &format!(
+                "at most {MAX_EVENTS:.0e} slots and expected arrivals over all runs at their \
+                 longest (run.max_slots, limit searches included)"
+            ),
+            format!("{worst:.2e}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
+/// a slot and of a job.
+pub(super) fn seconds(exp: &Experiment) -> f64 {
+    units::plan(exp)
+        .iter()
+        .map(|u| {
+            let c = units::cost(exp, u);
+            match u {
+                &Unit::Run { point, .. } => {
+                    let rate = exp.points[point].arrival_rate;
+                    c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                }
+                _ => c * limits::NS_PER_JOB,
+            }
+        })
+        .sum::<f64>()
+        * 1e-9
+}

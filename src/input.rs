@@ -1,0 +1,116 @@
+//! Opening input files, plain or gzip-compressed, the same way for every reader, and showing
+//! their contents safely in error messages.
+//!
+//! A file is read as gzip when it starts with gzip's magic bytes (whatever its name), and then
+//! whole: every member of a multi-member file (as `cat a.gz b.gz` or parallel compressors
+//! write), not just the first.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// gzip's first two bytes.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A reader of the decompressed contents of `path`.
+pub fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let gz = f.fill_buf()?.starts_with(&GZIP_MAGIC);
+    Ok(if gz {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            Corrupt(flate2::bufread::MultiGzDecoder::new(f)),
+        ))
+    } else {
+        Box::new(f)
+    })
+}
+
+/// The decompressed contents of `path` as text.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let mut s = String::new();
+    open(path)?.read_to_string(&mut s).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("UTF-8") {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "not UTF-8 text (binary data, or a corrupt or truncated gzip file)",
+            )
+        } else {
+            e
+        }
+    })?;
+    Ok(s)
+}
+
+/// Turns a decompression failure into a message that says what it means.
+struct Corrupt<R>(R);
+
+impl<R: Read> Read for Corrupt<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidInput
+            | std::io::ErrorKind::InvalidData
+            | std::io::ErrorKind::UnexpectedEof => std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("corrupt or truncated gzip data ({e})"),
+            ),
+            _ => e,
+        })
+    }
+}
+
+/// `text` as it may appear in a message: control characters escaped, at most 40 characters.
+pub fn shown(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(40)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if text.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn every_gzip_member_is_read_and_plain_files_pass_through() {
+        let dir = std::env::temp_dir().join(format!("packlab-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let member = |s: &str| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(s.as_bytes()).unwrap();
+            e.finish().unwrap()
+        };
+        let two = [member("a\nb\n"), member("c\n")].concat();
+        // the name does not matter: the magic bytes do
+        std::fs::write(dir.join("two.csv"), &two).unwrap();
+        assert_eq!(read_text(&dir.join("two.csv")).unwrap(), "a\nb\nc\n");
+        std::fs::write(dir.join("plain.gz"), "x,y\n").unwrap();
+        assert_eq!(read_text(&dir.join("plain.gz")).unwrap(), "x,y\n");
+        // cut short: an error that says so, not a panic or garbage
+        std::fs::write(dir.join("cut.gz"), &two[..two.len() / 2]).unwrap();
+        let e = read_text(&dir.join("cut.gz")).unwrap_err().to_string();
+        assert!(e.contains("gzip"), "{e}");
+        std::fs::write(dir.join("bin"), [0u8, 159, 146, 150]).unwrap();
+        let e = read_text(&dir.join("bin")).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shown_text_escapes_control_characters_and_is_short() {
+        assert_eq!(shown("ab\0c"), "ab\\u{0}c");
+        assert_eq!(shown(&"x".repeat(50)), format!("{}…", "x".repeat(40)));
+    }
+}

@@ -1,0 +1,432 @@
+//! Hostile input: every file here asks for too much, would once have crashed packlab, or says
+//! something that cannot be right. Each must be refused with exit 2 and a message naming the
+//! key (or file and line), or run correctly, within a bounded time and address space, never
+//! a panic or an abort.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Virtual memory for one run, KiB (thread stacks and allocator arenas count here, so this is
+/// well above what a run touches).
+const MEMORY_KIB: u64 = 1_500_000;
+/// Wall time for one run: generous for a debug build on a loaded two-core machine.
+const SECONDS: u64 = 30;
+
+pub(crate) struct Outcome {
+    pub code: Option<i32>,
+    pub stderr: String,
+}
+
+/// Runs packlab under a memory limit and a time limit (killed past it: a failure).
+pub(crate) fn bounded(args: &[&str]) -> Outcome {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_KIB}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_packlab"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            return Outcome {
+                code: status.code(),
+                stderr,
+            };
+        }
+        if start.elapsed() > Duration::from_secs(SECONDS) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("packlab {args:?} ran longer than {SECONDS} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("packlab-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    f
+}
+
+const QUEUE: &str = r#"
+name = "hostile"
+seed = 1
+[cluster]
+servers = 5
+[workload]
+sizes = { dist = "uniform", low = 0.2, high = 0.6 }
+service = { dist = "geometric", mean = 20.0 }
+[run]
+slots = 10_000
+replications = 2
+[sweep]
+load = [0.5]
+[[policy]]
+name = "bf-js"
+"#;
+
+/// `text` refused with exit 2, the message containing every one of `words`.
+fn refused(name: &str, file: &str, text: &str, extra: &[&str], words: &[&str]) {
+    let d = tmp(name);
+    let exp = write(&d, file, text.as_bytes());
+    let out = d.join("out");
+    let mut args = vec![exp.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = bounded(&args);
+    assert_eq!(o.code, Some(2), "{name}: {}", o.stderr);
+    assert!(!o.stderr.contains("panicked"), "{name}: {}", o.stderr);
+    for w in words {
+        assert!(o.stderr.contains(w), "{name}: `{w}` not in {}", o.stderr);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn queueing_work_beyond_the_limits_is_refused_before_it_starts() {
+    let cases: [(&str, &str, &[&str]); 6] = [
+        (
+            "load = [0.5]",
+            "load = [1e9]",
+            &["sweep.load", "arrivals per slot"],
+        ),
+        (
+            "replications = 2",
+            "replications = 10000000000",
+            &["run.replications", "at most 1000000"],
+        ),
+        (
+            "replications = 2\n[sweep]\nload = [0.5]",
+            "replications = 600000\n[sweep]\nload = [0.4, 0.5]",
+            &["run.replications", "runs in all"],
+        ),
+        (
+            "slots = 10_000",
+            "slots = 9000000000000000000",
+            &["run.slots", "slots per run"],
+        ),
+        (
+            "slots = 10_000\nreplications = 2",
+            "slots = 10_000\nmax_slots = 90000000000\nreplications = 2000",
+            &["key `run`", "slots and expected arrivals"],
+        ),
+        (
+            "replications = 2",
+            "replications = 2\nqueue_cap = 1000000000000",
+            &["run.queue_cap"],
+        ),
+    ];
+    for (i, (from, to, words)) in cases.iter().enumerate() {
+        let text = QUEUE.replace(from, to);
+        assert_ne!(text, QUEUE);
+        refused(&format!("queue{i}"), "exp.toml", &text, &[], words);
+        // --quick does not make an impossible file possible
+        refused(
+            &format!("queue{i}q"),
+            "exp.toml",
+            &text,
+            &["--quick"],
+            words,
+        );
+    }
+}
+
+#[test]
+fn lists_beyond_the_limit_are_refused() {
+    let loads: Vec<String> = (1..=10_001)
+        .map(|i| format!("{}", i as f64 * 1e-5))
+        .collect();
+    let text = QUEUE.replace("load = [0.5]", &format!("load = [{}]", loads.join(",")));
+    refused(
+        "list",
+        "exp.toml",
+        &text,
+        &[],
+        &["sweep.load", "at most 10000 values"],
+    );
+}
+
+#[test]
+fn too_many_threads_are_capped_with_a_warning() {
+    let d = tmp("threads");
+    let exp = write(&d, "exp.toml", QUEUE.as_bytes());
+    let out = d.join("out");
+    let o = bounded(&[
+        exp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "10000",
+    ]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(o.stderr.contains("capped"), "{}", o.stderr);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_trace_sliced_too_fine_is_refused() {
+    let d = tmp("trace");
+    write(
+        &d,
+        "t.csv",
+        b"arrival,duration,cpu\n0,10,0.5\n60000,10,0.5\n",
+    );
+    let text = QUEUE
+        .replace(
+            "sizes = { dist = \"uniform\", low = 0.2, high = 0.6 }\nservice = { dist = \"geometric\", mean = 20.0 }",
+            "trace = { format = \"csv\", file = \"t.csv\", slot = 1e-9 }",
+        )
+        .replace("slots = 10_000\n", "")
+        .replace("replications = 2", "replications = 1")
+        .replace("load = [0.5]", "scaling = [1.0]");
+    let exp = write(&d, "exp.toml", text.as_bytes());
+    let o = bounded(&[
+        exp.to_str().unwrap(),
+        "--out",
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("sweep.scaling") && o.stderr.contains("slots per replay"),
+        "{}",
+        o.stderr
+    );
+    // a CSV trace without its header row is refused, not short of its first task
+    write(&d, "t.csv", b"0,10,0.5\n60,10,0.5\n");
+    let exp = write(&d, "exp.toml", text.replace("1e-9", "1.0").as_bytes());
+    let o = bounded(&[
+        exp.to_str().unwrap(),
+        "--out",
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("t.csv:1") && o.stderr.contains("header"),
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+const REGION: &str = r#"
+name = "hostile-region"
+kind = "region"
+seed = 1
+[workload]
+sizes = { dist = "uniform", low = 0.1, high = 0.5 }
+[region]
+J = [3]
+bracket = { start = 8, max_intervals = 64 }
+"#;
+
+#[test]
+fn region_files_that_would_panic_or_run_for_ever_are_refused() {
+    for start in [7, 9, 11, 13, 14] {
+        refused(
+            &format!("bracket{start}"),
+            "r.toml",
+            &REGION.replace("start = 8", &format!("start = {start}")),
+            &[],
+            &["region.bracket.start", &start.to_string()],
+        );
+    }
+    refused(
+        "family",
+        "r.toml",
+        &REGION.replace(
+            "J = [3]",
+            "J = [3]\nfamily = { count = 1000000000, max_types = 5, J = 4 }",
+        ),
+        &[],
+        &["region.family.count", "at most 100000"],
+    );
+    let values: Vec<String> = (0..2000)
+        .map(|i| format!("{:.6}", 0.1 + 0.0004 * i as f64))
+        .collect();
+    let probs = vec!["0.0005"; 2000];
+    refused(
+        "types",
+        "r.toml",
+        &REGION.replace(
+            "{ dist = \"uniform\", low = 0.1, high = 0.5 }",
+            &format!(
+                "{{ dist = \"discrete\", values = [{}], probs = [{}] }}",
+                values.join(","),
+                probs.join(",")
+            ),
+        ),
+        &[],
+        &["workload.sizes", "at most 256"],
+    );
+    // a claim the file cannot pass: one level of the bracket
+    refused(
+        "monotone",
+        "r.toml",
+        &(REGION.replace("max_intervals = 64", "max_intervals = 8")
+            + "[[claim]]\nkind = \"bracket-monotone\"\n"),
+        &[],
+        &["claim[0].kind", "two levels"],
+    );
+    // two plots into one file
+    refused(
+        "plots",
+        "r.toml",
+        &(REGION.to_string() + "[[plot]]\nkind = \"bracket\"\n[[plot]]\nkind = \"bracket\"\n"),
+        &[],
+        &["plot[1].file"],
+    );
+}
+
+#[test]
+fn queueing_claims_and_plots_that_cannot_be_right_are_refused() {
+    refused(
+        "ranking",
+        "exp.toml",
+        &(QUEUE
+            .replace("replications = 2", "replications = 1")
+            .replace(
+                "name = \"bf-js\"",
+                "name = \"bf-js\"\n[[policy]]\nname = \"fifo-ff\"",
+            )
+            + "[[claim]]\nkind = \"ranking\"\norder = [\"bf-js\", \"fifo-ff\"]\nload = 0.5\n"),
+        &[],
+        &["claim[0]", "run.replications ≥ 2"],
+    );
+    refused(
+        "plots",
+        "exp.toml",
+        &(QUEUE.to_string()
+            + "[[plot]]\nkind = \"mean-queue-vs-load\"\nfile = \"a\"\n[[plot]]\nkind = \"queue-vs-time\"\nfile = \"a\"\n"),
+        &[],
+        &["plot[1].file"],
+    );
+}
+
+const PACKING: &str = r#"
+name = "hostile-packing"
+kind = "packing"
+seed = 1
+[snapshot]
+source = "SOURCE"
+file = "snap"
+[[scheduler]]
+order = "arrival"
+scorer = "firstfit-v1"
+[evaluate]
+compaction_tau = [0.0]
+trials = 2
+expansion_tau = 0.1
+"#;
+
+fn packing(name: &str, source: &str, snap: &[u8], words: &[&str]) {
+    let d = tmp(name);
+    write(&d, "snap", snap);
+    let exp = write(&d, "p.toml", PACKING.replace("SOURCE", source).as_bytes());
+    let o = bounded(&[
+        exp.to_str().unwrap(),
+        "--out",
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, Some(2), "{name}: {}", o.stderr);
+    assert!(!o.stderr.contains("panicked"), "{name}: {}", o.stderr);
+    for w in words {
+        assert!(o.stderr.contains(w), "{name}: `{w}` not in {}", o.stderr);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn packing_snapshots_that_would_exhaust_memory_or_hang_are_refused() {
+    let header = "kind,job,cpu,memory,disk,count\n";
+    packing(
+        "too-big",
+        "csv",
+        format!("{header}machine,0,0.5,0.5,,2\ntask,1,0.2,0.2,,3\ntask,2,0.6,0.1,,1\n").as_bytes(),
+        &["snap:4", "fits on no machine"],
+    );
+    packing(
+        "count",
+        "csv",
+        format!("{header}machine,0,1,1,,1\ntask,1,0.2,0.2,,1000000000000\n").as_bytes(),
+        &["snap:3", "more than 10000000 tasks"],
+    );
+    packing(
+        "machines",
+        "csv",
+        format!("{header}task,1,0.2,0.2,,3\n").as_bytes(),
+        &["snapshot.file", "at least one machine"],
+    );
+    packing(
+        "orlib-capacity",
+        "orlib",
+        b"1\n u1\n 7 3 1\n 3\n 2\n 2\n",
+        &["snap:3", "capacity 7"],
+    );
+    packing(
+        "triplet-zero",
+        "triplet",
+        b"3\n0\n1\n1\n1\n",
+        &["snap:2", "capacity 0"],
+    );
+    packing(
+        "orlib-huge",
+        "orlib",
+        b"1000000000000\n u1\n 100 99999999999 1\n 3\n",
+        &["more than 10000000 items"],
+    );
+    packing(
+        "orlib-short",
+        "orlib",
+        b"1\n u1\n 100 5 1\n 3\n 2\n",
+        &["snap:5", "5 items announced, 2 found"],
+    );
+    // corrupt compressed data: said so, no raw bytes echoed
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(format!("{header}machine,0,1,1,,1\ntask,1,0.2,0.2,,1\n").as_bytes())
+        .unwrap();
+    let gz = gz.finish().unwrap();
+    packing("corrupt-gz", "csv", &gz[..gz.len() - 12], &["gzip"]);
+    packing(
+        "binary",
+        "csv",
+        &[0u8, 1, 2, 200, 201, 0, 0],
+        &["not UTF-8"],
+    );
+}
+
+#[test]
+fn a_multi_member_gzip_snapshot_is_read_whole() {
+    let d = tmp("multi-gz");
+    let member = |s: &str| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(s.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    let snap = [
+        member("kind,job,cpu,memory,disk,count\nmachine,0,1,1,,4\n"),
+        member("task,1,0.5,0.5,,6\n"),
+    ]
+    .concat();
+    write(&d, "snap", &snap);
+    let exp = write(&d, "p.toml", PACKING.replace("SOURCE", "csv").as_bytes());
+    let out = d.join("o");
+    let o = bounded(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    // six tasks of half a machine compact onto three machines: the second member was read
+    let csv = std::fs::read_to_string(out.join("compaction.csv")).unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(",3,"), "{csv}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
