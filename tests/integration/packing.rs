@@ -259,7 +259,10 @@ fn readers_reject_malformed_input_with_file_and_line() {
     let o = dir.join("orlib.txt");
     std::fs::write(&o, "1\n u1\n 150 3 1\n 20\n 200\n 30\n").unwrap();
     let e = read_orlib(&o).unwrap_err().to_string();
-    assert!(e.contains("orlib.txt:5") && e.contains("above the capacity 150"), "{e}");
+    assert!(
+        e.contains("orlib.txt:5") && e.contains("above the capacity 150"),
+        "{e}"
+    );
 }
 
 #[test]
