@@ -2,16 +2,16 @@
 //!
 //! Prints nanoseconds per job (wall time of a whole single-threaded run divided by the jobs
 //! that arrived: job generation, queueing, placement, departures and metrics included) and
-//! jobs per second. Cases (issue 2 targets):
+//! jobs per second. Cases (with their targets):
 //! - L = 100, sizes Unif[0.1, 0.9], geometric service with mean 100 slots, load 0.9;
 //! - L = 5, sizes Unif[0.2, 0.6], geometric service with mean 20 slots, load 0.7.
 //!
-//! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 5, same seed, same work);
-//! the best and the median are printed, since wall time on a shared machine only ever gets
-//! slower than the code. `PACKLAB_BENCH_SLOTS` scales the runs (default 2,000,000 slots); `PACKLAB_BENCH_POLICIES`
-//! picks policies (comma-separated: `bf-js`, `fifo-ff`, `bf-j`, `bf-s`, `vqs:J`, `vqs-bf:J`,
-//! `max-weight`). MaxWeight needs finitely many sizes: it runs on the same range discretised
-//! to a 0.1 grid (9 types for [0.1, 0.9], 5 for [0.2, 0.6]), marked `(grid)`.
+//! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 5, same seed, same work); the
+//! best and the median are printed, since wall time on a shared machine only ever gets slower than
+//! the code. `PACKLAB_BENCH_SLOTS` scales the runs (default 2,000,000 slots);
+//! `PACKLAB_BENCH_POLICIES` picks policies (comma-separated: `bf-js`, `fifo-ff`, `bf-j`, `bf-s`,
+//! `vqs:J`, `vqs-bf:J`, `max-weight`). MaxWeight needs finitely many sizes: it runs on the same
+//! range discretised to a 0.1 grid (9 types for [0.1, 0.9], 5 for [0.2, 0.6]), marked `(grid)`.
 
 use std::time::Instant;
 

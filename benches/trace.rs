@@ -1,6 +1,6 @@
 //! Trace reader throughput: `cargo bench --bench trace`. Reads the shipped Alibaba 2017 extract
 //! (gzip, 80,553 rows) and the NASA iPSC SWF log, best of 5; prints records per second.
-//! Issue 6 target: over 10^6 tasks per second for the reader alone.
+//! Target: over 10^6 tasks per second for the reader alone.
 //!
 //! Then trace replay through reader + simulator: the whole Alibaba extract (67,003 finished
 //! tasks = 10,214,262 jobs) at traffic scaling 1, slot 0.1 s, size max(CPU, memory), on the

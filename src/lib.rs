@@ -1,6 +1,6 @@
 //! packlab: scheduling jobs with random resource requirements on clusters of servers.
 //!
-//! A slotted-time simulator of L unit-capacity servers fed by random jobs (paper-notes
+//! A slotted-time simulator of L unit-capacity servers fed by random jobs (docs/theory.md
 //! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
 //! that turns a TOML file into CSV tables, figures and a report.
 

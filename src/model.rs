@@ -1,4 +1,4 @@
-//! Jobs, exact fixed-point sizes and servers (paper-notes section 1).
+//! Jobs, exact fixed-point sizes and servers (docs/theory.md section 1).
 //!
 //! A server has capacity 1 of one resource. Sizes are stored as integer multiples of
 //! `1 / Size::UNIT`, so sums and comparisons are exact: a server can never exceed its

@@ -1,4 +1,4 @@
-//! Feasible configurations of finitely many sizes (paper-notes section 2, Definition 1) and the
+//! Feasible configurations of finitely many sizes (docs/theory.md section 2, Definition 1) and the
 //! max-weight configuration over all of them: an unbounded integer knapsack of capacity 1,
 //! solved exactly by branch and bound, never by enumeration.
 

@@ -1,4 +1,4 @@
-//! Partitions, configurations and the reduced set K_RED (paper-notes sections 2, 4 and 5).
+//! Partitions, configurations and the reduced set K_RED (docs/theory.md sections 2, 4 and 5).
 
 pub mod knapsack;
 mod partition;

@@ -1,4 +1,4 @@
-//! Partitions of (0, 1] into intervals open below and closed above (paper-notes sections 2
+//! Partitions of (0, 1] into intervals open below and closed above (docs/theory.md sections 2
 //! and 4): the universal partition X_J, the dyadic partition, and user-given cut points.
 
 use crate::model::Size;
@@ -143,7 +143,7 @@ impl Partition {
 mod tests {
     use super::*;
 
-    /// Hand-written interval table of X_J (paper-notes section 4), as (lower, upper) with
+    /// Hand-written interval table of X_J (docs/theory.md section 4), as (lower, upper) with
     /// exact rationals (num, den).
     fn xj_table(j: u32) -> Vec<((u64, u64), (u64, u64))> {
         let mut v = Vec::new();

@@ -1,4 +1,4 @@
-//! The reduced configuration set K_RED (paper-notes section 5, Definition 5; reconstructed).
+//! The reduced configuration set K_RED (docs/theory.md section 5, Definition 5; reconstructed).
 //!
 //! Over the intervals of X_J with upper-rounded sizes r̄_j, 4J−1 configurations, in this order
 //! (which is the tie-breaking order of the max-weight choice):
@@ -63,7 +63,7 @@ impl ReducedConfig {
 
 /// K_RED for a universal partition X_J. On any other partition (dyadic, custom cuts) the set
 /// has only the homogeneous configurations ⌊1/r̄_j⌋·e_j and no VQ_2 reservation: the 1/2-only
-/// scheme of paper-notes section 6.
+/// scheme of docs/theory.md section 6.
 #[derive(Clone, Debug)]
 pub struct ReducedSet {
     configs: Vec<ReducedConfig>,
@@ -220,7 +220,7 @@ mod tests {
 
 #[cfg(test)]
 mod proposition1 {
-    //! Proposition 1 (paper-notes section 5, reconstructed): for any refinement of X_J and any
+    //! Proposition 1 (docs/theory.md section 5, reconstructed): for any refinement of X_J and any
     //! queue contents, K_RED's max-weight configuration has at least 2/3 of the weight of the
     //! best configuration of the refinement (sizes rounded up to the refinement's intervals).
     use super::*;

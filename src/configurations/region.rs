@@ -1,4 +1,4 @@
-//! Maximum supportable workload (paper-notes section 2; seed 004, Section III).
+//! Maximum supportable workload (docs/theory.md section 2; Psychas & Ghaderi, Section III).
 //!
 //! For finitely many types with sizes s_i and probabilities p_i, on one server, the largest c
 //! with c·p ∈ conv(K) (K = feasible configurations, 0 included) is the linear programme

@@ -1,19 +1,19 @@
-//! Multi-resource jobs in the slotted simulator (issue 6; the paper's Section VIII leaves the
-//! multi-resource case open and points at score-based best fit, seed 001).
+//! Multi-resource jobs in the slotted simulator (the paper's Section VIII leaves the
+//! multi-resource case open and points at score-based best fit, Stein et al.).
 //!
 //! A job requests a vector of resources (CPU, memory, and a third one where a source has it),
 //! every server has capacity 1 of each, and the placement scorers of the packing module
 //! ([`Scorer`]: Best Fit V1–V5, First Fit, Sum-of-Squares, E-PVM, dot product, random) decide
 //! inside two scheduling disciplines:
 //!
-//! - **BF-J/S with a score** (paper-notes section 3, the score replacing "free capacity"): first,
-//!   every server with a departure (index order; all at t = 0) repeatedly takes the waiting job
-//!   with the lowest score on it until none fits (the server's view; ties to the earliest
-//!   arrival); then each job of the new batch still waiting goes to the server the scorer
-//!   chooses (the job's view), or waits. With one resource and Best Fit this is exactly BF-J/S;
-//!   E-PVM makes a server take the job that leaves it emptiest (worst fit), first fit the
-//!   earliest job that fits, random a uniformly random fitting job.
-//! - **FIFO with a score** (paper-notes section 8): the head job goes to the server the scorer
+//! - **BF-J/S with a score** (docs/theory.md section 3, the score replacing "free capacity"):
+//!   first, every server with a departure (index order; all at t = 0) repeatedly takes the waiting
+//!   job with the lowest score on it until none fits (the server's view; ties to the earliest
+//!   arrival); then each job of the new batch still waiting goes to the server the scorer chooses
+//!   (the job's view), or waits. With one resource and Best Fit this is exactly BF-J/S; E-PVM makes
+//!   a server take the job that leaves it emptiest (worst fit), first fit the earliest job that
+//!   fits, random a uniformly random fitting job.
+//! - **FIFO with a score** (docs/theory.md section 8): the head job goes to the server the scorer
 //!   chooses; when it fits nowhere, nothing more is placed this slot. With First Fit this is
 //!   FIFO-FF.
 //!

@@ -1,5 +1,5 @@
-//! Packing evaluators of seed 000 (Verma, Korupolu, Wilkes): aggregate utilisation, hole
-//! filling and cluster compaction (Algorithm 3), on the placement of [`super::place`].
+//! Packing evaluators of Verma, Korupolu and Wilkes (IEEE Cluster 2014): aggregate utilisation,
+//! hole filling and cluster compaction (Algorithm 3), on the placement of [`super::place`].
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -89,7 +89,7 @@ pub struct CompactionTrial {
     pub fitted: bool,
 }
 
-/// Cluster compaction, Algorithm 3 of seed 000: clone the cluster until the workload fits
+/// Cluster compaction, Algorithm 3 of Verma et al. 2014: clone the cluster until the workload fits
 /// with a pending fraction ≤ τ, take a random permutation of its machines, and binary-search
 /// the shortest prefix on which the scheduler leaves at most τ of the tasks pending, to within
 /// `mu` machines. Returns the smallest prefix shown to fit.
@@ -195,13 +195,13 @@ pub enum Inflation {
     Vertical,
 }
 
-/// Seed 000's picky threshold: a task is picky if it requests more than this fraction of the
+/// Verma et al.'s picky threshold: a task is picky if it requests more than this fraction of the
 /// median machine in some resource, or fits (on an empty machine) on fewer than this fraction
 /// of the machines. A job is conforming if none of its tasks is picky.
 pub const PICKY: f64 = 0.6;
 
 /// Which jobs are conforming (indexed by job id) for the picky threshold `picky` ([`PICKY`] in
-/// seed 000).
+/// Verma et al. 2014).
 pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     let median = snap.median_machine();
     let jobs = snap.jobs();
@@ -225,7 +225,7 @@ pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     ok
 }
 
-/// Options of workload inflation (seed 000, Section III-C).
+/// Options of workload inflation (Verma et al. 2014, Section III-C).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InflationOptions {
     /// Grow only conforming jobs.
@@ -370,7 +370,7 @@ pub fn monte_carlo_inflation(
     }
 }
 
-/// Monte-Carlo cluster expansion (seed 003): start from a random `start` fraction of the
+/// Monte-Carlo cluster expansion (Wu et al. 2019): start from a random `start` fraction of the
 /// machines (small enough to be over-saturated), schedule the tasks in order; whenever more
 /// than τ of the tasks seen so far are pending, add ⌈τ·M⌉ machines (copies of random machines
 /// of the original cluster, keeping its mix) and retry the pending tasks. Returns the final

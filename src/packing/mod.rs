@@ -1,5 +1,6 @@
-//! Packing evaluators on point-in-time snapshots (seeds 000 and 001; paper-notes section 11):
-//! the snapshot model and its sources, placement by scoring machines, and the evaluators.
+//! Packing evaluators on point-in-time snapshots (Verma et al. 2014 and Stein et al.;
+//! docs/theory.md section 11): the snapshot model and its sources, placement by scoring machines,
+//! and the evaluators.
 
 pub mod evaluate;
 pub mod place;

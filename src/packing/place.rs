@@ -1,4 +1,4 @@
-//! Placement (seed 001): for each task, filter the machines it fits on, score them, take the
+//! Placement (Stein et al.): for each task, filter the machines it fits on, score them, take the
 //! lowest score (ties: the machine met first in the enabled order). Scores use the machine's
 //! free fraction of each resource *after* placing the task, `free_pct_d = (free_d − req_d) /
 //! cap_d`:
@@ -11,10 +11,10 @@
 //! - Random: a uniformly random feasible machine;
 //! - Dot product ("alignment"): −Σ_d (req_d / cap_d)·(free_d / cap_d), before placing.
 //!
-//! Tasks are placed in a job order of seed 000: arrival, or jobs by decreasing CPU, memory or
-//! normalised sum (CPU + memory, both as fractions of the largest machine) of their largest
-//! task; a job's tasks stay together in their order. First fit with decreasing order is
-//! first-fit decreasing.
+//! Tasks are placed in a job order of Verma et al. 2014: arrival, or jobs by decreasing CPU, memory
+//! or normalised sum (CPU + memory, both as fractions of the largest machine) of their largest
+//! task; a job's tasks stay together in their order. First fit with decreasing order is first-fit
+//! decreasing.
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -1,7 +1,7 @@
-//! A point-in-time workload on a heterogeneous cluster (seed 000, Section II): machines with
-//! multi-dimensional capacities, and tasks (grouped in jobs) with multi-dimensional requests.
-//! Every amount is an exact fixed-point number in units of [`Size::UNIT`] (1 = the largest
-//! machine of the trace, per resource), as in the queueing simulator.
+//! A point-in-time workload on a heterogeneous cluster (Verma et al. 2014, Section II): machines
+//! with multi-dimensional capacities, and tasks (grouped in jobs) with multi-dimensional requests.
+//! Every amount is an exact fixed-point number in units of [`Size::UNIT`] (1 = the largest machine
+//! of the trace, per resource), as in the queueing simulator.
 
 use crate::model::Size;
 
@@ -19,7 +19,7 @@ pub struct Task {
 }
 
 /// A machine's attributes: (name, value) pairs, e.g. ("gpu_model", "V100"), for placement
-/// constraints (seed 002).
+/// constraints (Sharma et al. 2011).
 pub type Attributes = Vec<(String, String)>;
 
 /// Machines and tasks.
@@ -73,7 +73,7 @@ impl Snapshot {
             .unwrap_or(0)
     }
 
-    /// Per-dimension median machine capacity (the "median machine" of seed 000).
+    /// Per-dimension median machine capacity (the "median machine" of Verma et al. 2014).
     pub fn median_machine(&self) -> Resources {
         let mut out = [0; MAX_DIMS];
         for (d, o) in out.iter_mut().enumerate() {

@@ -1,4 +1,5 @@
-//! Best-fit policies: BF-S, BF-J and BF-J/S (paper-notes section 3; seed 004, Section IV).
+//! Best-fit policies: BF-S, BF-J and BF-J/S (docs/theory.md section 3; Psychas & Ghaderi, Section
+//! IV).
 //!
 //! - BF-S (server's view): a server repeatedly takes the *largest* waiting job that fits in its
 //!   free capacity, until none fits. Among equal sizes, the earliest arrival.

@@ -1,7 +1,7 @@
 //! Building blocks of the configuration-based policies (VQS, MaxWeight): FIFO queues per class
 //! (virtual queue or job type), and an index of the servers that can act.
 //!
-//! Those policies visit every server in index order every slot (paper-notes sections 6 and 7).
+//! Those policies visit every server in index order every slot (docs/theory.md sections 6 and 7).
 //! A visit changes nothing unless the server is empty while jobs wait (it renews and takes at
 //! least one job), or the head-of-line job of a class the server serves fits in what the server
 //! offers that class. [`Activity`] keeps, per class, a max-tree of what each server offers, so

@@ -1,4 +1,4 @@
-//! FIFO-FF, the baseline (paper-notes section 8; seed 004, Section VII-B).
+//! FIFO-FF, the baseline (docs/theory.md section 8; Psychas & Ghaderi, Section VII-B).
 //!
 //! The queue is served in arrival order: the head job goes to the first server (lowest index)
 //! with enough free capacity; when it fits nowhere, nothing more is placed this slot

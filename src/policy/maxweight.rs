@@ -1,10 +1,10 @@
-//! MaxWeight over all feasible configurations, for finitely many job types (paper-notes
+//! MaxWeight over all feasible configurations, for finitely many job types (docs/theory.md
 //! section 2; the classical optimal-throughput baseline of the finite-type literature).
 //!
 //! Each type (a distinct job size) has a FIFO queue. Every slot every server is visited in index
 //! order; an empty server renews its configuration to argmax ⟨k, Q⟩ over *all* feasible
-//! configurations k (Σ k_i s_i ≤ 1 with true sizes), found by the exact branch-and-bound
-//! knapsack of [`crate::configurations::knapsack`]; a busy server keeps it until it empties and takes
+//! configurations k (Σ k_i s_i ≤ 1 with true sizes), found by the exact branch-and-bound knapsack
+//! of [`crate::configurations::knapsack`]; a busy server keeps it until it empties and takes
 //! head-of-line jobs of each type i while it holds fewer than k_i of them.
 
 use std::collections::BTreeMap;

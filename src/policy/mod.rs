@@ -1,4 +1,4 @@
-//! Scheduling policies (paper-notes sections 3 to 8).
+//! Scheduling policies (docs/theory.md sections 3 to 8).
 //!
 //! A policy decides and nothing else: it owns its waiting jobs in whatever order it needs and
 //! places them on servers when the slot loop asks. The loop owns time, arrivals, departures,

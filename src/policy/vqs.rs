@@ -1,4 +1,4 @@
-//! VQS and VQS-BF (paper-notes sections 6, 7 and 9; seed 004, Sections V-B and VI).
+//! VQS and VQS-BF (docs/theory.md sections 6, 7 and 9; Psychas & Ghaderi, Sections V-B and VI).
 //!
 //! A job of size r in interval I_j of the partition waits in virtual queue VQ_j with its true
 //! size. Each server keeps an active configuration of K_RED, renewed to the max-weight one

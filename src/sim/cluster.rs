@@ -1,4 +1,4 @@
-//! The cluster's occupancy and its departure calendar (paper-notes section 1).
+//! The cluster's occupancy and its departure calendar (docs/theory.md section 1).
 //!
 //! L servers of capacity 1. A job placed in slot t with service time S occupies its server in
 //! slots t … t+S−1 and leaves at step 1 of slot t+S. Departures come from a calendar keyed by

@@ -1,4 +1,4 @@
-//! The slotted-time simulator (paper-notes section 1).
+//! The slotted-time simulator (docs/theory.md section 1).
 //!
 //! Slot order, the lab's contract: (1) jobs whose service ended in slot t−1 leave; (2) the
 //! batch A(t) joins the queue; (3) the policy places jobs; (4) Q(t), the number of jobs still
@@ -302,7 +302,7 @@ impl Tally {
     }
 }
 
-/// The slot loop of paper-notes section 1 over any [`System`] and [`Source`], with the
+/// The slot loop of docs/theory.md section 1 over any [`System`] and [`Source`], with the
 /// stability verdict at the end and, while it is inconclusive, horizon doublings up to
 /// `cfg.max_slots`.
 pub fn run_system<S: System>(

@@ -1,6 +1,6 @@
 //! Exact stationary mean queue of tiny finite-type systems (one or two servers, two sizes,
 //! queue truncated at N) under FIFO-FF and BF-J/S, by enumerating the Markov chain's states
-//! and solving π P = π with nalgebra (paper-notes sections 1, 3, 8).
+//! and solving π P = π with nalgebra (docs/theory.md sections 1, 3, 8).
 //!
 //! The chain is observed after step 4 of each slot. One step: every job in service leaves with
 //! probability μ (geometric service), a Poisson(λ) batch arrives with i.i.d. types, the policy

@@ -1,5 +1,5 @@
 //! Stability, computed and measured: supportable regions by linear programming, brackets for
-//! continuous sizes (paper-notes sections 2, 5, 6, 12).
+//! continuous sizes (docs/theory.md sections 2, 5, 6, 12).
 
 pub mod exact;
 pub mod region;

@@ -1,4 +1,4 @@
-//! Stability regions of workloads (paper-notes sections 2, 5, 6 and 12): the maximum
+//! Stability regions of workloads (docs/theory.md sections 2, 5, 6 and 12): the maximum
 //! supportable traffic intensity ρ* of a finite-type workload, the region of a restricted
 //! configuration set (K_RED over X_J, the dyadic set), and Theorem 1's bracket for any size
 //! distribution.

@@ -1,5 +1,5 @@
 //! Validated workload laws: job sizes, service times and arrival processes
-//! (paper-notes section 1), and the per-run job source that draws from them.
+//! (docs/theory.md section 1), and the per-run job source that draws from them.
 //!
 //! Laws are built from the experiment spec after validation; nothing here is deserialised
 //! directly. Every law is exact on the fixed-point grid of [`Size`].

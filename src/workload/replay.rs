@@ -1,4 +1,4 @@
-//! Trace-driven workloads (paper-notes section 10, Fig. 5): arrivals, sizes and service times
+//! Trace-driven workloads (docs/theory.md section 10, Fig. 5): arrivals, sizes and service times
 //! replayed from a trace instead of sampled.
 //!
 //! Time is cut into slots of `slot` seconds (the paper decides every 100 ms). A task arriving

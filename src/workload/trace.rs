@@ -1,10 +1,10 @@
-//! Streaming trace readers for trace-driven workloads (issue 6, in progress): each yields
-//! tasks with their arrival, duration and resource requests, in constant memory in the trace
-//! length (the Google reader keeps only the tasks submitted and not yet ended). Alibaba, SWF and
-//! CSV tasks come in arrival order (checked); Google tasks come when their run ends, i.e. in
-//! completion order — a consumer that needs arrival order must buffer them. Gzip input
-//! (`.gz`) is accepted. Every malformed line is an error naming the file, the line and the field;
-//! an arrival earlier than the previous one is an error too (sort the file first, see
+//! Streaming trace readers for trace-driven workloads (Section VII of Psychas & Ghaderi 2019, Fig.
+//! 5): each yields tasks with their arrival, duration and resource requests, in constant memory in
+//! the trace length (the Google reader keeps only the tasks submitted and not yet ended). Alibaba,
+//! SWF and CSV tasks come in arrival order (checked); Google tasks come when their run ends, i.e.
+//! in completion order — a consumer that needs arrival order must buffer them. Gzip input (`.gz`)
+//! is accepted. Every malformed line is an error naming the file, the line and the field; an
+//! arrival earlier than the previous one is an error too (sort the file first, see
 //! `data/README.md`), never a silent reordering.
 //!
 //! Formats:
@@ -57,7 +57,8 @@ pub enum TraceError {
         field: String,
         what: String,
     },
-    #[error("{}:{line}: arrival {arrival} is earlier than the previous one, {previous}; sort the trace by arrival first (see data/README.md)", file.display())]
+    #[error("{}:{line}: arrival {arrival} is earlier than the previous one, {previous}; sort the
+    #trace by arrival first (see data/README.md)", file.display())]
     Order {
         file: PathBuf,
         line: usize,
@@ -304,7 +305,8 @@ impl TraceReader {
         Ok(Some(t))
     }
 
-    /// A line of the Standard Workload Format (comments carry the machine size). `None`: a line that is not a task to replay.
+    /// A line of the Standard Workload Format (comments carry the machine size). `None`: a line
+    /// that is not a task to replay.
     fn swf(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
         let s = l.trim();
         if let Some(c) = s.strip_prefix(';') {
@@ -343,7 +345,8 @@ impl TraceReader {
         Ok(Some(t))
     }
 
-    /// A Google 2011 task event: a SUBMIT opens a task, its end event closes it. `None`: a line that is not a task to replay.
+    /// A Google 2011 task event: a SUBMIT opens a task, its end event closes it. `None`: a line
+    /// that is not a task to replay.
     fn google(&mut self, l: &str) -> Result<Option<TraceTask>, TraceError> {
         let f: Vec<&str> = l.split(',').collect();
         if f.len() != 13 {

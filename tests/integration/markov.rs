@@ -15,7 +15,7 @@ use statrs::distribution::{Binomial, ContinuousCDF, Discrete, Poisson, StudentsT
 use std::path::Path;
 
 /// Exact stationary mean queue of the discrete-time M/Geo/L queue with the slot order of
-/// paper-notes section 1, truncated at `n_max` jobs in system. Returns (mean queue, mass at
+/// docs/theory.md section 1, truncated at `n_max` jobs in system. Returns (mean queue, mass at
 /// the truncation level).
 fn exact_mean_queue(servers: usize, lambda: f64, mu: f64, n_max: usize) -> (f64, f64) {
     let n = n_max + 1;

@@ -8,7 +8,7 @@ use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-/// Linear-scan versions of the paper's rules (paper-notes sections 3 and 8).
+/// Linear-scan versions of the paper's rules (docs/theory.md sections 3 and 8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rule {
     BfJs,
