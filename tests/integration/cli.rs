@@ -2,21 +2,11 @@
 //! with a message naming the key, never a panic.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn packlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_packlab"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
-}
+use crate::util::{self, packlab};
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("packlab-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    util::tmp("test", name)
 }
 
 const GOOD: &str = r#"
@@ -52,9 +42,7 @@ expect = "stable"
 "#;
 
 fn write_exp(dir: &Path, text: &str) -> PathBuf {
-    let f = dir.join("exp.toml");
-    std::fs::write(&f, text).unwrap();
-    f
+    util::write(dir, "exp.toml", text)
 }
 
 #[test]

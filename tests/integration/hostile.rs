@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::util::{self, write};
+
 /// Virtual memory for one run, KiB (thread stacks and allocator arenas count here, so this is
 /// well above what a run touches).
 const MEMORY_KIB: u64 = 1_500_000;
@@ -50,16 +52,7 @@ pub(crate) fn bounded(args: &[&str]) -> Outcome {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("packlab-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
-    let f = dir.join(name);
-    std::fs::write(&f, text).unwrap();
-    f
+    util::tmp("hostile", name)
 }
 
 const QUEUE: &str = r#"
@@ -79,20 +72,26 @@ load = [0.5]
 name = "bf-js"
 "#;
 
-/// `text` refused with exit 2, the message containing every one of `words`.
-fn refused(name: &str, file: &str, text: &str, extra: &[&str], words: &[&str]) {
-    let d = tmp(name);
-    let exp = write(&d, file, text.as_bytes());
-    let out = d.join("out");
+/// `text`, written to `dir/file` beside any data files already there, refused with exit 2, the
+/// message containing every one of `words`; `dir` is removed afterwards.
+fn refused_in(dir: &Path, file: &str, text: &str, extra: &[&str], words: &[&str]) {
+    let exp = write(dir, file, text);
+    let out = dir.join("out");
     let mut args = vec![exp.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = bounded(&args);
+    let name = dir.display();
     assert_eq!(o.code, Some(2), "{name}: {}", o.stderr);
     assert!(!o.stderr.contains("panicked"), "{name}: {}", o.stderr);
     for w in words {
         assert!(o.stderr.contains(w), "{name}: `{w}` not in {}", o.stderr);
     }
-    std::fs::remove_dir_all(&d).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `text` refused with exit 2, the message containing every one of `words`.
+fn refused(name: &str, file: &str, text: &str, extra: &[&str], words: &[&str]) {
+    refused_in(&tmp(name), file, text, extra, words);
 }
 
 #[test]
@@ -334,18 +333,7 @@ expansion_tau = 0.1
 fn packing(name: &str, source: &str, snap: &[u8], words: &[&str]) {
     let d = tmp(name);
     write(&d, "snap", snap);
-    let exp = write(&d, "p.toml", PACKING.replace("SOURCE", source).as_bytes());
-    let o = bounded(&[
-        exp.to_str().unwrap(),
-        "--out",
-        d.join("o").to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, Some(2), "{name}: {}", o.stderr);
-    assert!(!o.stderr.contains("panicked"), "{name}: {}", o.stderr);
-    for w in words {
-        assert!(o.stderr.contains(w), "{name}: `{w}` not in {}", o.stderr);
-    }
-    std::fs::remove_dir_all(&d).unwrap();
+    refused_in(&d, "p.toml", &PACKING.replace("SOURCE", source), &[], words);
 }
 
 #[test]

@@ -4,26 +4,15 @@
 //! any work, and shards merge into the outputs of one machine.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use packlab::experiment::folder::Folder;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_packlab"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
-fn packlab(args: &[&str]) -> Output {
-    bin().args(args).output().expect("the binary runs")
-}
+use crate::util::{self, bin, packlab, write};
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("packlab-journal-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    util::tmp("journal", name)
 }
 
 /// 48 runs of a few tens of milliseconds each.
@@ -51,12 +40,6 @@ policy = "bf-js"
 load = 0.5
 expect = "stable"
 "#;
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let f = dir.join(name);
-    std::fs::write(&f, text).unwrap();
-    f
-}
 
 /// Every output file of `dir` (not packlab's own folder), sorted, with its bytes.
 fn outputs(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -162,7 +145,7 @@ fn a_journal_of_another_experiment_is_refused_until_fresh() {
     let b = write(
         &d,
         "b.toml",
-        &SWEEP.replace("replications = 8", "replications = 2"),
+        SWEEP.replace("replications = 8", "replications = 2"),
     );
     let out = d.join("out");
     assert!(
@@ -254,7 +237,7 @@ fn an_unusable_out_is_reported_before_any_work() {
     let exp = write(
         &d,
         "exp.toml",
-        &SWEEP.replace("slots = 300_000", "slots = 2_000_000_000"),
+        SWEEP.replace("slots = 300_000", "slots = 2_000_000_000"),
     );
     let file = write(&d, "a-file", "not a folder");
     for out in ["/proc/packlab-cannot", file.to_str().unwrap()] {

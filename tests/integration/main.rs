@@ -13,4 +13,5 @@ mod reference;
 mod regions;
 mod replay;
 mod traces;
+mod util;
 mod vq;

@@ -20,6 +20,13 @@ pub struct Header {
 }
 
 impl Header {
+    /// Forgets where the file was and its exact text, keeping what was validated: a journal's
+    /// fingerprint must not change when the same experiment is run from another path.
+    pub fn forget_file(&mut self) {
+        self.file = PathBuf::new();
+        self.source = String::new();
+    }
+
     /// Validates the header fields of a file.
     pub fn new(
         cx: &Ctx<'_>,

@@ -1,7 +1,9 @@
 //! Runs a packing experiment: every evaluator for every scheduler, then the claims.
 
 use super::PackingExperiment;
-use crate::experiment::common::ClaimResult;
+use crate::experiment::ExperimentError;
+use crate::experiment::common::{ClaimResult, Ctx};
+use crate::limits::MAX_MACHINES;
 use crate::packing::evaluate::{
     Compaction, Inflated, Inflation, InflationOptions, Scheduler, compact, empty_machines,
     expansion, full_machines, hole_filling, inflation_sweep, monte_carlo_inflation, power,
@@ -97,9 +99,27 @@ pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
 }
 
 /// Every evaluator for scheduler `i`.
-pub fn run(exp: &PackingExperiment, i: usize) -> SchedulerResult {
+/// Fails if a compaction trial could not fit the workload within the machine cap.
+pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, ExperimentError> {
     let (label, order, scorer) = &exp.schedulers[i];
-    evaluate(exp, label, *order, *scorer)
+    let r = evaluate(exp, label, *order, *scorer);
+    if r.compaction
+        .iter()
+        .flat_map(|c| &c.trials)
+        .any(|t| !t.fitted)
+    {
+        return Err(Ctx {
+            file: &exp.header.file,
+        }
+        .bad(
+            "snapshot.file",
+            &format!(
+                "a workload that compaction can fit (with at most τ pending) on at most {MAX_MACHINES} machines"
+            ),
+            format!("one that scheduler `{label}` cannot fit on that many"),
+        ));
+    }
+    Ok(r)
 }
 
 /// Every evaluator for one scheduler.

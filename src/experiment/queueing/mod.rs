@@ -419,8 +419,7 @@ impl Kind for Experiment {
     }
     fn identity(&self) -> String {
         let mut e = self.clone();
-        e.header.file = PathBuf::new();
-        e.header.source = String::new();
+        e.header.forget_file();
         if let Workload::Trace(t) = &mut e.workload {
             t.0.file = PathBuf::new();
         }

@@ -335,8 +335,7 @@ impl Kind for RegionExperiment {
     }
     fn identity(&self) -> String {
         let mut e = self.clone();
-        e.header.file = PathBuf::new();
-        e.header.source = String::new();
+        e.header.forget_file();
         format!("{e:?}")
     }
     fn quick(&mut self) {
