@@ -55,6 +55,7 @@ fn main() {
         scale: 1.0,
         start: None,
         end: None,
+        thin: 1,
     };
     let summary = TraceSummary::read(&spec).expect("the extract validates");
     let servers = 4000;

@@ -45,7 +45,7 @@ pub trait Kind: Sync + Sized {
     /// The outcome from every unit's result, in plan order.
     fn assemble(&self, done: Vec<Self::Done>) -> Self::Outcome;
     /// The claims' results.
-    fn claims(outcome: &Self::Outcome) -> &[ClaimResult];
+    fn claims(outcome: &mut Self::Outcome) -> &mut [ClaimResult];
     /// Writes every output into `dir`; returns the files written.
     fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError>;
     /// The line printed when it is done.
@@ -351,7 +351,7 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
             ),
         });
     }
-    finish(&exp, results, &folder)
+    finish(&exp, results, &folder, opts.quick)
 }
 
 /// Assembles the outcome from a complete set of results and writes the outputs.
@@ -359,6 +359,7 @@ fn finish<K: Kind>(
     exp: &K,
     results: Vec<Option<K::Done>>,
     folder: &Folder,
+    quick: bool,
 ) -> Result<Ran, ExperimentError> {
     let total = results.len();
     let done: Vec<K::Done> = results.into_iter().flatten().collect();
@@ -368,11 +369,14 @@ fn finish<K: Kind>(
             what: format!("{} of {total} units are missing", total - done.len()),
         });
     }
-    let out = exp.assemble(done);
+    let mut out = exp.assemble(done);
+    if quick {
+        K::claims(&mut out).iter_mut().for_each(ClaimResult::shortened);
+    }
     let written = exp.write(&out, folder.dir())?;
     folder.finish(&written)?;
     Ok(Ran {
-        claims: K::claims(&out).to_vec(),
+        claims: K::claims(&mut out).to_vec(),
         done: exp.done(&out, folder.dir()),
     })
 }
@@ -437,5 +441,5 @@ pub fn merge_kind<K: Kind>(
             what: problems.join("; "),
         });
     }
-    finish(&exp, results, &folder)
+    finish(&exp, results, &folder, quick)
 }

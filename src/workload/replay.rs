@@ -59,6 +59,10 @@ pub struct TraceSpec {
     /// Replay window [start, end) in trace seconds (`None`: from the first / to the last arrival).
     pub start: Option<f64>,
     pub end: Option<f64>,
+    /// Keep every `thin`-th job of the window (1: all). `--quick` thins the trace and shrinks
+    /// the cluster by the same factor, so the offered load and its bursts stay while the work
+    /// falls about `thin` times.
+    pub thin: u32,
 }
 
 /// Why a task's request is not a job's.
@@ -241,9 +245,9 @@ impl TraceSummary {
         (self.last - self.first).max(spec.slot)
     }
 
-    /// Jobs per slot at traffic scaling `c`.
+    /// Jobs per slot at traffic scaling `c` (of the thinned trace).
     pub fn rate(&self, spec: &TraceSpec, c: f64) -> f64 {
-        self.jobs as f64 * c * spec.slot / self.span(spec)
+        self.jobs as f64 * c * spec.slot / self.span(spec) / spec.thin.max(1) as f64
     }
 
     /// The offered load at scaling `c` on `servers` servers: λ E[R S] / L, with E[R S] the mean
@@ -285,6 +289,8 @@ pub struct TraceSource {
     /// The next task and its slot.
     next: Option<(u64, TraceJob)>,
     next_id: u64,
+    /// Jobs of the window seen so far, kept or thinned out.
+    seen: u64,
     /// Sum over arrived jobs of their first resource, `Size` units.
     work: u128,
     error: Option<TraceError>,
@@ -302,6 +308,7 @@ impl TraceSource {
             to,
             next: None,
             next_id: 0,
+            seen: 0,
             work: 0,
             error: None,
         };
@@ -356,11 +363,15 @@ impl TraceSource {
             if slot > t {
                 return;
             }
+            let thin = u64::from(self.spec.thin.max(1));
             for _ in 0..job.instances {
-                emit(self.next_id, &job);
-                self.next_id += 1;
+                if self.seen % thin == 0 {
+                    emit(self.next_id, &job);
+                    self.next_id += 1;
+                    self.work += job.req[0].0 as u128;
+                }
+                self.seen += 1;
             }
-            self.work += job.req[0].0 as u128 * job.instances as u128;
             self.advance();
         }
     }

@@ -31,6 +31,7 @@ fn spec(file: &Path, slot: f64, size: SizeMode) -> TraceSpec {
         scale: 1.0,
         start: None,
         end: None,
+        thin: 1,
     }
 }
 

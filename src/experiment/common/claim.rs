@@ -22,6 +22,25 @@ impl ClaimResult {
         self.holds || self.unchecked.is_some()
     }
 
+    /// Marks the claim as evaluated on a `--quick` run: what was observed stays, but a
+    /// shortened run checks nothing (its horizons and replications are too short to decide a
+    /// verdict, an interval or a bracket), so the claim neither holds nor fails.
+    pub fn shortened(&mut self) {
+        if self.unchecked.is_some() {
+            return;
+        }
+        let why = format!(
+            "not checked at this length (--quick shortens the run; the full run checks it){}",
+            if self.holds {
+                ""
+            } else {
+                ", and this shortened run does not show it"
+            }
+        );
+        self.evidence = format!("{why}; {}", self.evidence);
+        self.unchecked = Some(why);
+    }
+
     /// `holds`, `FAILS` or `not checked`.
     pub fn status(&self) -> &'static str {
         match (&self.unchecked, self.holds) {

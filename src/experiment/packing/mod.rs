@@ -362,8 +362,8 @@ impl Kind for PackingExperiment {
     fn assemble(&self, done: Vec<SchedulerResult>) -> PackingOutcome {
         execute::assemble(self, done)
     }
-    fn claims(outcome: &PackingOutcome) -> &[ClaimResult] {
-        &outcome.claims
+    fn claims(outcome: &mut PackingOutcome) -> &mut [ClaimResult] {
+        &mut outcome.claims
     }
     fn write(&self, outcome: &PackingOutcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
         write_packing_outputs(self, outcome, dir)

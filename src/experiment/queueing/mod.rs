@@ -129,9 +129,9 @@ pub enum Horizon {
         warmup: u64,
         max_slots: u64,
     },
-    /// A trace replayed without `run.slots`: each run as long as `share` of its window (1, or
-    /// 1/100 with `--quick`), the first `warmup_fraction` of it discarded.
-    Window { warmup_fraction: f64, share: f64 },
+    /// A trace replayed without `run.slots`: each run as long as its window, the first
+    /// `warmup_fraction` of it discarded.
+    Window { warmup_fraction: f64 },
 }
 
 /// The `[run]` table, validated.
@@ -351,11 +351,19 @@ impl Experiment {
     }
 
     /// The shortened version for smoke tests: about 1/100 of the slots and replications, at
-    /// least one of each; same outputs and columns.
+    /// least one of each; same outputs and columns. A replayed trace keeps its horizon but
+    /// every 100th job, on 1/100 of the servers (at least one), so that its load and bursts,
+    /// hence its queueing, stay.
     pub fn quick(&mut self) {
+        if let Workload::Trace(t) = &mut self.workload {
+            let thin = self.servers.min(100);
+            t.0.thin = thin as u32;
+            self.servers = self.servers.div_ceil(thin);
+        }
         let r = &mut self.run;
         match &mut r.horizon {
-            Horizon::Window { share, .. } => *share = 0.01,
+            Horizon::Window { .. } => {}
+            Horizon::Slots { .. } if matches!(self.workload, Workload::Trace(_)) => {}
             Horizon::Slots {
                 slots,
                 warmup,
@@ -440,8 +448,8 @@ impl Kind for Experiment {
     fn assemble(&self, done: Vec<units::Done>) -> Outcome {
         units::assemble(self, done)
     }
-    fn claims(outcome: &Outcome) -> &[ClaimResult] {
-        &outcome.claims
+    fn claims(outcome: &mut Outcome) -> &mut [ClaimResult] {
+        &mut outcome.claims
     }
     fn write(&self, outcome: &Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
         write_outputs(self, outcome, dir)

@@ -75,13 +75,17 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
         Horizon::Slots { slots, warmup, .. } => {
             format!("{slots} slots per run ({warmup} of warm-up)")
         }
-        Horizon::Window {
-            warmup_fraction,
-            share,
-        } => format!(
-            "each run as long as {:.0}% of its window, the first {:.0}% of it warm-up",
-            100.0 * share,
+        Horizon::Window { warmup_fraction } => format!(
+            "each run as long as its window, the first {:.0}% of it warm-up",
             100.0 * warmup_fraction
+        ),
+    };
+    let thinned = match spec.thin {
+        0 | 1 => String::new(),
+        k => format!(
+            " Shortened run (--quick): every {k}th job of the trace is replayed, on {} servers \
+             instead of about {k} times as many, so the offered load and its bursts stay.",
+            exp.servers
         ),
     };
     let k = usize::from(t.mean_work[1] > t.mean_work[0]);
@@ -95,7 +99,7 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
          windows of the trace, each starting empty; {horizon}; queue cap {}. `load` is the \
          offered ρ = λ E[R·S] / L, with E[R·S] = {:.4} the mean of size × service over the \
          replayed jobs ({:.3} × E[R] E[S]: larger requests run longer), averaged over the \
-         window.\n",
+         window.{thinned}\n",
         exp.servers,
         spec.file
             .file_name()

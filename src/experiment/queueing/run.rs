@@ -112,10 +112,7 @@ fn window(cx: &Ctx<'_>, raw: &RawRun) -> Result<Horizon, ExperimentError> {
     if raw.max_slots.is_some() {
         return Err(no_max_slots(cx));
     }
-    Ok(Horizon::Window {
-        warmup_fraction,
-        share: 1.0,
-    })
+    Ok(Horizon::Window { warmup_fraction })
 }
 
 fn no_max_slots(cx: &Ctx<'_>) -> ExperimentError {

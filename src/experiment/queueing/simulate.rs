@@ -163,12 +163,8 @@ fn run_trace(
     let mut source = TraceSource::open(spec, c, from, to).map_err(bad)?;
     let (slots, warmup) = match exp.run.horizon {
         Horizon::Slots { slots, warmup, .. } => (slots, warmup),
-        Horizon::Window {
-            warmup_fraction,
-            share,
-        } => {
-            let all = summary.slots(spec, c, windows);
-            let slots = ((all as f64 * share).ceil() as u64).max(1);
+        Horizon::Window { warmup_fraction } => {
+            let slots = summary.slots(spec, c, windows);
             let warmup = (slots as f64 * warmup_fraction) as u64;
             (slots, warmup.min(slots - 1))
         }

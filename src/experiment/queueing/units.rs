@@ -96,9 +96,9 @@ pub(super) fn plan(exp: &Experiment) -> Vec<Unit> {
 fn run_slots(exp: &Experiment, point: usize) -> f64 {
     match (exp.run.horizon, &exp.workload) {
         (Horizon::Slots { slots, .. }, _) => slots as f64,
-        (Horizon::Window { share, .. }, Workload::Trace(t)) => {
+        (Horizon::Window { .. }, Workload::Trace(t)) => {
             let c = exp.points[point].key;
-            t.1.slots(&t.0, c, exp.run.replications) as f64 * share
+            t.1.slots(&t.0, c, exp.run.replications) as f64
         }
         (Horizon::Window { .. }, _) => 1.0,
     }

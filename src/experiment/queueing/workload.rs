@@ -152,6 +152,7 @@ fn trace_spec(cx: &Ctx<'_>, t: &RawTrace) -> Result<TraceSpec, ExperimentError> 
         scale,
         start: t.start,
         end: t.end,
+        thin: 1,
     })
 }
 

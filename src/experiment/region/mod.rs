@@ -353,8 +353,8 @@ impl Kind for RegionExperiment {
     fn assemble(&self, done: Vec<execute::Done>) -> RegionOutcome {
         execute::assemble(self, done)
     }
-    fn claims(outcome: &RegionOutcome) -> &[ClaimResult] {
-        &outcome.claims
+    fn claims(outcome: &mut RegionOutcome) -> &mut [ClaimResult] {
+        &mut outcome.claims
     }
     fn write(&self, outcome: &RegionOutcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError> {
         write_region_outputs(self, outcome, dir)
