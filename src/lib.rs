@@ -15,6 +15,7 @@ pub mod multi;
 pub mod packing;
 pub mod plot;
 pub mod policy;
+pub mod progress;
 pub mod rng;
 pub mod sim;
 pub mod stability;

@@ -51,6 +51,10 @@ struct RunArgs {
     /// afresh. Without it a run resumes its journal, and refuses one of another experiment.
     #[arg(long)]
     fresh: bool,
+    /// No progress (bars, progress lines, the time estimate); the final summary and errors
+    /// are still printed.
+    #[arg(long)]
+    quiet: bool,
     /// Run only shard I of N of the plan (1 ≤ I ≤ N), writing only its journal; then
     /// `packlab merge DIR`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
     let cli = Cli::from_arg_matches(&Cli::command().after_help(help).get_matches())
         .unwrap_or_else(|e| e.exit());
     handle_signals();
+    packlab::progress::set_quiet(cli.run.quiet);
     let result = match &cli.command {
         None => run(&cli.run),
         Some(Command::Merge { dir }) => packlab::experiment::merge(dir).map(report),
@@ -157,19 +162,68 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints what ran and its claims; whether every claim held.
+/// Prints what ran, where its report and figures are, and its claims (one line each; the
+/// evidence is in claims.csv and the report); whether every claim held or was not checked.
 fn report(ran: Ran) -> bool {
     eprintln!("{}", ran.done);
-    for c in &ran.claims {
+    let named = |ext: &str| -> Vec<&std::path::Path> {
+        ran.files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == ext))
+            .map(|f| f.as_path())
+            .collect()
+    };
+    if let Some(r) = ran.files.iter().find(|f| f.ends_with("report.md")) {
+        eprintln!("  report   {}", r.display());
+    }
+    let figures = named("png");
+    if !figures.is_empty() {
         eprintln!(
-            "  claim {:<11}: {} (observed {}; {})",
-            c.status(),
-            c.claim,
-            c.observed,
-            c.evidence
+            "  figures  {}",
+            figures
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
-    ran.claims.iter().all(|c| c.passes())
+    if ran.claims.is_empty() {
+        return true;
+    }
+    let count = |s: &str| ran.claims.iter().filter(|c| c.status() == s).count();
+    let (held, failed, unchecked) = (count("holds"), count("FAILS"), count("not checked"));
+    let mut parts = Vec::new();
+    if held > 0 {
+        parts.push(format!("{held} held"));
+    }
+    if failed > 0 {
+        parts.push(format!("{failed} FAILED"));
+    }
+    if unchecked > 0 {
+        parts.push(format!(
+            "{unchecked} not checked{}",
+            if ran.quick { " at this length (--quick)" } else { "" }
+        ));
+    }
+    eprintln!("  claims   {} (evidence in claims.csv)", parts.join(", "));
+    for c in &ran.claims {
+        eprintln!(
+            "    {:<11}  {}: {}",
+            c.status(),
+            c.claim,
+            shorten(&c.observed, 90)
+        );
+    }
+    failed == 0
+}
+
+/// `s` cut to at most `n` characters, with an ellipsis.
+fn shorten(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n - 1).collect::<String>())
+    }
 }
 
 fn run(a: &RunArgs) -> Result<bool, ExperimentError> {

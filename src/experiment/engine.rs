@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::folder::Folder;
 use super::journal::{self, Journal, JournalHeader};
 use super::{ClaimResult, ExperimentError, Header, VERSION};
+use crate::progress::Progress;
 use crate::sim::cancel;
 
 /// One kind of experiment as a plan of independent units.
@@ -63,6 +63,9 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     let Some(cpu) = exp.estimated_seconds() else {
         return;
     };
+    if crate::progress::quiet() {
+        return;
+    }
     let wall = cpu * share / threads.max(1) as f64;
     if wall > 60.0 {
         eprintln!(
@@ -87,11 +90,14 @@ pub struct Options {
     pub shard: Option<(u32, u32)>,
 }
 
-/// What running a file gave: its claims (none for a shard) and the line to print.
+/// What running a file gave: its claims (none for a shard), the line to print, the files
+/// written (none for a shard) and whether it was the `--quick` plan.
 #[derive(Clone, Debug)]
 pub struct Ran {
     pub claims: Vec<ClaimResult>,
     pub done: String,
+    pub files: Vec<PathBuf>,
+    pub quick: bool,
 }
 
 /// A thread pool of `threads` threads (all cores if `None`).
@@ -163,7 +169,12 @@ fn run_units<K: Kind>(
     todo.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let next = AtomicUsize::new(0);
     let failed: Mutex<Option<ExperimentError>> = Mutex::new(None);
-    let bar = progress(exp.header(), todo.len() as u64);
+    let bar = Progress::new(
+        &exp.header().name,
+        "units",
+        todo.len() as u64,
+        todo.iter().map(|&u| costs[u]).sum(),
+    );
     pool.scope(|s| {
         for _ in 0..pool.current_num_threads() {
             s.spawn(|_| {
@@ -177,7 +188,7 @@ fn run_units<K: Kind>(
                     }
                     let unit = todo[k];
                     let r = exp.run_unit(&plan[unit]).and_then(|done| sink(unit, done));
-                    bar.inc(1);
+                    bar.item_done(costs[unit]);
                     if let Err(e) = r
                         && let Ok(mut f) = failed.lock()
                         && f.is_none()
@@ -188,29 +199,13 @@ fn run_units<K: Kind>(
             });
         }
     });
-    bar.finish_and_clear();
+    bar.finish();
     match failed.into_inner().ok().flatten() {
         // a unit cut short by a signal reports the interruption, not a failure
         Some(_) | None if cancel::requested().is_some() => Err(ExperimentError::Cancelled),
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// A progress bar on a terminal, nothing otherwise.
-fn progress(header: &Header, len: u64) -> ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let b = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    b.set_style(
-        ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} units, {elapsed} (eta {eta})")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    b.set_message(header.name.clone());
-    b
 }
 
 /// Runs every unit in memory (no journal, no folder) and assembles the outcome.
@@ -285,6 +280,14 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
     let header = journal_header(&exp, opts.quick, plan.len(), shard);
     let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard), &header)?;
     let kept = had.len();
+    if kept > 0 && !crate::progress::quiet() {
+        eprintln!(
+            "packlab: {}: {kept} of {} units resumed from the journal in {} (--fresh starts over)",
+            exp.header().name,
+            plan.len(),
+            dir.display()
+        );
+    }
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
     for (u, d) in had {
         results[u] = Some(d);
@@ -341,6 +344,8 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
         let count = mine.iter().filter(|&&m| m).count();
         return Ok(Ran {
             claims: Vec::new(),
+            files: Vec::new(),
+            quick: opts.quick,
             done: format!(
                 "packlab: shard {i}/{n} of {}: {count} of {} units in {} ({kept} resumed from \
                  its journal); merge the shards with `packlab merge {}`",
@@ -378,6 +383,8 @@ fn finish<K: Kind>(
     Ok(Ran {
         claims: K::claims(&mut out).to_vec(),
         done: exp.done(&out, folder.dir()),
+        files: written,
+        quick,
     })
 }
 

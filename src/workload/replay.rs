@@ -183,8 +183,12 @@ impl TraceSummary {
         let mut service: BTreeMap<u32, u64> = BTreeMap::new();
         let mut req_sum = [0f64; 2];
         let mut work_sum = [0f64; 2];
+        let mut ticker = crate::progress::Ticker::new(format!("reading {}", spec.file.display()));
         while let Some(t) = reader.next() {
             let t = t?;
+            if tasks % 4096 == 0 {
+                ticker.tick(|| format!("{} lines, {tasks} task records", reader.line()));
+            }
             if spec.start.is_some_and(|s| t.arrival < s) {
                 continue;
             }

@@ -233,6 +233,16 @@ pub fn limit_search(
         }
         let mid = (a + b) / 2.0;
         let p = probe(exp, policy, mid, &search)?;
+        crate::progress::note(|| {
+            format!(
+                "{}: limit of {}: probe {} at load {mid:.4} {} ({} runs)",
+                exp.header.name,
+                exp.labels[policy],
+                probes.len() + 1,
+                p.decision.as_str(),
+                p.runs()
+            )
+        });
         match p.decision {
             Decision::Stable => {
                 lower = mid;
