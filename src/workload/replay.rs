@@ -186,7 +186,7 @@ impl TraceSummary {
         let mut ticker = crate::progress::Ticker::new(format!("reading {}", spec.file.display()));
         while let Some(t) = reader.next() {
             let t = t?;
-            if tasks % 4096 == 0 {
+            if tasks.is_multiple_of(4096) {
                 ticker.tick(|| format!("{} lines, {tasks} task records", reader.line()));
             }
             if spec.start.is_some_and(|s| t.arrival < s) {
@@ -369,7 +369,7 @@ impl TraceSource {
             }
             let thin = u64::from(self.spec.thin.max(1));
             for _ in 0..job.instances {
-                if self.seen % thin == 0 {
+                if self.seen.is_multiple_of(thin) {
                     emit(self.next_id, &job);
                     self.next_id += 1;
                     self.work += job.req[0].0 as u128;
