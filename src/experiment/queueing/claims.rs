@@ -89,10 +89,14 @@ fn verdict(
         expected: expect.to_string(),
         observed: row.verdict.to_string(),
         evidence: format!(
-            "{count}/{} replications {}; mean queue {:.3}; replication 0: {first}",
+            "{count}/{} replications {}; {}; replication 0: {first}",
             runs.len(),
             row.verdict,
-            row.mean_queue,
+            if row.verdict == Verdict::Stable {
+                format!("mean queue {:.3}", row.mean_queue)
+            } else {
+                format!("net queue growth {:.3e} jobs/slot", row.growth)
+            },
         ),
         holds: row.verdict == expect,
         unchecked: None,

@@ -4,12 +4,13 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::results::Outcome;
+use super::results::{Outcome, SummaryRow};
 use super::tables::saturated_load;
 use super::{Experiment, Horizon};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::policy::PolicySpec;
+use crate::sim::Verdict;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -122,37 +123,97 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
     )
 }
 
-/// One row per (policy, point): mean queue, interval, utilisation, wait, verdict.
+/// One row per (policy, point): verdict, then mean queue, interval and wait for a stable row;
+/// a row not judged stable shows its evidence instead (its mean queue is an artefact of the
+/// cap and of when it was reached, not a measurement).
 fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
-    r.line("## Mean queue size (95% CI over replications)\n");
+    r.line(
+        "## Mean queue size (95% CI over replications)\n\nOnly rows judged stable are \
+         measurements. A row judged unstable or inconclusive shows its evidence instead: the \
+         runs stopped at the queue cap and when, and the queue's net growth from the empty \
+         start (queue at the end / slots run, jobs per slot).\n",
+    );
     let mut t = MdTable::new([
         "policy",
         "load ρ",
         "λ",
+        "verdict (stable/unstable/inconclusive runs)",
         "mean queue",
         "95% CI",
-        "utilisation",
         "mean wait",
-        "verdict (stable/unstable/inconclusive runs)",
+        "utilisation",
+        "evidence (rows not stable)",
     ]);
     for row in &out.summary {
         let p = exp.points[row.point];
+        let [s, u, i] = row.verdict_counts;
+        let stable = row.verdict == Verdict::Stable;
+        let measured = |x: String| if stable { x } else { "–".to_string() };
         let ci = row
             .ci95
             .map_or("–".to_string(), |(a, b)| format!("{a:.3} .. {b:.3}"));
-        let [s, u, i] = row.verdict_counts;
         t.row([
             exp.labels[row.policy].clone(),
             format!("{:.4}", p.load),
             format!("{:.4}", p.arrival_rate),
-            format!("{:.3}", row.mean_queue),
-            ci,
-            format!("{:.4}", row.utilization),
-            format!("{:.2}", row.mean_wait),
             format!("{} ({s}/{u}/{i})", row.verdict),
+            measured(format!("{:.3}", row.mean_queue)),
+            measured(ci),
+            measured(format!("{:.2}", row.mean_wait)),
+            format!("{:.4}", row.utilization),
+            if stable {
+                String::new()
+            } else {
+                evidence(row, exp.run.queue_cap)
+            },
         ]);
     }
     r.table(&t);
+}
+
+/// What a row not judged stable showed: the cap and when it was reached, the net growth.
+fn evidence(row: &SummaryRow, cap: u64) -> String {
+    let mut e = String::new();
+    if let Some(at) = row.cap_slot {
+        e += &format!(
+            "{} of {} runs reached the cap of {} jobs (median at slot {}); ",
+            row.capped_runs,
+            row.replications,
+            thousands(cap),
+            thousands(at)
+        );
+    }
+    e += &format!("net growth {} jobs/slot", significant(row.growth));
+    if let Some((a, b)) = row.growth_ci95 {
+        e += &format!(" ({} .. {})", significant(a), significant(b));
+    }
+    e
+}
+
+/// `x` with three significant digits.
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    if digits > 6 {
+        format!("{x:.2e}")
+    } else {
+        format!("{x:.digits$}")
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// With a trace: the work waiting next to the jobs waiting.

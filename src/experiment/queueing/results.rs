@@ -28,6 +28,14 @@ pub struct SummaryRow {
     pub mean_wait: f64,
     /// Time-average work waiting (sum of sizes), servers' capacities.
     pub mean_queued_work: f64,
+    /// Replications stopped at the queue cap, and the median slot at which they hit it.
+    pub capped_runs: u32,
+    pub cap_slot: Option<u64>,
+    /// Net growth of the queue from the empty start, Q at the end / slots run (jobs per slot),
+    /// with its 95 % interval over replications: the evidence of a row that is not stable,
+    /// whose mean queue depends on the cap and on when it was reached.
+    pub growth: f64,
+    pub growth_ci95: Option<(f64, f64)>,
 }
 
 /// Everything a run of an experiment produced.
@@ -116,6 +124,17 @@ pub(super) fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow>
                 rs.iter().map(|r| f(&r.result)).sum::<f64>() / rs.len() as f64
             };
             let verdicts: Vec<Verdict> = rs.iter().map(|r| r.verdict).collect();
+            let mut cap_slots: Vec<u64> = rs
+                .iter()
+                .filter(|r| r.result.capped)
+                .map(|r| r.result.slots)
+                .collect();
+            cap_slots.sort_unstable();
+            let growth: Vec<f64> = rs
+                .iter()
+                .map(|r| r.result.final_queue as f64 / r.result.slots.max(1) as f64)
+                .collect();
+            let (growth, growth_ci95) = mean_ci(&growth);
             rows.push(SummaryRow {
                 policy,
                 point,
@@ -129,6 +148,10 @@ pub(super) fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow>
                 throughput: avg(|r| r.throughput),
                 mean_wait: avg(|r| r.mean_wait),
                 mean_queued_work: avg(|r| r.mean_queued_work),
+                capped_runs: cap_slots.len() as u32,
+                cap_slot: cap_slots.get(cap_slots.len() / 2).copied(),
+                growth,
+                growth_ci95,
             });
         }
     }

@@ -52,6 +52,11 @@ struct SummaryCsvRow {
     stable_runs: u32,
     unstable_runs: u32,
     inconclusive_runs: u32,
+    capped_runs: u32,
+    median_cap_slot: Option<u64>,
+    growth_per_slot: F6,
+    growth_ci95_low: Option<F6>,
+    growth_ci95_high: Option<F6>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scaling: Option<F6>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,6 +223,11 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 stable_runs: r.verdict_counts[0],
                 unstable_runs: r.verdict_counts[1],
                 inconclusive_runs: r.verdict_counts[2],
+                capped_runs: r.capped_runs,
+                median_cap_slot: r.cap_slot,
+                growth_per_slot: F6(r.growth),
+                growth_ci95_low: r.growth_ci95.map(|c| F6(c.0)),
+                growth_ci95_high: r.growth_ci95.map(|c| F6(c.1)),
                 scaling,
                 mean_queued_work,
             }
