@@ -202,7 +202,11 @@ fn report(ran: Ran) -> bool {
     if unchecked > 0 {
         parts.push(format!(
             "{unchecked} not checked{}",
-            if ran.quick { " at this length (--quick)" } else { "" }
+            if ran.quick {
+                " at this length (--quick)"
+            } else {
+                ""
+            }
         ));
     }
     eprintln!("  claims   {} (evidence in claims.csv)", parts.join(", "));

@@ -35,23 +35,46 @@ pub struct Series {
     /// Its colour (RGB); `None`: the next of a fixed palette. Policies take theirs from
     /// [`crate::policy::registry`], so a policy looks the same in every figure.
     pub colour: Option<(u8, u8, u8)>,
+    /// x of the points that are not measurements (runs judged unstable or not judged): drawn as
+    /// hollow markers on the top edge, never joined to the curve.
+    pub off: Vec<f64>,
 }
 
-/// A line chart.
-#[derive(Clone, Debug)]
+/// How the x axis's ticks read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum XTicks {
+    /// Numbers (thousands separated, powers of ten as 10ᵏ).
+    #[default]
+    Plain,
+    /// x is log₂ n: integer ticks labelled 2ˣ, no others.
+    PowersOfTwo,
+}
+
+/// A line chart. Its legend sits in a column to the right of the plot, where it hides no data.
+#[derive(Clone, Debug, Default)]
 pub struct Chart {
     pub title: String,
+    /// A line under the title: what the reader must know to read it (replication, cap, …).
+    pub note: Option<String>,
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
+    /// Dashed horizontal reference lines, with their labels (a queue cap, a bound).
+    pub hlines: Vec<(f64, String)>,
     /// Draw markers at the points (sweeps) or not (time series).
     pub markers: bool,
-    /// Logarithmic y axis (values below `LOG_FLOOR` are drawn at it).
+    /// Logarithmic y axis (values below the floor are drawn at it).
     pub log_y: bool,
+    /// Smallest value shown on a logarithmic axis (`LOG_FLOOR` if 0).
+    pub log_floor: f64,
+    pub x_ticks: XTicks,
 }
 
-/// Smallest value shown on a logarithmic axis.
+/// Smallest value shown on a logarithmic axis unless a chart says otherwise.
 pub const LOG_FLOOR: f64 = 0.01;
+
+/// Width of the legend column, pixels.
+const LEGEND_WIDTH: u32 = 210;
 
 /// The colour of series `i`: its own, or the palette's.
 fn colour(series: &Series, i: usize) -> RGBColor {
@@ -67,81 +90,197 @@ fn colour(series: &Series, i: usize) -> RGBColor {
     p[i % p.len()]
 }
 
-/// The data ranges of a chart: x, and y with error bars (y from 0 on a linear axis).
-fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64)) {
-    let all = || chart.series.iter().flat_map(|s| s.points.iter());
-    let bars = || {
-        chart
-            .series
-            .iter()
-            .filter_map(|s| s.bars.as_ref())
-            .flatten()
-    };
+impl Chart {
+    fn floor(&self) -> f64 {
+        if self.log_floor > 0.0 {
+            self.log_floor
+        } else {
+            LOG_FLOOR
+        }
+    }
+
+    /// Whether some point is not a measurement (drawn hollow on the top edge).
+    fn has_off(&self) -> bool {
+        self.series.iter().any(|s| !s.off.is_empty())
+    }
+}
+
+/// The axis ranges of a chart, padded so that no point sits on the frame: x, and y with error
+/// bars and reference lines (from 0 on a linear axis unless the data are far from it); and, if
+/// some points are not measurements, where the band above the data that holds them starts.
+fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
     let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, y) in all() {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
+    for s in &chart.series {
+        for &(x, y) in &s.points {
+            (x0, x1) = (x0.min(x), x1.max(x));
+            (y0, y1) = (y0.min(y), y1.max(y));
+        }
+        for &x in &s.off {
+            (x0, x1) = (x0.min(x), x1.max(x));
+        }
+        for &(lo, hi) in s.bars.iter().flatten() {
+            (y0, y1) = (y0.min(lo), y1.max(hi));
+        }
     }
-    for &(lo, hi) in bars() {
-        y0 = y0.min(lo);
-        y1 = y1.max(hi);
+    for &(y, _) in &chart.hlines {
+        (y0, y1) = (y0.min(y), y1.max(y));
     }
     if !x0.is_finite() {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        (x0, x1) = (0.0, 1.0);
+    }
+    if !y0.is_finite() {
+        (y0, y1) = (0.0, 1.0);
     }
     if x1 <= x0 {
-        x1 = x0 + 1.0;
+        (x0, x1) = (x0 - 0.5, x0 + 0.5);
     }
     if chart.log_y {
-        y0 = y0.max(LOG_FLOOR);
-        y1 = (y1 * 2.0).max(y0 * 10.0);
+        let floor = chart.floor();
+        y0 = (y0 * 0.6).max(floor);
+        y1 = (y1.max(floor) * 1.6).max(y0 * 10.0);
     } else if y0 > 0.5 * y1 && y1 > y0 {
         // data far from zero (e.g. machine counts): frame the data, not the origin
         let pad = (y1 - y0) * 0.1;
         (y0, y1) = (y0 - pad, y1 + pad);
     } else {
-        y0 = y0.min(0.0);
-        y1 = if y1 <= y0 { y0 + 1.0 } else { y1 * 1.05 };
+        let span = if y1 > y0 { y1 - y0.min(0.0) } else { 1.0 };
+        y0 = if y0 >= 0.0 { 0.0 } else { y0 - 0.06 * span };
+        y1 = y1.max(y0) + 0.08 * span;
     }
-    let pad = (x1 - x0) * 0.03;
-    (((x0 - pad), (x1 + pad)), (y0, y1))
+    let mut band = None;
+    if chart.has_off() {
+        // a band above the data, a fifth of the height, for the hollow markers
+        band = Some(y1);
+        y1 = if chart.log_y {
+            (y1.ln() + 0.25 * (y1.ln() - y0.ln())).exp()
+        } else {
+            y1 + 0.25 * (y1 - y0)
+        };
+    }
+    let pad = (x1 - x0) * 0.05;
+    ((x0 - pad, x1 + pad), (y0, y1), band)
 }
 
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), PlotError>
 where
     DB::ErrorType: 'static,
 {
-    root.fill(&WHITE).map_err(|e| PlotError(e.to_string()))?;
-    let ((x0, x1), (y0, y1)) = ranges(chart);
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(&chart.title, ("sans-serif", 21)).map_err(e)?;
+    let root = match &chart.note {
+        Some(note) => {
+            let (top, rest) = root.split_vertically(24);
+            top.draw_text(
+                note,
+                &("sans-serif", 14).into_font().color(&RGBColor(70, 70, 70)),
+                (16, 2),
+            )
+            .map_err(e)?;
+            rest
+        }
+        None => root,
+    };
+    let (w, _) = root.dim_in_pixel();
+    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+    let ((x0, x1), (y0, y1), band) = ranges(chart);
     let builder = || {
-        let mut b = ChartBuilder::on(&root);
-        b.caption(&chart.title, ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70);
+        let mut b = ChartBuilder::on(&plot_area);
+        b.margin(12).x_label_area_size(45).y_label_area_size(78);
         b
     };
     if chart.log_y {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
             .map_err(|e| PlotError(e.to_string()))?;
-        finish(ctx, chart, |y: f64| y.max(y0))?;
+        let floor = chart.floor().max(y0);
+        finish(ctx, chart, (y0, y1), band, move |y: f64| y.max(floor))?;
     } else {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| PlotError(e.to_string()))?;
-        finish(ctx, chart, |y: f64| y)?;
+        finish(ctx, chart, (y0, y1), band, |y: f64| y)?;
     }
-    root.present().map_err(|e| PlotError(e.to_string()))?;
+    legend(&legend_area, chart).map_err(e)?;
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// The legend column: a line (or dot) and a label per series, then the reference lines and
+/// the hollow marker's meaning.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = ("sans-serif", 14).into_font();
+    let mut y = 30i32;
+    let step = 22i32;
+    let text = |label: &str, y: i32| area.draw_text(label, &font.color(&BLACK), (34, y - 8));
+    for (i, s) in chart.series.iter().enumerate() {
+        if s.label.is_empty() {
+            continue;
+        }
+        let c = colour(s, i);
+        if s.points_only {
+            area.draw(&Circle::new((14, y), 4, ShapeStyle::from(&c).filled()))?;
+        } else {
+            area.draw(&PathElement::new(
+                vec![(4, y), (26, y)],
+                ShapeStyle::from(&c).stroke_width(2),
+            ))?;
+            if chart.markers {
+                area.draw(&Circle::new((15, y), 3, ShapeStyle::from(&c).filled()))?;
+            }
+        }
+        for (k, line) in wrap(&s.label, 22).iter().enumerate() {
+            area.draw_text(line, &font.color(&BLACK), (34, y - 8 + k as i32 * 17))?;
+        }
+        y += step + 17 * (wrap(&s.label, 22).len() as i32 - 1);
+    }
+    for (_, label) in &chart.hlines {
+        area.draw(&PathElement::new(
+            vec![(4, y), (10, y)],
+            ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(2),
+        ))?;
+        area.draw(&PathElement::new(
+            vec![(16, y), (26, y)],
+            ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(2),
+        ))?;
+        text(label, y)?;
+        y += step;
+    }
+    if chart.has_off() {
+        y += 6;
+        area.draw(&Circle::new(
+            (15, y),
+            5,
+            ShapeStyle::from(&BLACK).stroke_width(2),
+        ))?;
+        text("no measurement:", y)?;
+        for (k, line) in [
+            "judged unstable or",
+            "not judged (in the",
+            "band at the top)",
+        ]
+        .iter()
+        .enumerate()
+        {
+            area.draw_text(
+                line,
+                &font.color(&RGBColor(70, 70, 70)),
+                (34, y + (k as i32 + 1) * step - 8),
+            )?;
+        }
+    }
     Ok(())
 }
 
 fn finish<'a, DB, Y>(
     mut ctx: ChartContext<'a, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, Y>>,
     chart: &Chart,
+    (y0, y1): (f64, f64),
+    band: Option<f64>,
     clamp: impl Fn(f64) -> f64 + Copy,
 ) -> Result<(), PlotError>
 where
@@ -150,37 +289,88 @@ where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
+    let x_ticks = chart.x_ticks;
+    let x_fmt = move |v: &f64| match x_ticks {
+        XTicks::Plain => tick(*v),
+        XTicks::PowersOfTwo if (v - v.round()).abs() < 1e-9 => tick(2f64.powf(v.round())),
+        XTicks::PowersOfTwo => String::new(),
+    };
     ctx.configure_mesh()
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
+        .x_labels(8)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&|v| match band {
+            Some(b) if *v > b => String::new(),
+            _ if chart.log_y => tick_log(*v),
+            _ => tick(*v),
+        })
         .draw()
         .map_err(err)?;
+    let (xa, xb) = {
+        let r = ctx.x_range();
+        (r.start, r.end)
+    };
+    for (y, _) in &chart.hlines {
+        let grey = ShapeStyle::from(&RGBColor(90, 90, 90)).stroke_width(2);
+        let n = 60;
+        ctx.draw_series((0..n).step_by(2).map(|k| {
+            let a = xa + (xb - xa) * k as f64 / n as f64;
+            let b = xa + (xb - xa) * (k + 1) as f64 / n as f64;
+            PathElement::new(vec![(a, clamp(*y)), (b, clamp(*y))], grey)
+        }))
+        .map_err(err)?;
+    }
+    // hollow markers for points that are not measurements, in the band above the data (no y
+    // ticks there), one row per series so that they do not hide each other
+    let rows = chart
+        .series
+        .iter()
+        .filter(|s| !s.off.is_empty())
+        .count()
+        .max(1);
+    let mut row = 0;
+    if let Some(b) = band {
+        let grey = ShapeStyle::from(&RGBColor(150, 150, 150)).stroke_width(1);
+        ctx.draw_series(std::iter::once(PathElement::new(
+            vec![(xa, b), (xb, b)],
+            grey,
+        )))
+        .map_err(err)?;
+    }
     for (i, s) in chart.series.iter().enumerate() {
         let c = colour(s, i);
+        let depth = 0.035 + 0.13 * (row as f64 + 0.5) / rows as f64;
+        let edge = if chart.log_y {
+            (y1.ln() - depth * (y1.ln() - y0.ln())).exp()
+        } else {
+            y1 - depth * (y1 - y0)
+        };
+        row += usize::from(!s.off.is_empty());
         let style = ShapeStyle::from(&c).stroke_width(2);
+        ctx.draw_series(
+            s.off
+                .iter()
+                .map(|&x| Circle::new((x, edge), 5, ShapeStyle::from(&c).stroke_width(2))),
+        )
+        .map_err(err)?;
         if s.points_only {
             ctx.draw_series(
                 s.points
                     .iter()
                     .map(|&(x, y)| Circle::new((x, clamp(y)), 2, ShapeStyle::from(&c).filled())),
             )
-            .map_err(err)?
-            .label(&s.label)
-            .legend(move |(x, y)| Circle::new((x + 10, y), 3, ShapeStyle::from(&c).filled()));
+            .map_err(err)?;
             continue;
         }
         ctx.draw_series(LineSeries::new(
             s.points.iter().map(|&(x, y)| (x, clamp(y))),
             style,
         ))
-        .map_err(err)?
-        .label(&s.label)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        .map_err(err)?;
         if chart.markers {
             ctx.draw_series(
                 s.points
@@ -196,24 +386,60 @@ where
             .map_err(err)?;
         }
     }
-    ctx.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
-        .map_err(err)?;
     Ok(())
 }
 
-/// A compact tick label: no trailing zeros, thousands as plain integers.
-fn tick(v: f64) -> String {
-    if v.abs() >= 1000.0 || v == v.round() {
-        format!("{v:.0}")
-    } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+/// `s` in lines of at most about `width` characters, broken at spaces.
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in s.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
     }
+    lines
+}
+
+/// A tick label of a logarithmic axis: a power of ten from 10⁴ on as `10⁴`, else as [`tick`].
+pub fn tick_log(v: f64) -> String {
+    let a = v.abs();
+    let k = a.log10().round();
+    if a >= 1e4 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
+        const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+        let exp: String = (k as u32)
+            .to_string()
+            .chars()
+            .map(|d| SUP[d.to_digit(10).unwrap_or(0) as usize])
+            .collect();
+        return format!("{}10{exp}", if v < 0.0 { "−" } else { "" });
+    }
+    tick(v)
+}
+
+/// A tick label: no trailing zeros; thousands separated (`3,500,000`).
+pub fn tick(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let a = v.abs();
+    if a >= 1000.0 || v == v.round() {
+        let n = a.round() as u64;
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        return format!("{}{out}", if v < 0.0 { "−" } else { "" });
+    }
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// Draws `chart` to `<stem>.png` and `<stem>.svg`; returns the two paths.
@@ -222,10 +448,13 @@ pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
     draw(
-        BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+        BitMapBackend::new(&png, (1000, 600)).into_drawing_area(),
         chart,
     )?;
-    draw(SVGBackend::new(&svg, (900, 600)).into_drawing_area(), chart)?;
+    draw(
+        SVGBackend::new(&svg, (1000, 600)).into_drawing_area(),
+        chart,
+    )?;
     Ok([png, svg])
 }
 
@@ -336,4 +565,23 @@ pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], PlotErro
     )?;
     draw_dots(SVGBackend::new(&svg, (1000, h)).into_drawing_area(), plot)?;
     Ok([png, svg])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tick, tick_log};
+
+    #[test]
+    fn ticks_read_as_numbers() {
+        assert_eq!(tick(0.0), "0");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(3.0), "3");
+        assert_eq!(tick(3_500_000.0), "3,500,000");
+        assert_eq!(tick(1000.0), "1,000");
+        assert_eq!(tick(100_000.0), "100,000");
+        assert_eq!(tick_log(1_000_000.0), "10⁶");
+        assert_eq!(tick_log(10_000.0), "10⁴");
+        assert_eq!(tick_log(1000.0), "1,000");
+        assert_eq!(tick(-2500.0), "−2,500");
+    }
 }

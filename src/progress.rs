@@ -233,8 +233,7 @@ impl Ticker {
             let s = self.spinner.get_or_insert_with(|| {
                 let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
                 b.set_style(
-                    ProgressStyle::with_template("{spinner} {msg}")
-                        .expect("a static template"),
+                    ProgressStyle::with_template("{spinner} {msg}").expect("a static template"),
                 );
                 b
             });

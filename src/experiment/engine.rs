@@ -376,7 +376,9 @@ fn finish<K: Kind>(
     }
     let mut out = exp.assemble(done);
     if quick {
-        K::claims(&mut out).iter_mut().for_each(ClaimResult::shortened);
+        K::claims(&mut out)
+            .iter_mut()
+            .for_each(ClaimResult::shortened);
     }
     let written = exp.write(&out, folder.dir())?;
     folder.finish(&written)?;

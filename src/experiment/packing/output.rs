@@ -254,7 +254,7 @@ fn hole_charts(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart, &'s
                             .collect()
                     }),
                     markers: true,
-                    log_y: false,
+                    ..Default::default()
                 },
                 if d == 0 {
                     "fig1_hole_filling_cpu"
@@ -286,7 +286,7 @@ fn inflation_charts(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
                             .collect()
                     }),
                     markers: true,
-                    log_y: false,
+                    ..Default::default()
                 },
                 if k == 0 {
                     "fig2_inflation_horizontal_all"
@@ -313,7 +313,7 @@ fn inflation_charts(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
                         .collect()
                 }),
                 markers: true,
-                log_y: false,
+                ..Default::default()
             },
             "fig2_utilization_horizontal_all",
         ));
@@ -328,10 +328,13 @@ fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
     if !exp.evaluate.compaction_tau.is_empty() {
         charts.push((
             Chart {
-                title: format!(
-                    "{}: compacted cluster size (90th percentile of {} trials, range)",
-                    exp.snapshot_label, exp.evaluate.trials
-                ),
+                title: match exp.evaluate.trials {
+                    1 => format!("{}: compacted cluster size (one trial)", exp.snapshot_label),
+                    n => format!(
+                        "{}: compacted cluster size (90th percentile of {n} trials, bars: range)",
+                        exp.snapshot_label
+                    ),
+                },
                 x_label: "fraction of tasks allowed to go pending τ".into(),
                 y_label: "machines".into(),
                 series: out
@@ -348,17 +351,17 @@ fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
                             .zip(&r.compaction)
                             .map(|(t, c)| (*t, c.p90 as f64))
                             .collect(),
-                        bars: Some(
+                        bars: (exp.evaluate.trials > 1).then(|| {
                             r.compaction
                                 .iter()
                                 .map(|c| (c.min as f64, c.max as f64))
-                                .collect(),
-                        ),
-                        points_only: false,
+                                .collect()
+                        }),
+                        ..Default::default()
                     })
                     .collect(),
                 markers: true,
-                log_y: false,
+                ..Default::default()
             },
             "fig3_compaction",
         ));

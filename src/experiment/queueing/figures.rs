@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::results::Outcome;
+use super::results::{Outcome, SummaryRow};
 use super::{Experiment, PlotSpec, SweepKind};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{render_figure, render_with};
@@ -88,71 +88,123 @@ fn x_label(exp: &Experiment) -> &'static str {
     }
 }
 
-/// Mean queue against the sweep variable, with 95 % interval bars, a curve per policy.
+/// x of sweep point `pt` on the figures' axis.
+fn x_of(exp: &Experiment, pt: usize) -> f64 {
+    match exp.sweep {
+        SweepKind::Load => exp.points[pt].load,
+        SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
+        SweepKind::Fraction | SweepKind::Scaling => exp.points[pt].key,
+    }
+}
+
+/// The title of a figure: the file's `title`, else `what` and the experiment's description up
+/// to its first colon or full stop.
+fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
+    if let Some(t) = title {
+        return t.clone();
+    }
+    let d = exp.header.description.trim();
+    let head = d
+        .split([':', '\n', ';'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.');
+    if head.is_empty() || head.chars().count() > 70 {
+        what.to_string()
+    } else {
+        format!("{what} — {head}")
+    }
+}
+
+/// Mean queue against the sweep variable, with 95 % interval bars, a curve per policy; rows
+/// that are not measurements are hollow markers on the top edge, not joined to the curve.
 fn mean_queue_chart(exp: &Experiment, out: &Outcome, title: &Option<String>, log_y: bool) -> Chart {
-    let series = (0..exp.policies.len())
+    let trace = exp.workload.trace().is_some();
+    let series: Vec<Series> = (0..exp.policies.len())
         .map(|p| {
             let rows: Vec<_> = out.summary.iter().filter(|r| r.policy == p).collect();
-            let x = |pt: usize| match exp.sweep {
-                SweepKind::Load => exp.points[pt].load,
-                SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
-                SweepKind::Fraction => exp.points[pt].key,
-                SweepKind::Scaling => exp.points[pt].key,
-            };
+            let (kept, off): (Vec<&SummaryRow>, Vec<&SummaryRow>) =
+                rows.iter().partition(|r| r.measured(trace));
             Series {
                 label: exp.labels[p].clone(),
                 colour: registry::colour(&exp.labels[p]),
-                points: rows.iter().map(|r| (x(r.point), r.mean_queue)).collect(),
+                points: kept
+                    .iter()
+                    .map(|r| (x_of(exp, r.point), r.mean_queue))
+                    .collect(),
                 bars: Some(
-                    rows.iter()
+                    kept.iter()
                         .map(|r| r.ci95.unwrap_or((r.mean_queue, r.mean_queue)))
                         .collect(),
                 ),
-                points_only: false,
+                off: off.iter().map(|r| x_of(exp, r.point)).collect(),
+                ..Default::default()
             }
         })
         .collect();
+    let reps = exp.run.replications;
+    let note = format!(
+        "Mean over {reps} replication{} with 95 % intervals{}",
+        if reps == 1 { "" } else { "s" },
+        if trace {
+            "; each point one replay of the trace window".to_string()
+        } else {
+            "; only runs judged stable are measurements".to_string()
+        }
+    );
     Chart {
-        title: title
-            .clone()
-            .unwrap_or_else(|| format!("{}: mean queue size", exp.name())),
+        title: title_of(exp, title, "Mean queue size"),
+        note: Some(note),
         x_label: x_label(exp).into(),
         y_label: "mean queue size (jobs)".into(),
         series,
         markers: true,
         log_y,
+        ..Default::default()
     }
 }
 
-/// Q(t) against t of one replication at one point, a curve per policy.
+/// Q(t) against t of one replication at one point, a curve per policy; the cap as a dashed
+/// line when a run reached it. `log_y`: `None` chooses a log axis when the curves' peaks are
+/// more than 30 times apart (one near zero, one at the cap).
 fn queue_chart(
     exp: &Experiment,
     out: &Outcome,
     point: usize,
     replication: u32,
     title: &Option<String>,
-    log_y: bool,
+    log_y: Option<bool>,
 ) -> Chart {
-    let series = (0..exp.policies.len())
-        .map(|p| {
-            let run = out.runs_at(p, point).find(|r| r.replication == replication);
-            Series {
-                label: exp.labels[p].clone(),
-                colour: registry::colour(&exp.labels[p]),
-                points: run
-                    .map(|r| {
-                        r.result
-                            .series
-                            .iter()
-                            .map(|&(t, q)| (t as f64, q as f64))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                bars: None,
-                points_only: false,
-            }
+    let runs: Vec<_> = (0..exp.policies.len())
+        .map(|p| out.runs_at(p, point).find(|r| r.replication == replication))
+        .collect();
+    let series: Vec<Series> = runs
+        .iter()
+        .enumerate()
+        .map(|(p, run)| Series {
+            label: exp.labels[p].clone(),
+            colour: registry::colour(&exp.labels[p]),
+            points: run
+                .map(|r| {
+                    r.result
+                        .series
+                        .iter()
+                        .map(|&(t, q)| (t as f64, q as f64))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            ..Default::default()
         })
         .collect();
+    let peaks: Vec<f64> = series
+        .iter()
+        .map(|s| s.points.iter().map(|p| p.1).fold(0.0, f64::max))
+        .collect();
+    let (lo, hi) = peaks
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &p| (a.min(p), b.max(p)));
+    let log_y = log_y.unwrap_or(hi > 30.0 * lo.max(1.0));
+    let capped = runs.iter().flatten().any(|r| r.result.capped);
     let pt = exp.points[point];
     let at = match exp.sweep {
         SweepKind::Load => format!("ρ = {}", pt.load),
@@ -160,14 +212,31 @@ fn queue_chart(
         SweepKind::Fraction => format!("{} ρ*", pt.key),
         SweepKind::Scaling => format!("c = {}", pt.key),
     };
+    let note = format!(
+        "{at}; replication {replication} of {} (same jobs for every policy); queue cap {} jobs{}{}",
+        exp.run.replications,
+        super::report::thousands(exp.run.queue_cap),
+        if capped {
+            ", a run stops when it reaches it"
+        } else {
+            ""
+        },
+        if log_y { "; 0 drawn at ½" } else { "" }
+    );
     Chart {
-        title: title
-            .clone()
-            .unwrap_or_else(|| format!("{}: queue size, {at}", exp.name())),
+        title: title_of(exp, title, "Queue size over time"),
+        note: Some(note),
         x_label: "time (slots)".into(),
         y_label: "queue size Q(t) (jobs)".into(),
         series,
+        hlines: if capped {
+            vec![(exp.run.queue_cap as f64, "queue cap".into())]
+        } else {
+            Vec::new()
+        },
         markers: false,
         log_y,
+        log_floor: 0.5,
+        ..Default::default()
     }
 }

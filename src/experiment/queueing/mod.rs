@@ -193,13 +193,14 @@ pub enum PlotSpec {
     /// Each scored policy's stability limit (interval) against its compacted cluster size
     /// (needs `[compaction]`).
     LimitVsCompaction { title: Option<String>, file: String },
-    /// Q(t) against t at one sweep point and replication, one curve per policy.
+    /// Q(t) against t at one sweep point and replication, one curve per policy (`log_y`
+    /// unset: logarithmic when the curves' peaks are far apart).
     QueueVsTime {
         point: usize,
         replication: u32,
         title: Option<String>,
         file: String,
-        log_y: bool,
+        log_y: Option<bool>,
     },
 }
 

@@ -97,7 +97,7 @@ fn plot(
                 replication,
                 title: p.title.clone(),
                 file,
-                log_y: p.log_y.unwrap_or(false),
+                log_y: p.log_y,
             }
         }
         "limit-vs-compaction" => {

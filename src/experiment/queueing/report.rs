@@ -10,7 +10,6 @@ use super::{Experiment, Horizon};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::policy::PolicySpec;
-use crate::sim::Verdict;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -128,10 +127,10 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
 /// cap and of when it was reached, not a measurement).
 fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
     r.line(
-        "## Mean queue size (95% CI over replications)\n\nOnly rows judged stable are \
-         measurements. A row judged unstable or inconclusive shows its evidence instead: the \
-         runs stopped at the queue cap and when, and the queue's net growth from the empty \
-         start (queue at the end / slots run, jobs per slot).\n",
+        "## Mean queue size (95% CI over replications)\n\nOnly rows judged stable (or, for a \
+         replayed trace, replays not stopped at the cap) are measurements. Any other row shows \
+         its evidence instead: the runs stopped at the queue cap and when, and the queue's net \
+         growth from the empty start (queue at the end / slots run, jobs per slot).\n",
     );
     let mut t = MdTable::new([
         "policy",
@@ -147,7 +146,7 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
     for row in &out.summary {
         let p = exp.points[row.point];
         let [s, u, i] = row.verdict_counts;
-        let stable = row.verdict == Verdict::Stable;
+        let stable = row.measured(exp.workload.trace().is_some());
         let measured = |x: String| if stable { x } else { "–".to_string() };
         let ci = row
             .ci95

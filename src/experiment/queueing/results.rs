@@ -38,6 +38,15 @@ pub struct SummaryRow {
     pub growth_ci95: Option<(f64, f64)>,
 }
 
+impl SummaryRow {
+    /// Whether its mean queue is a measurement: no replication stopped at the cap, and the
+    /// row judged stable, or (`trace`) a deterministic replay of a trace window, whose mean is
+    /// that of the replay whatever its trend.
+    pub fn measured(&self, trace: bool) -> bool {
+        self.capped_runs == 0 && (trace || self.verdict == Verdict::Stable)
+    }
+}
+
 /// Everything a run of an experiment produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {

@@ -14,7 +14,7 @@ use crate::experiment::common::{
 };
 use crate::experiment::{ExperimentError, VERSION};
 use crate::model::Size;
-use crate::plot::{Chart, Series};
+use crate::plot::{Chart, Series, XTicks};
 use crate::stability::region::BracketStep;
 
 /// `region.csv`: a row per set (ρ*, K_RED and dyadic on X_J for each J).
@@ -188,22 +188,23 @@ fn bracket_chart(exp: &RegionExperiment, out: &RegionOutcome, title: &Option<Str
         title: title
             .clone()
             .unwrap_or_else(|| format!("{}: bracket on ρ*", exp.header.name)),
-        x_label: "log2 of the number of intervals n".into(),
+        x_label: "number of intervals n of the partition Pₙ (log scale)".into(),
         y_label: "traffic intensity".into(),
+        x_ticks: XTicks::PowersOfTwo,
         series: vec![
             Series {
-                label: "ρ_low(P_n) ≥ ρ* (sizes rounded down)".into(),
+                label: "upper bound (sizes rounded down on Pₙ)".into(),
                 points: pts(|b| b.upper_bound),
                 ..Default::default()
             },
             Series {
-                label: "ρ_up(P_n) ≤ ρ* (sizes rounded up)".into(),
+                label: "lower bound (sizes rounded up on Pₙ)".into(),
                 points: pts(|b| b.lower_bound),
                 ..Default::default()
             },
         ],
         markers: true,
-        log_y: false,
+        ..Default::default()
     }
 }
 
@@ -246,7 +247,7 @@ fn family_chart(exp: &RegionExperiment, out: &RegionOutcome, title: &Option<Stri
             },
         ],
         markers: false,
-        log_y: false,
+        ..Default::default()
     }
 }
 
