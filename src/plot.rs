@@ -420,6 +420,19 @@ pub fn tick_log(v: f64) -> String {
     tick(v)
 }
 
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A tick label: no trailing zeros; thousands separated (`3,500,000`).
 pub fn tick(v: f64) -> String {
     if v == 0.0 {
@@ -427,16 +440,8 @@ pub fn tick(v: f64) -> String {
     }
     let a = v.abs();
     if a >= 1000.0 || v == v.round() {
-        let n = a.round() as u64;
-        let s = n.to_string();
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        return format!("{}{out}", if v < 0.0 { "−" } else { "" });
+        let sign = if v < 0.0 { "−" } else { "" };
+        return format!("{sign}{}", thousands(a.round() as u64));
     }
     let s = format!("{v:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()

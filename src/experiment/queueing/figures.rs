@@ -215,7 +215,7 @@ fn queue_chart(
     let note = format!(
         "{at}; replication {replication} of {} (same jobs for every policy); queue cap {} jobs{}{}",
         exp.run.replications,
-        super::report::thousands(exp.run.queue_cap),
+        crate::plot::thousands(exp.run.queue_cap),
         if capped {
             ", a run stops when it reaches it"
         } else {

@@ -9,6 +9,7 @@ use super::tables::saturated_load;
 use super::{Experiment, Horizon};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
+use crate::plot::thousands;
 use crate::policy::PolicySpec;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
@@ -200,19 +201,6 @@ fn significant(x: f64) -> String {
     } else {
         format!("{x:.digits$}")
     }
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (k, c) in s.chars().enumerate() {
-        if k > 0 && (s.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// With a trace: the work waiting next to the jobs waiting.
