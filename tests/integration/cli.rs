@@ -123,6 +123,149 @@ fn failed_claim_exits_1() {
     assert!(claims.lines().nth(1).unwrap().ends_with(",false"));
 }
 
+#[test]
+fn quick_is_a_smoke_test_that_checks_no_claim() {
+    // the same failing claim: exit 1 at full length, exit 0 and "not checked" under --quick
+    let dir = tmp("quick-claims");
+    let text = GOOD.replace("expect = \"stable\"", "expect = \"unstable\"");
+    let exp = write_exp(&dir, &text);
+    let out = dir.join("out");
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--quick",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("not checked at this length (--quick)"),
+        "{err}"
+    );
+    let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    let row = claims.lines().nth(1).unwrap();
+    assert!(row.ends_with(",not checked"), "{row}");
+    assert!(row.contains("not checked at this length"), "{row}");
+    // the observation is kept
+    assert!(row.contains(",unstable,inconclusive,"), "{row}");
+}
+
+#[test]
+fn progress_lines_when_not_a_terminal_and_quiet_silences_them() {
+    let dir = tmp("progress");
+    let exp = write_exp(&dir, GOOD);
+    let out = dir.join("out");
+    // stderr is a pipe here: plain lines, then the summary
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("cli-test: 18 units to do"), "{err}");
+    assert!(err.contains("cli-test: 18/18 units in"), "{err}");
+    assert!(err.contains("  report   "), "{err}");
+    assert!(err.contains("  claims   1 held"), "{err}");
+    assert!(
+        err.contains("holds        bf-js is stable at load 0.6: stable"),
+        "{err}"
+    );
+    // resumed from the journal: said so; --quiet: no progress, the summary stays
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("units"), "{err}");
+    assert!(err.contains("  claims   1 held"), "{err}");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("18 of 18 units resumed from the journal"),
+        "{err}"
+    );
+}
+
+#[test]
+fn rows_that_are_not_stable_show_evidence_not_a_mean() {
+    // FIFO-FF far above its limit with a small cap: every run stops at the cap
+    let dir = tmp("evidence");
+    let text = GOOD
+        .replace("load = [0.6, 0.9]", "load = [0.6, 1.3]")
+        .replace("warmup = 2_000", "warmup = 2_000\nqueue_cap = 300")
+        .replace("load = 0.9", "load = 1.3");
+    let exp = write_exp(&dir, &text);
+    let out = dir.join("out");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let row = summary
+        .lines()
+        .find(|l| l.starts_with("fifo-ff,1.300000"))
+        .unwrap();
+    let f: Vec<&str> = row.split(',').collect();
+    assert_eq!(f[col("verdict")], "unstable");
+    assert_eq!(f[col("capped_runs")], "3");
+    assert!(f[col("median_cap_slot")].parse::<u64>().unwrap() < 20_000);
+    assert!(f[col("growth_per_slot")].parse::<f64>().unwrap() > 0.0);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("| fifo-ff | 1.3000"))
+        .unwrap();
+    assert!(line.contains("| – | – | – |"), "{line}");
+    assert!(
+        line.contains("3 of 3 runs reached the cap of 300 jobs"),
+        "{line}"
+    );
+    assert!(line.contains("net growth"), "{line}");
+}
+
+#[test]
+fn a_quick_trace_replay_still_queues() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tmp("quick-trace");
+    let out = dir.join("out");
+    let exp = root.join("experiments/fig5_trace_scaling.toml");
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--quick",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let q = header.iter().position(|h| *h == "mean_queue").unwrap();
+    let u = header.iter().position(|h| *h == "utilization").unwrap();
+    let load = header.iter().position(|h| *h == "load").unwrap();
+    for row in summary.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let (q, u, load): (f64, f64, f64) = (
+            f[q].parse().unwrap(),
+            f[u].parse().unwrap(),
+            f[load].parse().unwrap(),
+        );
+        // every 100th job on 40 servers: the offered load is kept, so is the queueing
+        assert!(q > 1.0, "{row}");
+        assert!((u - load).abs() < 0.15 * load, "{row}");
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("every 100th job of the trace is replayed, on 40 servers"));
+}
+
 fn assert_bad(text: Option<&str>, must_mention: &[&str]) {
     let dir = tmp(&format!(
         "bad-{}",

@@ -2,6 +2,7 @@
 
 mod calibration;
 mod cli;
+mod docs;
 mod figures;
 mod fuzz;
 mod hostile;
