@@ -63,14 +63,13 @@ pub struct Chart {
     pub hlines: Vec<(f64, String)>,
     /// Draw markers at the points (sweeps) or not (time series).
     pub markers: bool,
-    /// Logarithmic y axis (values below the floor are drawn at it).
+    /// Logarithmic y axis, from just under the smallest positive value (zeros are drawn on
+    /// the bottom edge).
     pub log_y: bool,
-    /// Smallest value shown on a logarithmic axis (`LOG_FLOOR` if 0).
-    pub log_floor: f64,
     pub x_ticks: XTicks,
 }
 
-/// Smallest value shown on a logarithmic axis unless a chart says otherwise.
+/// The bottom of a logarithmic axis when no value is positive.
 pub const LOG_FLOOR: f64 = 0.01;
 
 /// Width of the legend column, pixels.
@@ -86,19 +85,17 @@ fn colour(series: &Series, i: usize) -> RGBColor {
         RGBColor(188, 189, 34),
         RGBColor(227, 119, 194),
         RGBColor(127, 127, 127),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(140, 86, 75),
+        RGBColor(31, 119, 180),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
     ];
     p[i % p.len()]
 }
 
 impl Chart {
-    fn floor(&self) -> f64 {
-        if self.log_floor > 0.0 {
-            self.log_floor
-        } else {
-            LOG_FLOOR
-        }
-    }
-
     /// Whether some point is not a measurement (drawn hollow on the top edge).
     fn has_off(&self) -> bool {
         self.series.iter().any(|s| !s.off.is_empty())
@@ -136,9 +133,22 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
         (x0, x1) = (x0 - 0.5, x0 + 0.5);
     }
     if chart.log_y {
-        let floor = chart.floor();
-        y0 = (y0 * 0.6).max(floor);
-        y1 = (y1.max(floor) * 1.6).max(y0 * 10.0);
+        // from just under the smallest positive value (zeros are drawn on the bottom edge)
+        let positive = chart
+            .series
+            .iter()
+            .flat_map(|s| {
+                let bars = s.bars.iter().flatten().map(|b| b.0);
+                s.points.iter().map(|p| p.1).chain(bars)
+            })
+            .filter(|&y| y > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        y0 = if positive.is_finite() {
+            positive * 0.6
+        } else {
+            LOG_FLOOR
+        };
+        y1 = (y1 * 1.6).max(y0 * 10.0);
     } else if y0 > 0.5 * y1 && y1 > y0 {
         // data far from zero (e.g. machine counts): frame the data, not the origin
         let pad = (y1 - y0) * 0.1;
@@ -194,8 +204,7 @@ where
         let ctx = builder()
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
             .map_err(|e| PlotError(e.to_string()))?;
-        let floor = chart.floor().max(y0);
-        finish(ctx, chart, (y0, y1), band, move |y: f64| y.max(floor))?;
+        finish(ctx, chart, (y0, y1), band, move |y: f64| y.max(y0))?;
     } else {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, y0..y1)
@@ -404,11 +413,11 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A tick label of a logarithmic axis: a power of ten from 10⁴ on as `10⁴`, else as [`tick`].
+/// A tick label of a logarithmic axis: a power of ten from 10³ on as `10³`, else as [`tick`].
 pub fn tick_log(v: f64) -> String {
     let a = v.abs();
     let k = a.log10().round();
-    if a >= 1e4 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
+    if a >= 1e3 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
         const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
         let exp: String = (k as u32)
             .to_string()
@@ -586,7 +595,9 @@ mod tests {
         assert_eq!(tick(100_000.0), "100,000");
         assert_eq!(tick_log(1_000_000.0), "10⁶");
         assert_eq!(tick_log(10_000.0), "10⁴");
-        assert_eq!(tick_log(1000.0), "1,000");
+        assert_eq!(tick_log(1000.0), "10³");
+        assert_eq!(tick_log(100.0), "100");
+        assert_eq!(tick_log(2000.0), "2,000");
         assert_eq!(tick(-2500.0), "−2,500");
     }
 }

@@ -144,8 +144,12 @@ fn mean_queue_chart(exp: &Experiment, out: &Outcome, title: &Option<String>, log
         .collect();
     let reps = exp.run.replications;
     let note = format!(
-        "Mean over {reps} replication{} with 95 % intervals{}",
-        if reps == 1 { "" } else { "s" },
+        "{}{}",
+        if reps == 1 {
+            "One replication (no interval)".to_string()
+        } else {
+            format!("Mean over {reps} replications with 95 % intervals")
+        },
         if trace {
             "; each point one replay of the trace window".to_string()
         } else {
@@ -221,7 +225,11 @@ fn queue_chart(
         } else {
             ""
         },
-        if log_y { "; 0 drawn at ½" } else { "" }
+        if log_y {
+            "; log scale, 0 drawn on the bottom edge"
+        } else {
+            ""
+        }
     );
     Chart {
         title: title_of(exp, title, "Queue size over time"),
@@ -236,7 +244,6 @@ fn queue_chart(
         },
         markers: false,
         log_y,
-        log_floor: 0.5,
         ..Default::default()
     }
 }

@@ -220,7 +220,7 @@ fn family_chart(exp: &RegionExperiment, out: &RegionOutcome, title: &Option<Stri
         y_label: "ρ(restricted set) / ρ*".into(),
         series: vec![
             Series {
-                label: "K_RED on X_J".into(),
+                label: "reduced set on the partition Xⱼ".into(),
                 colour: Some((31, 119, 180)),
                 points: scatter(|c| c.kred / c.rho_star),
                 points_only: true,
@@ -234,13 +234,13 @@ fn family_chart(exp: &RegionExperiment, out: &RegionOutcome, title: &Option<Stri
                 ..Default::default()
             },
             Series {
-                label: "2/3".into(),
+                label: "2/3: guarantee of the reduced set".into(),
                 colour: Some((31, 119, 180)),
                 points: hline(2.0 / 3.0),
                 ..Default::default()
             },
             Series {
-                label: "1/2".into(),
+                label: "1/2: guarantee of the dyadic set".into(),
                 colour: Some((214, 39, 40)),
                 points: hline(0.5),
                 ..Default::default()
