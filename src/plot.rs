@@ -341,7 +341,6 @@ where
         .filter(|s| !s.off.is_empty())
         .count()
         .max(1);
-    let mut row = 0;
     if let Some(b) = band {
         let grey = ShapeStyle::from(&RGBColor(150, 150, 150)).stroke_width(1);
         ctx.draw_series(std::iter::once(PathElement::new(
@@ -350,15 +349,16 @@ where
         )))
         .map_err(err)?;
     }
-    for (i, s) in chart.series.iter().enumerate() {
+    // the last series first, so that the first (the legend's top) is drawn on top
+    for (i, s) in chart.series.iter().enumerate().rev() {
         let c = colour(s, i);
+        let row = chart.series[..i].iter().filter(|s| !s.off.is_empty()).count();
         let depth = 0.035 + 0.13 * (row as f64 + 0.5) / rows as f64;
         let edge = if chart.log_y {
             (y1.ln() - depth * (y1.ln() - y0.ln())).exp()
         } else {
             y1 - depth * (y1 - y0)
         };
-        row += usize::from(!s.off.is_empty());
         let style = ShapeStyle::from(&c).stroke_width(2);
         ctx.draw_series(
             s.off
