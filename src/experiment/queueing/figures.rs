@@ -46,6 +46,7 @@ pub(super) fn draw(
 /// The study's figure: a row per scored policy, its compacted size and its stability limit.
 fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlot {
     let demand = out.study.first().map_or(0.0, |r| r.demand);
+    let trials = exp.compaction.as_ref().map_or(1, |c| c.trials);
     DotPlot {
         title: title
             .clone()
@@ -57,13 +58,20 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
             .collect(),
         panels: vec![
             Panel {
-                label: format!("compacted size, machines (p90; lower bound {demand:.1})"),
+                label: if trials > 1 {
+                    format!(
+                        "compacted size, machines (p90 of {trials} trials, bar: range; lower \
+                         bound {demand:.1})"
+                    )
+                } else {
+                    format!("compacted size, machines (one trial; lower bound {demand:.1})")
+                },
                 values: out
                     .study
                     .iter()
                     .map(|r| {
                         let range = (r.compaction.min as f64, r.compaction.max as f64);
-                        (r.compaction.p90 as f64, Some(range))
+                        (r.compaction.p90 as f64, (trials > 1).then_some(range))
                     })
                     .collect(),
             },
