@@ -208,6 +208,15 @@ fn queue_chart(
             ..Default::default()
         })
         .collect();
+    // a curve identical to an earlier one is hidden under it: the legend says so
+    let mut series = series;
+    for k in 1..series.len() {
+        if let Some(j) = (0..k).find(|&j| series[j].points == series[k].points)
+            && !series[k].points.is_empty()
+        {
+            series[k].label = format!("{} (identical to {})", series[k].label, series[j].label);
+        }
+    }
     let peaks: Vec<f64> = series
         .iter()
         .map(|s| s.points.iter().map(|p| p.1).fold(0.0, f64::max))
