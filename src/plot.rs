@@ -155,7 +155,8 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
         (y0, y1) = (y0 - pad, y1 + pad);
     } else {
         let span = if y1 > y0 { y1 - y0.min(0.0) } else { 1.0 };
-        y0 = if y0 >= 0.0 { 0.0 } else { y0 - 0.06 * span };
+        // a little below zero, so that points at 0 do not sit on the frame
+        y0 = if y0 >= 0.0 { -0.03 * span } else { y0 - 0.06 * span };
         y1 = y1.max(y0) + 0.08 * span;
     }
     let mut band = None;
