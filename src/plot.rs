@@ -156,7 +156,11 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
     } else {
         let span = if y1 > y0 { y1 - y0.min(0.0) } else { 1.0 };
         // a little below zero, so that points at 0 do not sit on the frame
-        y0 = if y0 >= 0.0 { -0.03 * span } else { y0 - 0.06 * span };
+        y0 = if y0 >= 0.0 {
+            -0.03 * span
+        } else {
+            y0 - 0.06 * span
+        };
         y1 = y1.max(y0) + 0.08 * span;
     }
     let mut band = None;
@@ -353,7 +357,10 @@ where
     // the last series first, so that the first (the legend's top) is drawn on top
     for (i, s) in chart.series.iter().enumerate().rev() {
         let c = colour(s, i);
-        let row = chart.series[..i].iter().filter(|s| !s.off.is_empty()).count();
+        let row = chart.series[..i]
+            .iter()
+            .filter(|s| !s.off.is_empty())
+            .count();
         let depth = 0.035 + 0.13 * (row as f64 + 0.5) / rows as f64;
         let edge = if chart.log_y {
             (y1.ln() - depth * (y1.ln() - y0.ln())).exp()

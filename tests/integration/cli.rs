@@ -106,19 +106,29 @@ fn policies_see_the_same_jobs() {
     assert_eq!(seeds.len(), 2 * 3);
 }
 
+/// Writes `text` into a fresh folder for `name`, runs packlab on it with `--out DIR/out` and
+/// `extra`, checks the exit status; returns the output folder and stderr.
+fn run_text(name: &str, text: &str, extra: &[&str], status: i32) -> (PathBuf, String) {
+    let dir = tmp(name);
+    let exp = write_exp(&dir, text);
+    let out = dir.join("out");
+    let mut args = vec![exp.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend(extra);
+    let o = packlab(&args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(status), "{err}");
+    (out, err)
+}
+
+/// The index of column `name` in a CSV header line.
+fn column(header: &str, name: &str) -> usize {
+    header.split(',').position(|h| h == name).unwrap()
+}
+
 #[test]
 fn failed_claim_exits_1() {
-    let dir = tmp("claim");
     let text = GOOD.replace("expect = \"stable\"", "expect = \"unstable\"");
-    let exp = write_exp(&dir, &text);
-    let out = dir.join("out");
-    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (out, _) = run_text("claim", &text, &[], 1);
     let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
     assert!(claims.lines().nth(1).unwrap().ends_with(",false"));
 }
@@ -126,18 +136,8 @@ fn failed_claim_exits_1() {
 #[test]
 fn quick_is_a_smoke_test_that_checks_no_claim() {
     // the same failing claim: exit 1 at full length, exit 0 and "not checked" under --quick
-    let dir = tmp("quick-claims");
     let text = GOOD.replace("expect = \"stable\"", "expect = \"unstable\"");
-    let exp = write_exp(&dir, &text);
-    let out = dir.join("out");
-    let o = packlab(&[
-        exp.to_str().unwrap(),
-        "--quick",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let (out, err) = run_text("quick-claims", &text, &["--quick"], 0);
     assert!(
         err.contains("not checked at this length (--quick)"),
         "{err}"
@@ -188,23 +188,13 @@ fn progress_lines_when_not_a_terminal_and_quiet_silences_them() {
 #[test]
 fn rows_that_are_not_stable_show_evidence_not_a_mean() {
     // FIFO-FF far above its limit with a small cap: every run stops at the cap
-    let dir = tmp("evidence");
     let text = GOOD
         .replace("load = [0.6, 0.9]", "load = [0.6, 1.3]")
         .replace("warmup = 2_000", "warmup = 2_000\nqueue_cap = 300")
         .replace("load = 0.9", "load = 1.3");
-    let exp = write_exp(&dir, &text);
-    let out = dir.join("out");
-    let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (out, _) = run_text("evidence", &text, &[], 0);
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let col = |name: &str| column(summary.lines().next().unwrap(), name);
     let row = summary
         .lines()
         .find(|l| l.starts_with("fifo-ff,1.300000"))
@@ -247,10 +237,12 @@ fn a_quick_trace_replay_still_queues() {
         String::from_utf8_lossy(&o.stderr)
     );
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    let header: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
-    let q = header.iter().position(|h| *h == "mean_queue").unwrap();
-    let u = header.iter().position(|h| *h == "utilization").unwrap();
-    let load = header.iter().position(|h| *h == "load").unwrap();
+    let header = summary.lines().next().unwrap();
+    let (q, u, load) = (
+        column(header, "mean_queue"),
+        column(header, "utilization"),
+        column(header, "load"),
+    );
     for row in summary.lines().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
         let (q, u, load): (f64, f64, f64) = (
