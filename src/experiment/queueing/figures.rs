@@ -106,7 +106,7 @@ fn x_of(exp: &Experiment, pt: usize) -> f64 {
 }
 
 /// The title of a figure: the file's `title`, else `what` and the experiment's description up
-/// to its first colon or full stop.
+/// to its first colon, semicolon or line end (the experiment's name in words if that is long).
 fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
     if let Some(t) = title {
         return t.clone();
@@ -118,7 +118,7 @@ fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
         .unwrap_or("")
         .trim_end_matches('.');
     if head.is_empty() || head.chars().count() > 70 {
-        what.to_string()
+        format!("{what} — {}", exp.name().replace(['_', '-'], " "))
     } else {
         format!("{what} — {head}")
     }
