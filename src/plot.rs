@@ -421,16 +421,20 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A tick label of a logarithmic axis: a power of ten from 10³ on as `10³`, else as [`tick`].
+/// A tick label of a logarithmic axis: a power of ten from 10³ on, or below 10⁻³, as `10³`,
+/// `10⁻⁴`; else as [`tick`].
 pub fn tick_log(v: f64) -> String {
     let a = v.abs();
     let k = a.log10().round();
-    if a >= 1e3 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
+    if (a >= 1e3 || a < 1e-3) && a > 0.0 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
         const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-        let exp: String = (k as u32)
+        let exp: String = (k as i32)
             .to_string()
             .chars()
-            .map(|d| SUP[d.to_digit(10).unwrap_or(0) as usize])
+            .map(|d| match d.to_digit(10) {
+                Some(d) => SUP[d as usize],
+                None => '⁻',
+            })
             .collect();
         return format!("{}10{exp}", if v < 0.0 { "−" } else { "" });
     }
@@ -460,7 +464,9 @@ pub fn tick(v: f64) -> String {
         let sign = if v < 0.0 { "−" } else { "" };
         return format!("{sign}{}", thousands(a.round() as u64));
     }
-    let s = format!("{v:.3}");
+    // enough decimals for the first significant digit (ticks below 0.001 too)
+    let decimals = (3 - a.log10().floor() as i32).max(3) as usize;
+    let s = format!("{v:.decimals$}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -606,6 +612,10 @@ mod tests {
         assert_eq!(tick_log(1000.0), "10³");
         assert_eq!(tick_log(100.0), "100");
         assert_eq!(tick_log(2000.0), "2,000");
+        assert_eq!(tick_log(0.0001), "10⁻⁴");
+        assert_eq!(tick_log(0.001), "0.001");
+        assert_eq!(tick(0.0002), "0.0002");
+        assert_eq!(tick(0.00025), "0.00025");
         assert_eq!(tick(-2500.0), "−2,500");
     }
 }

@@ -50,7 +50,7 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
     DotPlot {
         title: title
             .clone()
-            .unwrap_or_else(|| format!("{}: packing and stability per placement rule", exp.name())),
+            .unwrap_or_else(|| title_of(exp, &None, "Packing and stability per placement rule")),
         rows: out
             .study
             .iter()
@@ -59,12 +59,9 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
         panels: vec![
             Panel {
                 label: if trials > 1 {
-                    format!(
-                        "compacted size, machines (p90 of {trials} trials, bar: range; lower \
-                         bound {demand:.1})"
-                    )
+                    format!("machines after compaction (p90, {trials} trials; bound {demand:.1})")
                 } else {
-                    format!("compacted size, machines (one trial; lower bound {demand:.1})")
+                    format!("machines after compaction (one trial; bound {demand:.1})")
                 },
                 values: out
                     .study
@@ -76,7 +73,7 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
                     .collect(),
             },
             Panel {
-                label: "stability limit, load (dot: shown stable; bar to shown unstable)".into(),
+                label: "stability limit, load (dot: stable; bar end: unstable)".into(),
                 values: out
                     .study
                     .iter()
