@@ -426,7 +426,7 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
 pub fn tick_log(v: f64) -> String {
     let a = v.abs();
     let k = a.log10().round();
-    if (a >= 1e3 || a < 1e-3) && a > 0.0 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
+    if !(1e-3..1e3).contains(&a) && a > 0.0 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
         const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
         let exp: String = (k as i32)
             .to_string()
