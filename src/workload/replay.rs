@@ -266,7 +266,7 @@ impl TraceSummary {
     pub fn slots(&self, spec: &TraceSpec, c: f64, windows: u32) -> u64 {
         // the last arrival, at the window's end, falls in the slot ⌊span / (c · slot)⌋
         let s = self.span(spec) / windows as f64 / (c * spec.slot);
-        s.floor() as u64 + 1
+        (s.floor() as u64).saturating_add(1)
     }
 
     /// The replay window of replication `w` of `windows`, trace seconds [from, to).

@@ -203,6 +203,18 @@ fn a_trace_sliced_too_fine_is_refused() {
         "{}",
         o.stderr
     );
+    // a traffic scaling so small that the slot count overflows 64 bits: refused, no panic
+    let tiny = text
+        .replace("1e-9", "1.0")
+        .replace("scaling = [1.0]", "scaling = [1e-300]");
+    let exp = write(&d, "exp.toml", tiny.as_bytes());
+    let o = bounded(&[
+        exp.to_str().unwrap(),
+        "--out",
+        d.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("got 1e-300 ("), "{}", o.stderr);
     // a CSV trace without its header row is refused, not short of its first task
     write(&d, "t.csv", b"0,10,0.5\n60,10,0.5\n");
     let exp = write(&d, "exp.toml", text.replace("1e-9", "1.0").as_bytes());

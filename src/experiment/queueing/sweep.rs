@@ -132,7 +132,11 @@ pub(super) fn points(
                         "values giving at most {MAX_SLOTS_PER_RUN:.0e} slots per replay (the \
                          window's span / (scaling · workload.trace.slot))"
                     ),
-                    format!("{v} ({slots:.3e} slots)"),
+                    if (1e-4..1e9).contains(&v.abs()) {
+                        format!("{v} ({slots:.3e} slots)")
+                    } else {
+                        format!("{v:e} ({slots:.3e} slots)")
+                    },
                 ));
             }
         }
