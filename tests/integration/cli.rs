@@ -255,7 +255,7 @@ fn a_quick_trace_replay_still_queues() {
         assert!((u - load).abs() < 0.15 * load, "{row}");
     }
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("every 100th job of the trace is replayed, on 40 servers"));
+    assert!(report.contains("one job in 100 of the trace is replayed, on 40 servers"));
 }
 
 fn assert_bad(text: Option<&str>, must_mention: &[&str]) {

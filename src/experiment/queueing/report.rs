@@ -84,7 +84,7 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
     let thinned = match spec.thin {
         0 | 1 => String::new(),
         k => format!(
-            " Shortened run (--quick): every {k}th job of the trace is replayed, on {} servers \
+            " Shortened run (--quick): one job in {k} of the trace is replayed, on {} servers \
              instead of about {k} times as many, so the offered load and its bursts stay.",
             exp.servers
         ),
