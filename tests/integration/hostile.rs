@@ -73,7 +73,7 @@ name = "bf-js"
 "#;
 
 /// `text`, written to `dir/file` beside any data files already there, refused with exit 2, the
-/// message containing every one of `words`; `dir` is removed afterwards.
+/// message containing every one of `words`.
 fn refused_in(dir: &Path, file: &str, text: &str, extra: &[&str], words: &[&str]) {
     let exp = write(dir, file, text);
     let out = dir.join("out");
@@ -86,12 +86,14 @@ fn refused_in(dir: &Path, file: &str, text: &str, extra: &[&str], words: &[&str]
     for w in words {
         assert!(o.stderr.contains(w), "{name}: `{w}` not in {}", o.stderr);
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `text` refused with exit 2, the message containing every one of `words`.
+/// `text` refused with exit 2, the message containing every one of `words` (in a fresh
+/// folder, removed afterwards).
 fn refused(name: &str, file: &str, text: &str, extra: &[&str], words: &[&str]) {
-    refused_in(&tmp(name), file, text, extra, words);
+    let d = tmp(name);
+    refused_in(&d, file, text, extra, words);
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -191,44 +193,22 @@ fn a_trace_sliced_too_fine_is_refused() {
         .replace("slots = 10_000\n", "")
         .replace("replications = 2", "replications = 1")
         .replace("load = [0.5]", "scaling = [1.0]");
-    let exp = write(&d, "exp.toml", text.as_bytes());
-    let o = bounded(&[
-        exp.to_str().unwrap(),
-        "--out",
-        d.join("o").to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("sweep.scaling") && o.stderr.contains("slots per replay"),
-        "{}",
-        o.stderr
+    refused_in(
+        &d,
+        "exp.toml",
+        &text,
+        &[],
+        &["sweep.scaling", "slots per replay"],
     );
     // a traffic scaling so small that the slot count overflows 64 bits: refused, no panic
     let tiny = text
         .replace("1e-9", "1.0")
         .replace("scaling = [1.0]", "scaling = [1e-300]");
-    let exp = write(&d, "exp.toml", tiny.as_bytes());
-    let o = bounded(&[
-        exp.to_str().unwrap(),
-        "--out",
-        d.join("o").to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(o.stderr.contains("got 1e-300 ("), "{}", o.stderr);
+    refused_in(&d, "exp.toml", &tiny, &[], &["got 1e-300 ("]);
     // a CSV trace without its header row is refused, not short of its first task
     write(&d, "t.csv", b"0,10,0.5\n60,10,0.5\n");
-    let exp = write(&d, "exp.toml", text.replace("1e-9", "1.0").as_bytes());
-    let o = bounded(&[
-        exp.to_str().unwrap(),
-        "--out",
-        d.join("o").to_str().unwrap(),
-    ]);
-    assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("t.csv:1") && o.stderr.contains("header"),
-        "{}",
-        o.stderr
-    );
+    let text = text.replace("1e-9", "1.0");
+    refused_in(&d, "exp.toml", &text, &[], &["t.csv:1", "header"]);
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -346,6 +326,7 @@ fn packing(name: &str, source: &str, snap: &[u8], words: &[&str]) {
     let d = tmp(name);
     write(&d, "snap", snap);
     refused_in(&d, "p.toml", &PACKING.replace("SOURCE", source), &[], words);
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
