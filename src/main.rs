@@ -166,26 +166,17 @@ fn main() -> ExitCode {
 /// evidence is in claims.csv and the report); whether every claim held or was not checked.
 fn report(ran: Ran) -> bool {
     eprintln!("{}", ran.done);
-    let named = |ext: &str| -> Vec<&std::path::Path> {
-        ran.files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == ext))
-            .map(|f| f.as_path())
-            .collect()
-    };
     if let Some(r) = ran.files.iter().find(|f| f.ends_with("report.md")) {
         eprintln!("  report   {}", r.display());
     }
-    let figures = named("png");
+    let figures: Vec<String> = ran
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "png"))
+        .map(|f| f.display().to_string())
+        .collect();
     if !figures.is_empty() {
-        eprintln!(
-            "  figures  {}",
-            figures
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        eprintln!("  figures  {}", figures.join(", "));
     }
     if ran.claims.is_empty() {
         return true;

@@ -192,7 +192,7 @@ pub struct Ticker {
     last: Instant,
     every: Duration,
     spinner: Option<ProgressBar>,
-    lines: bool,
+    terminal: bool,
 }
 
 impl Ticker {
@@ -210,7 +210,7 @@ impl Ticker {
                 every()
             },
             spinner: None,
-            lines: !quiet() && !terminal,
+            terminal,
         }
     }
 
@@ -227,7 +227,7 @@ impl Ticker {
         }
         self.last = now;
         let elapsed = clock(now.duration_since(self.start));
-        if self.lines {
+        if !self.terminal {
             eprintln!("packlab: {}: {}, {elapsed} elapsed", self.what, status());
         } else {
             let s = self.spinner.get_or_insert_with(|| {

@@ -187,7 +187,7 @@ fn queue_chart(
     let runs: Vec<_> = (0..exp.policies.len())
         .map(|p| out.runs_at(p, point).find(|r| r.replication == replication))
         .collect();
-    let series: Vec<Series> = runs
+    let mut series: Vec<Series> = runs
         .iter()
         .enumerate()
         .map(|(p, run)| Series {
@@ -206,7 +206,6 @@ fn queue_chart(
         })
         .collect();
     // a curve identical to an earlier one is hidden under it: the legend says so
-    let mut series = series;
     for k in 1..series.len() {
         if let Some(j) = (0..k).find(|&j| series[j].points == series[k].points)
             && !series[k].points.is_empty()
