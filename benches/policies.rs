@@ -1,148 +1,199 @@
-//! Throughput of the slot loop per policy: `cargo bench --bench policies`.
+//! Cost of the slot loop per arriving job, per policy, beside the floor: `cargo bench --bench
+//! policies`.
 //!
-//! Prints nanoseconds per job (wall time of a whole single-threaded run divided by the jobs
-//! that arrived: job generation, queueing, placement, departures and metrics included) and
-//! jobs per second. Cases (with their targets):
-//! - L = 100, sizes Unif[0.1, 0.9], geometric service with mean 100 slots, load 0.9;
-//! - L = 5, sizes Unif[0.2, 0.6], geometric service with mean 20 slots, load 0.7.
+//! The setting: sizes Unif[0.1, 0.9], geometric service with mean 100 slots, Poisson arrivals
+//! at load 0.7, L = 5, 100, 1000 and 10⁴ servers, `PACKLAB_BENCH_JOBS` arrivals per run
+//! (default 6·10⁶). A whole single-threaded run is timed (job generation, queueing, placement,
+//! departures, metrics and the verdict) and divided by the jobs that arrived.
 //!
-//! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 5, same seed, same work); the
-//! best and the median are printed, since wall time on a shared machine only ever gets slower than
-//! the code. `PACKLAB_BENCH_SLOTS` scales the runs (default 2,000,000 slots);
-//! `PACKLAB_BENCH_POLICIES` picks policies (comma-separated: `bf-js`, `fifo-ff`, `bf-j`, `bf-s`,
-//! `vqs:J`, `vqs-bf:J`, `max-weight`). MaxWeight needs finitely many sizes: it runs on the same
-//! range discretised to a 0.1 grid (9 types for [0.1, 0.9], 5 for [0.2, 0.6]), marked `(grid)`.
+//! The **floor** is a loop that does only what every policy must: draw what packlab draws (the
+//! next slot with arrivals and its batch size, each job's size and service time, from the same
+//! streams) and keep the departure calendar, jumping from event to event. Nothing is placed.
+//! The ratio of a policy to the floor is what its decisions and bookkeeping cost.
+//!
+//! MaxWeight needs finitely many sizes: it runs on two sizes, 0.3 and 0.7 with equal
+//! probability (the same mean, 0.5), marked `(2 sizes)`.
+//!
+//! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 3, same seed, same work); the
+//! best and the median are printed, since wall time on a shared machine only ever gets slower
+//! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated) and
+//! `PACKLAB_BENCH_POLICIES` the policies (`floor`, `bf-js`, `fifo-ff`, `bf-j`, `bf-s`, `vqs:J`,
+//! `vqs-bf:J`, `max-weight`).
 
+use std::hint::black_box;
 use std::time::Instant;
 
 use packlab::model::Size;
 use packlab::policy::{PolicyParams, registry};
-use packlab::sim::{Cluster, RunConfig};
-use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+use packlab::rng::Streams;
+use packlab::sim::{Calendar, Cluster, RunConfig};
+use packlab::workload::{ArrivalClock, ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
-struct Case {
-    name: &'static str,
+const MEAN_SERVICE: f64 = 100.0;
+const LOAD: f64 = 0.7;
+const SEED: u64 = 42;
+
+fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
+    std::env::var(key)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+fn sz(x: f64) -> Size {
+    Size::from_f64(x).expect("a size in (0, 1]")
+}
+
+/// What one run of a policy (or of the floor) sees.
+struct Setting {
     servers: usize,
-    low: f64,
-    high: f64,
-    mean_service: f64,
-    load: f64,
+    sizes: SizeLaw,
+    service: ServiceLaw,
+    arrivals: Arrivals,
+    slots: u64,
+}
+
+impl Setting {
+    fn new(servers: usize, sizes: SizeLaw, jobs: f64) -> Self {
+        let rate = LOAD * servers as f64 / (sizes.mean() * MEAN_SERVICE);
+        Setting {
+            servers,
+            service: ServiceLaw::geometric(MEAN_SERVICE),
+            arrivals: Arrivals::new(ArrivalProcess::Poisson, rate).expect("a valid rate"),
+            slots: (jobs / rate).ceil() as u64,
+            sizes,
+        }
+    }
+}
+
+/// The floor: the draws and the departure calendar, event to event. Returns the jobs drawn.
+fn floor(s: &Setting) -> u64 {
+    let mut streams = Streams::new(SEED);
+    let mut clock = ArrivalClock::new(s.arrivals.clone(), &mut streams.arrivals);
+    let mut calendar: Calendar<u32> = Calendar::new(MEAN_SERVICE);
+    let (mut t, mut jobs, mut in_service, mut work) = (0u64, 0u64, 0u64, 0u64);
+    while t < s.slots {
+        calendar.take_due(t, |_| in_service -= 1);
+        for _ in 0..clock.take(t, &mut streams.arrivals) {
+            let size = s.sizes.sample(&mut streams.sizes);
+            let service = s.service.sample(&mut streams.service);
+            work = work.wrapping_add(size.0);
+            calendar.push(t + service as u64, 0);
+            in_service += 1;
+            jobs += 1;
+        }
+        let next = calendar.next_due(t + 1).unwrap_or(u64::MAX);
+        t = next.min(clock.next_slot()).max(t + 1);
+    }
+    black_box((work, in_service));
+    jobs
+}
+
+/// One run of `base` (with `j` for the VQS family); `None` if the policy cannot run here.
+fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
+    let takes_j = registry::entry(base).is_some_and(|e| e.keys.contains(&"J"));
+    let params = PolicyParams {
+        name: base,
+        j: takes_j.then_some(j as i64),
+        ..Default::default()
+    };
+    let spec = match registry::parse(&params, &s.sizes) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("{base}: {} expected {}", e.key, e.expected);
+            return None;
+        }
+    };
+    spec.build(s.servers)?;
+    let cfg = RunConfig {
+        slots: s.slots,
+        warmup: s.slots / 10,
+        queue_cap: 50_000_000,
+        samples: 100,
+        check_every_slot: false,
+        max_slots: 0,
+        mean_service: 1.0,
+    };
+    let (sizes, service, arrivals, servers) = (
+        s.sizes.clone(),
+        s.service.clone(),
+        s.arrivals.clone(),
+        s.servers,
+    );
+    Some(Box::new(move || {
+        let mut source = JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), SEED);
+        let mut cluster = Cluster::new(servers, MEAN_SERVICE);
+        let mut policy = spec.build(servers).expect("a single-resource policy");
+        let r = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
+            .expect("invariants hold");
+        (r.arrived, r.mean_queue)
+    }))
+}
+
+/// Best and median ns per job over `reps` runs, the jobs and the mean queue of the last.
+fn measure(reps: usize, mut run: impl FnMut() -> (u64, f64)) -> (f64, f64, u64, f64) {
+    let mut times = Vec::new();
+    let mut last = (0, 0.0);
+    for _ in 0..reps {
+        let start = Instant::now();
+        last = run();
+        times.push(start.elapsed().as_secs_f64() * 1e9 / last.0.max(1) as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    (times[0], times[times.len() / 2], last.0, last.1)
 }
 
 fn main() {
-    let slots: u64 = std::env::var("PACKLAB_BENCH_SLOTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2_000_000);
-    let reps: usize = std::env::var("PACKLAB_BENCH_REPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5)
-        .max(1);
-    let names = std::env::var("PACKLAB_BENCH_POLICIES").unwrap_or_else(|_| {
-        "bf-js,fifo-ff,bf-j,bf-s,vqs:4,vqs:6,vqs-bf:4,vqs-bf:6,max-weight".into()
-    });
-    let cases = [
-        Case {
-            name: "L=100 Unif[0.1,0.9] 1/mu=100 rho=0.9",
-            servers: 100,
-            low: 0.1,
-            high: 0.9,
-            mean_service: 100.0,
-            load: 0.9,
-        },
-        Case {
-            name: "L=5 Unif[0.2,0.6] 1/mu=20 rho=0.7",
-            servers: 5,
-            low: 0.2,
-            high: 0.6,
-            mean_service: 20.0,
-            load: 0.7,
-        },
-    ];
-    println!(
-        "{:<40} {:<18} {:>12} {:>12} {:>14} {:>12} {:>10}",
-        "case", "policy", "best ns/job", "median", "best jobs/s", "jobs", "mean Q"
+    let jobs: f64 = env("PACKLAB_BENCH_JOBS", 6e6);
+    let reps: usize = env::<usize>("PACKLAB_BENCH_REPS", 3).max(1);
+    let servers: String = env("PACKLAB_BENCH_SERVERS", "5,100,1000,10000".to_string());
+    let names: String = env(
+        "PACKLAB_BENCH_POLICIES",
+        "floor,bf-js,fifo-ff,vqs:4,vqs-bf:4,max-weight".to_string(),
     );
-    for case in &cases {
+    println!(
+        "Unif[0.1,0.9], geometric service mean {MEAN_SERVICE}, load {LOAD}, {jobs:.0} jobs per run, best of {reps}"
+    );
+    println!(
+        "{:>6} {:<18} {:>12} {:>10} {:>9} {:>9} {:>11} {:>9}",
+        "L", "policy", "best ns/job", "median", "/ floor", "/ bf-js", "jobs", "mean Q"
+    );
+    for l in servers.split(',') {
+        let l: usize = l.trim().parse().expect("a number of servers");
+        let uniform = Setting::new(l, SizeLaw::uniform(sz(0.1), sz(0.9)), jobs);
+        let two = SizeLaw::discrete(vec![sz(0.3), sz(0.7)], vec![1.0, 1.0]).expect("two sizes");
+        let two = Setting::new(l, two, jobs);
+        let (mut floor_ns, mut bf_js_ns) = (f64::NAN, f64::NAN);
         for name in names.split(',') {
             let name = name.trim();
             let (base, j) = match name.split_once(':') {
                 Some((b, j)) => (b, j.parse::<u32>().expect("J after the colon")),
                 None => (name, 4),
             };
-            let mut sizes = SizeLaw::uniform(
-                Size::from_f64(case.low).unwrap(),
-                Size::from_f64(case.high).unwrap(),
-            );
-            if base == "max-weight" {
-                // MaxWeight needs finitely many sizes: the range on a 0.1 grid
-                let n = ((case.high - case.low) * 10.0).round() as usize + 1;
-                let grid: Vec<Size> = (0..n)
-                    .map(|k| Size::from_f64(case.low + k as f64 / 10.0).unwrap())
-                    .collect();
-                sizes = SizeLaw::discrete(grid, vec![1.0 / n as f64; n]).unwrap();
-            }
-            // the policy as an experiment file would name it, through the registry
-            let takes_j = registry::entry(base).is_some_and(|e| e.keys.contains(&"J"));
-            let params = PolicyParams {
-                name: base,
-                j: takes_j.then_some(j as i64),
-                ..Default::default()
-            };
-            let spec = match registry::parse(&params, &sizes) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("{base}: {} expected {}", e.key, e.expected);
-                    continue;
-                }
-            };
-            if spec.build(case.servers).is_none() {
-                continue;
-            }
-            let label = if base == "max-weight" {
-                "max-weight (grid)".to_string()
+            let (label, (best, median, n, q)) = if base == "floor" {
+                let m = measure(reps, || (floor(&uniform), f64::NAN));
+                floor_ns = m.0;
+                ("floor".to_string(), m)
             } else {
-                name.to_string()
+                let setting = if base == "max-weight" { &two } else { &uniform };
+                let Some(run) = policy_run(setting, base, j) else {
+                    continue;
+                };
+                let m = measure(reps, run);
+                let label = if base == "max-weight" {
+                    "max-weight (2 sizes)".to_string()
+                } else {
+                    name.to_string()
+                };
+                if base == "bf-js" {
+                    bf_js_ns = m.0;
+                }
+                (label, m)
             };
-            let service = ServiceLaw::geometric(case.mean_service);
-            let rate = case.load * case.servers as f64 / (sizes.mean() * case.mean_service);
-            let arrivals = Arrivals::new(ArrivalProcess::Poisson, rate).unwrap();
-            let cfg = RunConfig {
-                slots,
-                warmup: slots / 10,
-                queue_cap: 50_000_000,
-                samples: 100,
-                check_every_slot: false,
-                max_slots: 0,
-                mean_service: 1.0,
-            };
-            let mut times = Vec::new();
-            let mut last = None;
-            for _ in 0..reps {
-                let mut source =
-                    JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), 42);
-                let mut cluster = Cluster::new(case.servers, case.mean_service);
-                let mut policy = spec.build(case.servers).expect("a single-resource policy");
-                let start = Instant::now();
-                let r = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
-                    .expect("invariants hold");
-                times.push(start.elapsed().as_secs_f64() * 1e9 / r.arrived as f64);
-                last = Some(r);
-            }
-            let r = last.expect("at least one repetition");
-            times.sort_by(f64::total_cmp);
-            let ns = times[0];
-            let median = times[times.len() / 2];
             println!(
-                "{:<40} {:<18} {:>12.1} {:>12.1} {:>14.0} {:>12} {:>10.1}",
-                case.name,
-                label,
-                ns,
-                median,
-                1e9 / ns,
-                r.arrived,
-                r.mean_queue
+                "{l:>6} {label:<18} {best:>12.1} {median:>10.1} {:>9.2} {:>9.2} {n:>11} {q:>9.1}",
+                best / floor_ns,
+                best / bf_js_ns,
             );
         }
     }

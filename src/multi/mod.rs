@@ -118,6 +118,12 @@ impl VectorCluster {
         &mut self.placer
     }
 
+    /// The first slot ≥ `from` in which a job may leave (`None`: the cluster is empty).
+    #[inline]
+    pub fn next_departure(&self, from: u64) -> Option<u64> {
+        self.calendar.next_due(from)
+    }
+
     /// Puts `job` on server `p` in slot `now`; panics if it does not fit.
     pub fn place(&mut self, p: usize, job: &VJob, now: u64) {
         self.placer.take(p, &job.req);

@@ -151,6 +151,11 @@ impl System for VectorSystem {
     fn waiting(&self) -> u64 {
         self.policy.waiting() as u64
     }
+    /// Both disciplines act only on departures and new jobs: BF-J/S's batch is always placed or
+    /// queued, FIFO's head of line fits nowhere until something leaves.
+    fn next_event(&self, from: u64) -> u64 {
+        self.cluster.next_departure(from).unwrap_or(u64::MAX)
+    }
     fn used(&self) -> u128 {
         self.cluster.used()
     }

@@ -9,7 +9,7 @@ use crate::packing::snapshot::Resources;
 use crate::rng::Streams;
 use crate::workload::Source;
 use crate::workload::replay::TraceSource;
-use crate::workload::{Arrivals, JobSource, ServiceLaw};
+use crate::workload::{ArrivalClock, Arrivals, JobSource, ServiceLaw};
 
 /// Jobs whose requests are drawn uniformly from a list of request vectors (e.g. every task of a
 /// packing snapshot), with service times and arrivals from their laws. Three streams per run
@@ -18,7 +18,7 @@ use crate::workload::{Arrivals, JobSource, ServiceLaw};
 pub struct VectorJobSource {
     requests: Vec<Resources>,
     service: ServiceLaw,
-    arrivals: Arrivals,
+    clock: ArrivalClock,
     streams: Streams,
     next_id: u64,
     work: u128,
@@ -33,11 +33,12 @@ impl VectorJobSource {
         run_seed: u64,
     ) -> Self {
         assert!(!requests.is_empty(), "no request vectors to draw from");
+        let mut streams = Streams::new(run_seed);
         VectorJobSource {
             requests,
             service,
-            arrivals,
-            streams: Streams::new(run_seed),
+            clock: ArrivalClock::new(arrivals, &mut streams.arrivals),
+            streams,
             next_id: 0,
             work: 0,
         }
@@ -46,7 +47,7 @@ impl VectorJobSource {
 
 impl Source<VJob> for VectorJobSource {
     fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
-        let n = self.arrivals.sample(t, &mut self.streams.arrivals);
+        let n = self.clock.take(t, &mut self.streams.arrivals);
         for _ in 0..n {
             let k = self.streams.sizes.random_range(0..self.requests.len());
             let req = self.requests[k];
@@ -66,6 +67,9 @@ impl Source<VJob> for VectorJobSource {
     }
     fn arrived_work(&self) -> u128 {
         self.work
+    }
+    fn next_arrival(&self) -> u64 {
+        self.clock.next_slot()
     }
 }
 
@@ -102,6 +106,9 @@ impl Source<VJob> for ScalarAsVector<JobSource> {
     fn arrived_work(&self) -> u128 {
         self.source.arrived_work()
     }
+    fn next_arrival(&self) -> u64 {
+        self.source.next_arrival()
+    }
 }
 
 impl Source<VJob> for TraceSource {
@@ -120,5 +127,8 @@ impl Source<VJob> for TraceSource {
     }
     fn arrived_work(&self) -> u128 {
         <TraceSource as Source<Job>>::arrived_work(self)
+    }
+    fn next_arrival(&self) -> u64 {
+        self.next_slot()
     }
 }

@@ -163,6 +163,11 @@ impl Policy for BestFitJS {
         self.queue.len() + self.batch.len()
     }
 
+    /// BF-J/S acts only on servers with a departure and on the new batch.
+    fn idle(&self) -> bool {
+        self.batch.is_empty()
+    }
+
     fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         nothing_fits(self.queue.min_size(), cluster)
     }
@@ -207,6 +212,13 @@ impl Policy for BestFitS {
 
     fn waiting(&self) -> usize {
         self.queue.len()
+    }
+
+    /// After a pass no server can take the smallest waiting job (a server skipped or filled
+    /// early in the pass could not take it then; the smallest size only grew since, and free
+    /// capacities only shrank).
+    fn idle(&self) -> bool {
+        true
     }
 
     fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
@@ -255,6 +267,12 @@ impl Policy for BestFitJ {
 
     fn waiting(&self) -> usize {
         self.queue.len()
+    }
+
+    /// After a pass no waiting job fits the largest free capacity (which only shrank during
+    /// the pass).
+    fn idle(&self) -> bool {
+        true
     }
 
     fn check(&self, cluster: &Cluster) -> Result<(), Violation> {

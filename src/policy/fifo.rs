@@ -62,6 +62,11 @@ impl Policy for FifoFirstFit {
         self.queue.len()
     }
 
+    /// The head of the line fits nowhere until something leaves.
+    fn idle(&self) -> bool {
+        true
+    }
+
     fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
         match self.queue.front() {
             Some(h) if cluster.frees().iter().any(|&f| f >= h.size) => {

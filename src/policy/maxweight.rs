@@ -152,6 +152,11 @@ impl Policy for MaxWeight {
         }
     }
 
+    /// No server's visit can place a job.
+    fn idle(&self) -> bool {
+        self.activity.next(0, &self.queues).is_none()
+    }
+
     fn waiting(&self) -> usize {
         self.queues.total()
     }

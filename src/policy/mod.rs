@@ -56,6 +56,12 @@ pub trait Policy: Send {
     fn check(&self, _cluster: &Cluster) -> Result<(), Violation> {
         Ok(())
     }
+    /// True when a slot with no arrival and no departure would change nothing: step 3 would
+    /// place no job and touch no state. The slot loop then skips ahead to the next arrival or
+    /// departure. The default, false, makes every slot run.
+    fn idle(&self) -> bool {
+        false
+    }
     /// Waiting jobs per class (virtual queue or job type), for policies that have classes.
     fn class_lengths(&self) -> &[u64] {
         &[]

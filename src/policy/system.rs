@@ -46,6 +46,13 @@ impl System for ScalarSystem<'_> {
         self.policy.waiting() as u64
     }
     #[inline]
+    fn next_event(&self, from: u64) -> u64 {
+        if !self.policy.idle() {
+            return from;
+        }
+        self.cluster.next_departure(from).unwrap_or(u64::MAX)
+    }
+    #[inline]
     fn used(&self) -> u128 {
         self.cluster.used()
     }

@@ -285,6 +285,12 @@ impl Policy for Vqs {
         self.queues.total()
     }
 
+    /// No server's visit can place a job (a later server may have taken a head of line that
+    /// an earlier one could not, so this is asked, not assumed). With stalling every slot runs.
+    fn idle(&self) -> bool {
+        self.c.stall.is_none() && self.activity.next(0, &self.queues).is_none()
+    }
+
     fn class_lengths(&self) -> &[u64] {
         self.queues.lengths()
     }
@@ -415,6 +421,15 @@ impl Policy for VqsBf {
 
     fn waiting(&self) -> usize {
         self.queue.len()
+    }
+
+    /// No server offers room for the smallest waiting job. With stalling every slot runs.
+    fn idle(&self) -> bool {
+        self.c.stall.is_none()
+            && self
+                .queue
+                .min_size()
+                .is_none_or(|min| self.free.first_fit_from(0, min).is_none())
     }
 
     fn class_lengths(&self) -> &[u64] {

@@ -1,12 +1,27 @@
 //! The departure calendar shared by the single- and multi-resource clusters: items due at a
 //! slot, in a timing wheel sized for the typical service time (longer services are still exact,
 //! they wait for the wheel to come round again).
+//!
+//! Two things beyond a plain wheel:
+//! - a two-level bitmap of the non-empty buckets, so that the slot loop can ask for the next
+//!   slot that may have a departure and skip the slots in between ([`Calendar::next_due`]);
+//! - buckets give capacity back: a bucket left holding far more room than the calendar's
+//!   average load per bucket is shrunk when it is emptied, so a burst of long services does not
+//!   keep its memory for the rest of the run.
 
 /// Items keyed by the slot they are due in.
 #[derive(Clone, Debug)]
 pub struct Calendar<T> {
     wheel: Vec<Vec<(u64, T)>>,
     mask: u64,
+    /// log2 of the number of buckets.
+    shift: u32,
+    /// Bit b of `occupied[b / 64]` is set when bucket b is non-empty.
+    occupied: Vec<u64>,
+    /// Bit w of `summary[w / 64]` is set when `occupied[w]` is non-zero.
+    summary: Vec<u64>,
+    /// Items scheduled.
+    len: usize,
 }
 
 impl<T> Calendar<T> {
@@ -14,16 +29,37 @@ impl<T> Calendar<T> {
     pub fn new(typical_service: f64) -> Self {
         let want = (4.0 * typical_service.max(1.0)).min((1u64 << 20) as f64) as u64;
         let size = want.next_power_of_two().max(64);
+        let words = (size / 64) as usize;
         Calendar {
             wheel: (0..size).map(|_| Vec::new()).collect(),
             mask: size - 1,
+            shift: size.trailing_zeros(),
+            occupied: vec![0; words],
+            summary: vec![0; words.div_ceil(64)],
+            len: 0,
         }
+    }
+
+    /// Items scheduled.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// Schedules `item` for slot `due`.
     #[inline]
     pub fn push(&mut self, due: u64, item: T) {
-        self.wheel[(due & self.mask) as usize].push((due, item));
+        let b = (due & self.mask) as usize;
+        let bucket = &mut self.wheel[b];
+        if bucket.is_empty() {
+            self.occupied[b / 64] |= 1 << (b % 64);
+            self.summary[b / 4096] |= 1 << ((b / 64) % 64);
+        }
+        bucket.push((due, item));
+        self.len += 1;
     }
 
     /// Removes every item due in slot `now`, handing each to `f` in the order pushed.
@@ -32,10 +68,12 @@ impl<T> Calendar<T> {
     where
         T: Copy,
     {
-        let bucket = &mut self.wheel[(now & self.mask) as usize];
+        let b = (now & self.mask) as usize;
+        let bucket = &mut self.wheel[b];
         if bucket.is_empty() {
             return;
         }
+        let before = bucket.len();
         bucket.retain(|&(slot, item)| {
             if slot == now {
                 f(item);
@@ -44,10 +82,143 @@ impl<T> Calendar<T> {
                 true
             }
         });
+        self.len -= before - bucket.len();
+        // give back what a burst left behind: keep twice the larger of what remains and the
+        // average load of a bucket (plus a little), so steady runs never reallocate
+        let keep = 2 * (bucket.len().max(self.len >> self.shift) + 8);
+        if bucket.capacity() > 2 * keep {
+            bucket.shrink_to(keep);
+        }
+        if bucket.is_empty() {
+            let w = b / 64;
+            self.occupied[w] &= !(1 << (b % 64));
+            if self.occupied[w] == 0 {
+                self.summary[w / 64] &= !(1 << (w % 64));
+            }
+        }
+    }
+
+    /// The first slot ≥ `from` whose bucket holds an item, or `None` if the calendar is empty.
+    /// No item is due in a slot before it; items of a later turn of the wheel may make it
+    /// earlier than the next actual departure (a lower bound, never too late).
+    #[inline]
+    pub fn next_due(&self, from: u64) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let start = (from & self.mask) as usize;
+        let b = self
+            .first_occupied_from(start)
+            .or_else(|| self.first_occupied_from(0))
+            .expect("a non-empty calendar has an occupied bucket");
+        let ahead = (b as u64).wrapping_sub(start as u64) & self.mask;
+        Some(from.saturating_add(ahead))
+    }
+
+    /// The lowest occupied bucket ≥ `start`.
+    #[inline]
+    fn first_occupied_from(&self, start: usize) -> Option<usize> {
+        let w = start / 64;
+        let bits = self.occupied[w] & (!0u64 << (start % 64));
+        if bits != 0 {
+            return Some(w * 64 + bits.trailing_zeros() as usize);
+        }
+        // the next non-zero word after w, through the summary
+        let next = w + 1;
+        if next >= self.occupied.len() {
+            return None;
+        }
+        let mut s = next / 64;
+        let mut sbits = self.summary[s] & (!0u64 << (next % 64));
+        loop {
+            if sbits != 0 {
+                let word = s * 64 + sbits.trailing_zeros() as usize;
+                return Some(word * 64 + self.occupied[word].trailing_zeros() as usize);
+            }
+            s += 1;
+            if s >= self.summary.len() {
+                return None;
+            }
+            sbits = self.summary[s];
+        }
     }
 
     /// Every scheduled item, in no particular order.
     pub fn items(&self) -> impl Iterator<Item = &T> {
         self.wheel.iter().flatten().map(|(_, item)| item)
+    }
+
+    /// Capacity held by the buckets, in items (for memory tests).
+    pub fn capacity(&self) -> usize {
+        self.wheel.iter().map(Vec::capacity).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    #[test]
+    fn next_due_is_the_first_slot_with_a_due_item() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        for typical in [1.0, 20.0, 3000.0, 1e6] {
+            let mut cal: Calendar<u64> = Calendar::new(typical);
+            let mut model: Vec<u64> = Vec::new();
+            let mut now = 0u64;
+            for _ in 0..20_000 {
+                if rng.random_bool(0.5) {
+                    let due = now + rng.random_range(0..(4.0 * typical) as u64 * 3 + 2);
+                    cal.push(due, due);
+                    model.push(due);
+                }
+                let next = cal.next_due(now);
+                let want = model.iter().copied().min();
+                assert_eq!(next.is_some(), want.is_some());
+                if let (Some(n), Some(w)) = (next, want) {
+                    // never later than the next due item, and no item due before it
+                    assert!(n >= now && n <= w, "next {n}, first due {w}, now {now}");
+                    // advance to it, taking what is due on the way
+                    now = n;
+                }
+                let mut got = Vec::new();
+                cal.take_due(now, |d| got.push(d));
+                let mut due: Vec<u64> = model.iter().copied().filter(|&d| d == now).collect();
+                model.retain(|&d| d != now);
+                got.sort_unstable();
+                due.sort_unstable();
+                assert_eq!(got, due);
+                assert_eq!(cal.len(), model.len());
+                now += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn capacity_is_given_back_after_a_burst() {
+        let mut cal: Calendar<u32> = Calendar::new(100.0);
+        // a burst: 200,000 items over the 512 buckets
+        for k in 0..200_000u64 {
+            cal.push(k % 512, 0);
+        }
+        let burst = cal.capacity();
+        assert!(burst >= 200_000);
+        for now in 0..512 {
+            cal.take_due(now, |_| {});
+        }
+        assert!(cal.is_empty());
+        // steady load afterwards: 10 items per slot
+        for now in 512..2048u64 {
+            for _ in 0..10 {
+                cal.push(now + 100, 0);
+            }
+            cal.take_due(now, |_| {});
+        }
+        assert!(
+            cal.capacity() * 20 < burst,
+            "{} of {burst} kept",
+            cal.capacity()
+        );
     }
 }

@@ -78,6 +78,13 @@ impl Cluster {
         self.counts
     }
 
+    /// The first slot ≥ `from` in which a job may leave (`None`: the cluster is empty); no job
+    /// leaves before it.
+    #[inline]
+    pub fn next_departure(&self, from: u64) -> Option<u64> {
+        self.calendar.next_due(from)
+    }
+
     /// Capacity in use over the whole cluster, in `Size` units.
     pub fn used(&self) -> u128 {
         self.used

@@ -3,6 +3,11 @@
 //! Slot order, the lab's contract: (1) jobs whose service ended in slot t−1 leave; (2) the
 //! batch A(t) joins the queue; (3) the policy places jobs; (4) Q(t), the number of jobs still
 //! waiting, is recorded.
+//!
+//! Slots in which nothing can happen (no arrival, no departure, and a policy with nothing to do)
+//! are not simulated one by one: the loop jumps to the next slot with an event and accounts
+//! the slots in between at once, with the queue, the capacity in use and the waiting work they
+//! all share. The result is the same as simulating them, number for number.
 
 mod calendar;
 pub mod cancel;
@@ -157,6 +162,12 @@ pub trait System {
     fn schedule(&mut self, t: u64);
     /// Q(t): jobs waiting.
     fn waiting(&self) -> u64;
+    /// After step 4 of a slot: the first slot ≥ `from` in which the system could change by
+    /// itself (a departure, or a policy that still has something to do). The slot loop skips
+    /// to it, or to the next arrival if earlier. The default, `from`, runs every slot.
+    fn next_event(&self, from: u64) -> u64 {
+        from
+    }
     /// Capacity in use, in fixed-point units summed over resources.
     fn used(&self) -> u128;
     /// Total capacity in the same units.
@@ -225,32 +236,47 @@ impl Tally {
         }
     }
 
-    /// Step 4 of slot `t`: Q(t) = `q` and what goes with it.
+    /// Step 4 of the `n` slots t … t+n−1, in which Q = `q`, the capacity in use is `used` and
+    /// the waiting work is `work` (`n` > 1 when the slots after t have no event). Split at the
+    /// warm-up, batch and sampling boundaries so that the sums are those of `n` single slots.
     #[inline]
-    fn record<S: System>(&mut self, t: u64, q: u64, system: &S, source: &impl Source<S::Job>) {
+    fn record<S: System>(&mut self, t: u64, n: u64, q: u64, used: u128, work: u128, system: &S) {
         self.max_queue = self.max_queue.max(q);
-        if t >= self.warmup {
-            self.q_sum += q as u128;
-            self.used_sum += system.used();
-            // never negative for a faithful source (checked at the end of the run)
-            self.work_sum += source
-                .arrived_work()
-                .saturating_sub(system.counters().placed_work);
-            self.counted += 1;
-            if t >= self.judged_from && self.batch_len > 0 {
-                self.batch_sums[self.b] += q as u128;
-                self.left_in_batch -= 1;
-                if self.left_in_batch == 0 {
-                    self.b += 1;
-                    self.left_in_batch = self.batch_len;
+        let (mut t, end) = (t, t + n);
+        while t < end {
+            if self.to_sample == 0 {
+                self.sample(t, q, system);
+                self.to_sample = self.sample_every;
+            }
+            // the longest run of slots from t on the same side of every boundary
+            let mut m = (end - t).min(self.to_sample);
+            if t < self.warmup {
+                m = m.min(self.warmup - t);
+            } else {
+                let batched = self.batch_len > 0 && t >= self.judged_from;
+                if !batched && self.batch_len > 0 {
+                    m = m.min(self.judged_from - t);
+                }
+                if batched {
+                    m = m.min(self.left_in_batch);
+                }
+                let k = m as u128;
+                self.q_sum += q as u128 * k;
+                self.used_sum += used * k;
+                self.work_sum += work * k;
+                self.counted += m;
+                if batched {
+                    self.batch_sums[self.b] += q as u128 * k;
+                    self.left_in_batch -= m;
+                    if self.left_in_batch == 0 {
+                        self.b += 1;
+                        self.left_in_batch = self.batch_len;
+                    }
                 }
             }
+            self.to_sample -= m;
+            t += m;
         }
-        if self.to_sample == 0 {
-            self.sample(t, q, system);
-            self.to_sample = self.sample_every;
-        }
-        self.to_sample -= 1;
     }
 
     /// A point of the time series (and of the configuration mix after warm-up).
@@ -313,13 +339,17 @@ pub fn run_system<S: System>(
     let mut batch: Vec<S::Job> = Vec::new();
     let mut tally = Tally::new(cfg);
     let mut at_warmup = system.counters();
+    let mut warm = false;
     let (mut t, mut q, mut end) = (0u64, 0u64, cfg.slots);
+    let mut steps = 0u64;
     let mut capped = false;
     let mut extensions = 0u32;
     let (verdict, mut evidence) = loop {
         while t < end {
-            if t == tally.warmup {
+            if !warm && t >= tally.warmup {
+                // the counters have not changed in the skipped slots before t
                 at_warmup = system.counters();
+                warm = true;
             }
             // (1) departures
             system.depart(t);
@@ -331,16 +361,29 @@ pub fn run_system<S: System>(
             }
             // (3) placement
             system.schedule(t);
-            // (4) record
+            // (4) record, for this slot and the slots without events after it
             q = system.waiting();
-            tally.record(t, q, system, source);
+            let next = if q > cfg.queue_cap {
+                t + 1
+            } else {
+                system
+                    .next_event(t + 1)
+                    .min(source.next_arrival())
+                    .clamp(t + 1, end)
+            };
+            // never negative for a faithful source (checked at the end of the run)
+            let work = source
+                .arrived_work()
+                .saturating_sub(system.counters().placed_work);
+            tally.record(t, next - t, q, system.used(), work, system);
             if cfg.check_every_slot {
                 check(system, source, t)?;
             }
-            if t & 0xFFFF == 0 && cancel::requested().is_some() {
+            if steps & 0xFFFF == 0 && cancel::requested().is_some() {
                 return Err(SimError::Cancelled);
             }
-            t += 1;
+            steps += 1;
+            t = next;
             if q > cfg.queue_cap {
                 capped = true;
                 break;

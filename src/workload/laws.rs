@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
-use rand_distr::Poisson;
+use rand_distr::{Exp1, Poisson};
 
 use crate::model::Size;
 
@@ -233,12 +233,26 @@ impl ArrivalProcess {
 }
 
 /// An arrival process with its rate, ready to sample.
+///
+/// Sampled slot by slot with arrivals rather than slot by slot: [`Arrivals::next_batch`] draws
+/// how many empty slots come before the next arrival and how many jobs it brings, so the slot
+/// loop can skip the empty slots. For Poisson and Bernoulli batches the number of empty slots
+/// is geometric, P(G ≥ g) = P(A = 0)^g, drawn as G = ⌊E / θ⌋ with E ~ Exp(1) and
+/// θ = −ln P(A = 0) (θ = λ for Poisson, −ln(1 − λ) for Bernoulli); the batch size then has the
+/// law of A given A ≥ 1 (zero-truncated Poisson; one job for Bernoulli). The slots and batch
+/// sizes have exactly the law of independent per-slot draws.
 #[derive(Clone, Debug)]
 pub struct Arrivals {
     process: ArrivalProcess,
     rate: f64,
+    /// θ = −ln P(A = 0), per slot (∞ when every slot has an arrival).
+    empty_rate: f64,
     poisson: Option<Poisson<f64>>,
 }
+
+/// Below this rate a zero-truncated Poisson batch is drawn by inversion, above it by drawing
+/// Poisson batches until one is non-empty (accepted with probability ≥ 1 − e^−4).
+const TRUNCATED_INVERSION_BELOW: f64 = 4.0;
 
 impl Arrivals {
     /// λ jobs per slot on average. Errors when the rate is impossible for the process.
@@ -254,9 +268,15 @@ impl Arrivals {
         } else {
             None
         };
+        let empty_rate = match process {
+            ArrivalProcess::Poisson => rate,
+            ArrivalProcess::Bernoulli => -(-rate).ln_1p(),
+            ArrivalProcess::Batch => f64::NAN,
+        };
         Ok(Arrivals {
             process,
             rate,
+            empty_rate,
             poisson,
         })
     }
@@ -266,19 +286,64 @@ impl Arrivals {
         self.rate
     }
 
-    /// Number of arrivals in slot `t`.
+    /// The first slot ≥ `from` with arrivals and the number of jobs arriving in it; `None` if
+    /// no job ever arrives (λ = 0, or a slot past the end of time).
     #[inline]
-    pub fn sample<R: Rng + ?Sized>(&self, t: u64, rng: &mut R) -> u32 {
+    pub fn next_batch<R: Rng + ?Sized>(&self, from: u64, rng: &mut R) -> Option<(u64, u32)> {
+        if self.rate == 0.0 {
+            return None;
+        }
         match self.process {
-            ArrivalProcess::Poisson => match &self.poisson {
-                Some(p) => p.sample(rng) as u32,
-                None => 0,
-            },
-            ArrivalProcess::Bernoulli => rng.random_bool(self.rate) as u32,
+            ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {
+                let e: f64 = rng.sample(Exp1);
+                // saturating float-to-int cast; θ = ∞ gives 0 empty slots
+                let gap = (e / self.empty_rate) as u64;
+                let slot = from.checked_add(gap).filter(|&s| s < u64::MAX)?;
+                let n = match &self.poisson {
+                    Some(p) => self.truncated_poisson(p, rng),
+                    None => 1,
+                };
+                Some((slot, n))
+            }
             ArrivalProcess::Batch => {
-                ((self.rate * (t + 1) as f64).floor() - (self.rate * t as f64).floor()) as u32
+                let count = |t: u64| {
+                    ((self.rate * (t + 1) as f64).floor() - (self.rate * t as f64).floor()) as u32
+                };
+                // about the first t with ⌊λ(t+1)⌋ > ⌊λ·from⌋, started a little early against
+                // rounding, then found by the per-slot formula itself
+                let next = (self.rate * from as f64).floor() + 1.0;
+                let mut t = ((next / self.rate).ceil() - 3.0).max(from as f64) as u64;
+                while count(t) == 0 {
+                    t = t.checked_add(1)?;
+                }
+                Some((t, count(t)))
             }
         }
+    }
+
+    /// A Poisson(λ) batch conditioned on at least one job.
+    #[inline]
+    fn truncated_poisson<R: Rng + ?Sized>(&self, p: &Poisson<f64>, rng: &mut R) -> u32 {
+        let lambda = self.rate;
+        if lambda >= TRUNCATED_INVERSION_BELOW {
+            loop {
+                let n = p.sample(rng) as u32;
+                if n > 0 {
+                    return n;
+                }
+            }
+        }
+        // inversion: P(A = k | A ≥ 1) = λ^k / (k! (e^λ − 1))
+        let u: f64 = rng.random();
+        let mut k = 1u32;
+        let mut pk = lambda / lambda.exp_m1();
+        let mut cdf = pk;
+        while u >= cdf && pk > 0.0 {
+            k += 1;
+            pk *= lambda / k as f64;
+            cdf += pk;
+        }
+        k
     }
 }
 
@@ -310,14 +375,86 @@ mod tests {
         }
     }
 
+    /// Every slot of [0, end) with its batch size (0 for empty slots), from the gap draws.
+    fn per_slot(a: &Arrivals, end: u64, rng: &mut Pcg64Mcg) -> Vec<u32> {
+        let mut counts = vec![0; end as usize];
+        let mut from = 0;
+        while let Some((t, n)) = a.next_batch(from, rng) {
+            if t >= end {
+                break;
+            }
+            assert!(n >= 1);
+            counts[t as usize] = n;
+            from = t + 1;
+        }
+        counts
+    }
+
     #[test]
     fn batch_arrivals_spread_the_rate_exactly() {
-        let a = Arrivals::new(ArrivalProcess::Batch, 2.5).unwrap();
         let mut rng = Pcg64Mcg::seed_from_u64(1);
-        let total: u32 = (0..1000).map(|t| a.sample(t, &mut rng)).sum();
-        assert_eq!(total, 2500);
+        for rate in [2.5, 3.0, 0.3, 0.01, 1.0 / 3.0, 0.999] {
+            let a = Arrivals::new(ArrivalProcess::Batch, rate).unwrap();
+            let counts = per_slot(&a, 10_000, &mut rng);
+            for (t, &n) in counts.iter().enumerate() {
+                let want = (rate * (t + 1) as f64).floor() - (rate * t as f64).floor();
+                assert_eq!(n as f64, want, "rate {rate}, slot {t}");
+            }
+        }
         let b = Arrivals::new(ArrivalProcess::Batch, 3.0).unwrap();
-        assert!((0..50).all(|t| b.sample(t, &mut rng) == 3));
+        assert!(per_slot(&b, 50, &mut rng).iter().all(|&n| n == 3));
+    }
+
+    #[test]
+    fn gap_draws_have_the_per_slot_law() {
+        // The batch size of a slot, seen slot by slot, is Poisson(λ) (Bernoulli(λ)): check
+        // P(A = k) for k = 0, 1, 2, 3 and the mean over 2·10^6 slots, 5-sigma bands, across
+        // rates on both sides of the inversion threshold.
+        let mut rng = Pcg64Mcg::seed_from_u64(11);
+        let n = 2_000_000u64;
+        for (process, rate) in [
+            (ArrivalProcess::Poisson, 0.02),
+            (ArrivalProcess::Poisson, 0.7),
+            (ArrivalProcess::Poisson, 3.9),
+            (ArrivalProcess::Poisson, 4.0),
+            (ArrivalProcess::Poisson, 30.0),
+            (ArrivalProcess::Bernoulli, 0.05),
+            (ArrivalProcess::Bernoulli, 0.9),
+            (ArrivalProcess::Bernoulli, 1.0),
+        ] {
+            let a = Arrivals::new(process, rate).unwrap();
+            let counts = per_slot(&a, n, &mut rng);
+            let pmf = |k: u32| match process {
+                ArrivalProcess::Poisson => (-rate + k as f64 * rate.ln()
+                    - (1..=k).map(|i| (i as f64).ln()).sum::<f64>())
+                .exp(),
+                _ => match k {
+                    0 => 1.0 - rate,
+                    1 => rate,
+                    _ => 0.0,
+                },
+            };
+            for k in 0..4u32 {
+                let p = pmf(k);
+                let f = counts.iter().filter(|&&c| c == k).count() as f64 / n as f64;
+                let band = 5.0 * (p * (1.0 - p) / n as f64).sqrt() + 1e-9;
+                assert!(
+                    (f - p).abs() <= band,
+                    "{process:?} λ={rate}: P(A={k}) {f} vs {p}"
+                );
+            }
+            let mean = counts.iter().map(|&c| c as f64).sum::<f64>() / n as f64;
+            let var = if process == ArrivalProcess::Poisson {
+                rate
+            } else {
+                rate * (1.0 - rate)
+            };
+            let band = 5.0 * (var / n as f64).sqrt() + 1e-9;
+            assert!(
+                (mean - rate).abs() <= band,
+                "{process:?} λ={rate}: mean {mean}"
+            );
+        }
     }
 
     #[test]

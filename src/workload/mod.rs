@@ -10,4 +10,4 @@ mod source;
 pub mod trace;
 
 pub use laws::{ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
-pub use source::{JobSource, Source};
+pub use source::{ArrivalClock, JobSource, Source};

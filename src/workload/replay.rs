@@ -360,6 +360,12 @@ impl TraceSource {
         self.next_id
     }
 
+    /// The slot of the next task of the window (`u64::MAX`: none left).
+    #[inline]
+    pub fn next_slot(&self) -> u64 {
+        self.next.as_ref().map_or(u64::MAX, |(slot, _)| *slot)
+    }
+
     /// Calls `emit(id, job)` for every job arriving in slot `t`, in trace order.
     #[inline]
     pub fn each_in_slot(&mut self, t: u64, mut emit: impl FnMut(u64, &TraceJob)) {
@@ -399,5 +405,8 @@ impl super::Source<Job> for TraceSource {
     }
     fn arrived_work(&self) -> u128 {
         self.work
+    }
+    fn next_arrival(&self) -> u64 {
+        self.next_slot()
     }
 }

@@ -2,7 +2,9 @@
 //!
 //! A run's jobs depend only on its seed, never on the policy: arrival counts, sizes and service
 //! times come from three separate streams, so every policy at a (load, replication) point sees
-//! exactly the same jobs, and changing the service law does not change the sizes.
+//! exactly the same jobs, and changing the service law does not change the sizes. The arrival
+//! stream is drawn batch by batch (the slot of the next batch and its size), so the slot loop
+//! can skip the slots in which nothing arrives.
 
 use super::{Arrivals, ServiceLaw, SizeLaw};
 use crate::model::Job;
@@ -16,6 +18,51 @@ pub trait Source<J> {
     fn arrived(&self) -> u64;
     /// Sum of the sizes of the jobs arrived so far (first resource), `Size` units.
     fn arrived_work(&self) -> u128;
+    /// No job arrives before this slot (after the batches handed out so far): the slot loop
+    /// skips the slots before it when nothing else happens. `u64::MAX`: no more jobs; the
+    /// default 0 says nothing, and every slot is simulated.
+    fn next_arrival(&self) -> u64 {
+        0
+    }
+}
+
+/// The next slot with arrivals and its batch size, drawn one batch ahead from the arrival
+/// stream ([`Arrivals::next_batch`]).
+#[derive(Clone, Debug)]
+pub struct ArrivalClock {
+    arrivals: Arrivals,
+    next: Option<(u64, u32)>,
+}
+
+impl ArrivalClock {
+    /// Draws the first batch.
+    pub fn new(arrivals: Arrivals, rng: &mut impl rand::Rng) -> Self {
+        let next = arrivals.next_batch(0, rng);
+        ArrivalClock { arrivals, next }
+    }
+
+    /// The next slot with arrivals (`u64::MAX`: none).
+    #[inline]
+    pub fn next_slot(&self) -> u64 {
+        self.next.map_or(u64::MAX, |(t, _)| t)
+    }
+
+    /// The number of jobs arriving in slot `t` (0 unless `t` is the next slot with arrivals;
+    /// slots must be asked in increasing order, none skipped past [`Self::next_slot`]).
+    #[inline]
+    pub fn take(&mut self, t: u64, rng: &mut impl rand::Rng) -> u32 {
+        match self.next {
+            Some((slot, n)) if slot == t => {
+                self.next = self.arrivals.next_batch(t + 1, rng);
+                n
+            }
+            Some((slot, _)) => {
+                debug_assert!(slot > t, "slot {slot} with arrivals was skipped");
+                0
+            }
+            None => 0,
+        }
+    }
 }
 
 /// Draws the batch A(t) of every slot, with each job's size and service time.
@@ -23,7 +70,7 @@ pub trait Source<J> {
 pub struct JobSource {
     sizes: SizeLaw,
     service: ServiceLaw,
-    arrivals: Arrivals,
+    clock: ArrivalClock,
     streams: Streams,
     next_id: u64,
     work: u128,
@@ -31,11 +78,12 @@ pub struct JobSource {
 
 impl JobSource {
     pub fn new(sizes: SizeLaw, service: ServiceLaw, arrivals: Arrivals, run_seed: u64) -> Self {
+        let mut streams = Streams::new(run_seed);
         JobSource {
             sizes,
             service,
-            arrivals,
-            streams: Streams::new(run_seed),
+            clock: ArrivalClock::new(arrivals, &mut streams.arrivals),
+            streams,
             next_id: 0,
             work: 0,
         }
@@ -51,10 +99,15 @@ impl Source<Job> for JobSource {
         self.work
     }
 
+    #[inline]
+    fn next_arrival(&self) -> u64 {
+        self.clock.next_slot()
+    }
+
     /// Appends the batch of slot `t` to `out` (in arrival order).
     #[inline]
     fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
-        let n = self.arrivals.sample(t, &mut self.streams.arrivals);
+        let n = self.clock.take(t, &mut self.streams.arrivals);
         for _ in 0..n {
             let size = self.sizes.sample(&mut self.streams.sizes);
             let service = self.service.sample(&mut self.streams.service);

@@ -13,6 +13,7 @@ mod packing;
 mod reference;
 mod regions;
 mod replay;
+mod skipping;
 mod traces;
 mod util;
 mod vq;

@@ -1,0 +1,170 @@
+//! The slot loop's skipping of slots without events changes nothing: every policy, run with
+//! and without it on the same jobs, gives the same result number for number (means, series,
+//! batch means, verdicts, configuration mix), across loads below and above the limit, warm-up
+//! and sampling boundaries, horizon extensions and the queue cap.
+
+use packlab::model::{Job, Size};
+use packlab::policy::{PolicyParams, registry};
+use packlab::sim::{Cluster, RunConfig, RunResult};
+use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw, Source};
+
+/// A source that counts the slots the loop simulates and, unless `tell`, hides when its next
+/// batch comes, so that the loop runs every slot.
+struct Counted {
+    source: JobSource,
+    tell: bool,
+    slots: u64,
+}
+
+impl Source<Job> for Counted {
+    fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
+        self.slots += 1;
+        self.source.batch(t, out)
+    }
+    fn arrived(&self) -> u64 {
+        self.source.arrived()
+    }
+    fn arrived_work(&self) -> u128 {
+        self.source.arrived_work()
+    }
+    fn next_arrival(&self) -> u64 {
+        if self.tell {
+            self.source.next_arrival()
+        } else {
+            0
+        }
+    }
+}
+
+fn sz(x: f64) -> Size {
+    Size::from_f64(x).unwrap()
+}
+
+/// The run's result and the number of slots simulated one by one.
+fn run(
+    name: &str,
+    j: Option<i64>,
+    stall: Option<f64>,
+    case: &Case,
+    skip: bool,
+) -> (RunResult, u64) {
+    let params = PolicyParams {
+        name,
+        j,
+        stall,
+        ..Default::default()
+    };
+    let spec = registry::parse(&params, &case.sizes).expect("valid policy");
+    let mut policy = spec.build(case.servers).expect("single-resource policy");
+    let rate = case.load * case.servers as f64 / (case.sizes.mean() * case.service.mean());
+    let arrivals = Arrivals::new(case.process, rate).unwrap();
+    let mut source = Counted {
+        source: JobSource::new(
+            case.sizes.clone(),
+            case.service.clone(),
+            arrivals,
+            case.seed,
+        ),
+        tell: skip,
+        slots: 0,
+    };
+    let mut cluster = Cluster::new(case.servers, case.service.mean());
+    let result = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &case.cfg)
+        .expect("invariants hold");
+    (result, source.slots)
+}
+
+struct Case {
+    servers: usize,
+    sizes: SizeLaw,
+    service: ServiceLaw,
+    process: ArrivalProcess,
+    load: f64,
+    seed: u64,
+    cfg: RunConfig,
+}
+
+#[test]
+fn skipping_empty_slots_changes_no_result() {
+    let grid = SizeLaw::discrete(
+        [0.05, 0.2, 0.3, 0.35, 0.55, 0.66, 0.9].map(sz).to_vec(),
+        vec![1.0; 7],
+    )
+    .unwrap();
+    let uniform = SizeLaw::uniform(sz(0.1), sz(0.9));
+    let mut cases = Vec::new();
+    for (k, (servers, load, mean, process)) in [
+        (1, 0.3, 40.0, ArrivalProcess::Poisson),
+        (3, 0.7, 25.0, ArrivalProcess::Poisson),
+        (5, 0.95, 30.0, ArrivalProcess::Bernoulli),
+        (4, 1.3, 8.0, ArrivalProcess::Poisson),
+        (20, 0.8, 4.0, ArrivalProcess::Poisson),
+        (2, 0.5, 30.0, ArrivalProcess::Batch),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (sizes, discrete) in [(&grid, true), (&uniform, false)] {
+            let mut cfg = RunConfig::new(30_000 + 777 * k as u64, 3_001, mean);
+            cfg.samples = 97;
+            cfg.queue_cap = 400;
+            // some runs may double their horizon while inconclusive
+            cfg.max_slots = 4 * cfg.slots;
+            cases.push((
+                discrete,
+                Case {
+                    servers,
+                    sizes: sizes.clone(),
+                    service: if k % 2 == 0 {
+                        ServiceLaw::geometric(mean)
+                    } else {
+                        ServiceLaw::Deterministic(mean as u32)
+                    },
+                    process,
+                    load,
+                    seed: 1000 + k as u64,
+                    cfg,
+                },
+            ));
+        }
+    }
+    for (discrete, case) in &cases {
+        let mut policies: Vec<(&str, Option<i64>, Option<f64>)> = vec![
+            ("bf-js", None, None),
+            ("bf-j", None, None),
+            ("bf-s", None, None),
+            ("fifo-ff", None, None),
+            ("vqs", Some(2), None),
+            ("vqs", Some(3), None),
+            ("vqs-bf", Some(2), None),
+            ("vqs", Some(2), Some(0.5)),
+        ];
+        if *discrete {
+            policies.push(("max-weight", None, None));
+        }
+        for (name, j, stall) in policies {
+            let (with, stepped) = run(name, j, stall, case, true);
+            let (without, every) = run(name, j, stall, case, false);
+            assert!(
+                with == without,
+                "{name} on {} servers at load {}: skipping changed the result (mean queue {} \
+                 vs {}, series {:?} vs {:?})",
+                case.servers,
+                case.load,
+                with.mean_queue,
+                without.mean_queue,
+                with.series.len(),
+                without.series.len()
+            );
+            assert_eq!(every, without.slots);
+            // a lightly loaded single server is idle most of the time: most slots are skipped
+            // (with stalling, every slot runs)
+            if case.servers == 1 && stall.is_none() {
+                assert!(
+                    stepped * 2 < every,
+                    "{name}: {stepped} of {every} slots simulated"
+                );
+            }
+        }
+    }
+}
