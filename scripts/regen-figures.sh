@@ -2,9 +2,15 @@
 # Re-runs every experiment in experiments/ (full length) and copies its figures, summary and
 # report into figures/<name>/, which is committed so readers see current results.
 # Usage: scripts/regen-figures.sh [experiments/some.toml ...]
+# PACKLAB_BIN=path runs that binary instead of building target/release/packlab (so that the
+# tree can be rebuilt while a long regeneration runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+bin=${PACKLAB_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release --quiet
+  bin=./target/release/packlab
+fi
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(experiments/*.toml)
 for f in "${files[@]}"; do
@@ -12,7 +18,7 @@ for f in "${files[@]}"; do
   out="results/$name"
   rm -rf "$out"
   status=0
-  ./target/release/packlab "$f" --out "$out" || status=$?
+  "$bin" "$f" --out "$out" --quiet || status=$?
   if [ "$status" -ge 2 ]; then echo "failed: $f" >&2; exit "$status"; fi
   mkdir -p "figures/$name"
   rm -f "figures/$name"/*

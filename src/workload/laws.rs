@@ -149,8 +149,9 @@ fn merge_atoms(it: impl Iterator<Item = (Size, f64)>) -> Vec<(Size, f64)> {
 #[derive(Clone, Debug)]
 pub enum ServiceLaw {
     /// Geometric on 1, 2, … with success probability μ = 1/mean per slot (the paper's model).
-    /// Sampled by inversion: S = 1 + ⌊ln(1 − U) / ln(1 − μ)⌋, U uniform on [0, 1).
-    Geometric { mean: f64, inv_log_q: f64 },
+    /// Sampled as S = 1 + ⌊E / θ⌋ with E ~ Exp(1) and θ = −ln(1 − μ), so P(S > k) = (1 − μ)^k;
+    /// `inv_theta` = 1/θ (0 when μ = 1: every draw is 1 slot).
+    Geometric { mean: f64, inv_theta: f64 },
     /// Always the same number of slots.
     Deterministic(u32),
     /// One of the listed slot counts, with the given probabilities.
@@ -165,9 +166,9 @@ impl ServiceLaw {
     /// Geometric with the given mean (≥ 1 slot; checked by the caller).
     pub fn geometric(mean: f64) -> Self {
         assert!(mean >= 1.0, "mean ≥ 1 checked by the caller");
-        // ln(1 − μ) = −∞ when μ = 1: every draw is then 1 slot, as it must be.
-        let inv_log_q = 1.0 / (-1.0 / mean).ln_1p();
-        ServiceLaw::Geometric { mean, inv_log_q }
+        // θ = −ln(1 − μ) = ∞ when μ = 1: every draw is then 1 slot, as it must be.
+        let inv_theta = -1.0 / (-1.0 / mean).ln_1p();
+        ServiceLaw::Geometric { mean, inv_theta }
     }
 
     /// Empirical law over slot counts ≥ 1.
@@ -186,11 +187,10 @@ impl ServiceLaw {
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         match self {
-            ServiceLaw::Geometric { inv_log_q, .. } => {
-                let u: f64 = rng.random();
-                let failures = (-u).ln_1p() * inv_log_q;
-                // saturating float-to-int cast; 0 · (−0) and the like give 0
-                (1.0 + failures).min(u32::MAX as f64) as u32
+            ServiceLaw::Geometric { inv_theta, .. } => {
+                let e: f64 = rng.sample(Exp1);
+                // saturating float-to-int cast
+                (1.0 + e * inv_theta).min(u32::MAX as f64) as u32
             }
             ServiceLaw::Deterministic(v) => *v,
             ServiceLaw::Empirical { values, index, .. } => values[index.sample(rng)],
@@ -247,6 +247,8 @@ pub struct Arrivals {
     rate: f64,
     /// θ = −ln P(A = 0), per slot (∞ when every slot has an arrival).
     empty_rate: f64,
+    /// P(A = 1 | A ≥ 1) = λ / (e^λ − 1), for Poisson batches.
+    one_given_some: f64,
     poisson: Option<Poisson<f64>>,
 }
 
@@ -277,6 +279,7 @@ impl Arrivals {
             process,
             rate,
             empty_rate,
+            one_given_some: rate / rate.exp_m1(),
             poisson,
         })
     }
@@ -336,7 +339,7 @@ impl Arrivals {
         // inversion: P(A = k | A ≥ 1) = λ^k / (k! (e^λ − 1))
         let u: f64 = rng.random();
         let mut k = 1u32;
-        let mut pk = lambda / lambda.exp_m1();
+        let mut pk = self.one_given_some;
         let mut cdf = pk;
         while u >= cdf && pk > 0.0 {
             k += 1;
