@@ -2,14 +2,14 @@
 //! the queue or over the servers.
 //!
 //! - [`SizeQueue`]: waiting jobs by size; "largest job ≤ free" (BF-S).
-//! - [`BestFitServers`]: servers by free capacity; "least free ≥ size, lowest index" (BF-J).
+//! - [`BestFitServers`]: servers by free capacity; "least free ≥ size, lowest index" (BF-J),
+//!   over [`SortedBlocks`] (a two-level B+ tree) above a few servers.
 //! - [`FirstFitServers`]: max-tree over server indices; "lowest index ≥ i with free ≥ size"
 //!   (FIFO-FF, and skipping servers that cannot take anything).
 //! - [`ArrivalIndex`]: min-tree over waiting jobs in arrival order; "first job, in arrival
 //!   order, of size ≤ x" (BF-J on its own).
 
 use std::collections::BTreeMap;
-use std::collections::BTreeSet;
 
 use crate::model::{Job, ServerId, Size};
 
@@ -84,107 +84,236 @@ impl SizeQueue {
     }
 }
 
-/// Servers ordered by free capacity, for best fit: a sorted array (updated by one rotation) up
-/// to [`SMALL_CLUSTER`] servers, a B-tree above.
+/// Servers ordered by free capacity, for best fit: "least free ≥ size, lowest index".
+///
+/// Up to [`SCAN`] servers the free capacities are scanned (an update is one store); above, the
+/// keys (free, index) are kept in [`SortedBlocks`], where an update and a query cost
+/// O(log L + B) with a fixed block size B, and no update moves more than one block.
 #[derive(Clone, Debug)]
 pub struct BestFitServers {
-    order: ServerOrder,
     free: Vec<Size>,
+    order: Order,
 }
 
-/// Largest cluster kept as a sorted array by [`BestFitServers`].
-pub const SMALL_CLUSTER: usize = 1024;
-/// Largest cluster whose sorted array is updated by a stepwise shift instead of a binary search
-/// and a rotation.
-pub const STEPWISE: usize = 64;
-
+/// The sorted keys (free, index) of [`BestFitServers`], packed in 64 bits while the indices fit
+/// beside a capacity (free < 2^46), in 128 bits above.
 #[derive(Clone, Debug)]
-enum ServerOrder {
-    Sorted(Vec<(u64, ServerId)>),
-    Tree(BTreeSet<(u64, ServerId)>),
+enum Order {
+    Scan,
+    Narrow(SortedBlocks<u64>),
+    Wide(SortedBlocks<u128>),
+}
+
+/// Bits of a server index in a 64-bit key (a capacity needs 46).
+const NARROW_INDEX_BITS: u32 = 18;
+
+/// Largest cluster whose best fit is a scan of the free capacities.
+pub const SCAN: usize = 16;
+
+/// The 64-bit key of server `i` with free capacity `free`: by free capacity, then by index.
+#[inline]
+fn narrow(free: Size, i: ServerId) -> u64 {
+    free.0 << NARROW_INDEX_BITS | i as u64
+}
+
+/// The 128-bit key of server `i` with free capacity `free`.
+#[inline]
+fn wide(free: Size, i: ServerId) -> u128 {
+    (free.0 as u128) << 32 | i as u128
 }
 
 impl BestFitServers {
     /// `servers` servers, all empty.
     pub fn new(servers: usize) -> Self {
-        let all = (0..servers as ServerId).map(|i| (Size::UNIT, i));
+        const _: () = assert!(Size::UNIT < 1 << (64 - NARROW_INDEX_BITS));
+        let ids = 0..servers as ServerId;
         BestFitServers {
-            order: if servers <= SMALL_CLUSTER {
-                ServerOrder::Sorted(all.collect())
-            } else {
-                ServerOrder::Tree(all.collect())
-            },
             free: vec![Size::ONE; servers],
+            order: if servers <= SCAN {
+                Order::Scan
+            } else if servers <= 1 << NARROW_INDEX_BITS {
+                Order::Narrow(SortedBlocks::new(ids.map(|i| narrow(Size::ONE, i))))
+            } else {
+                Order::Wide(SortedBlocks::new(ids.map(|i| wide(Size::ONE, i))))
+            },
         }
     }
 
     /// Server `i` now has `free` capacity.
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
-        let old = (self.free[i as usize].0, i);
-        let new = (free.0, i);
-        if old == new {
+        let old = std::mem::replace(&mut self.free[i as usize], free);
+        if old == free {
             return;
         }
-        self.free[i as usize] = free;
         match &mut self.order {
-            ServerOrder::Sorted(v) if v.len() <= STEPWISE => {
-                // insertion-sort step: find and shift in one pass (short arrays)
-                let mut k = v
-                    .iter()
-                    .position(|x| *x == old)
-                    .expect("server is in the order");
-                if new > old {
-                    while k + 1 < v.len() && v[k + 1] < new {
-                        v[k] = v[k + 1];
-                        k += 1;
-                    }
-                } else {
-                    while k > 0 && v[k - 1] > new {
-                        v[k] = v[k - 1];
-                        k -= 1;
-                    }
-                }
-                v[k] = new;
-            }
-            ServerOrder::Sorted(v) => {
-                let p = v.binary_search(&old).expect("server is in the order");
-                let q = v.partition_point(|x| *x < new);
-                if q > p {
-                    v[p..q].rotate_left(1);
-                    v[q - 1] = new;
-                } else {
-                    v[q..=p].rotate_right(1);
-                    v[q] = new;
-                }
-            }
-            ServerOrder::Tree(t) => {
-                t.remove(&old);
-                t.insert(new);
-            }
+            Order::Scan => {}
+            Order::Narrow(o) => o.replace(narrow(old, i), narrow(free, i)),
+            Order::Wide(o) => o.replace(wide(old, i), wide(free, i)),
         }
     }
 
     /// The server with the least free capacity ≥ `size` (lowest index among ties).
     #[inline]
     pub fn best_fit(&self, size: Size) -> Option<ServerId> {
+        const MASK: u64 = (1 << NARROW_INDEX_BITS) - 1;
         match &self.order {
-            ServerOrder::Sorted(v) => {
-                let p = v.partition_point(|x| x.0 < size.0);
-                v.get(p).map(|&(_, i)| i)
+            Order::Narrow(o) => o.successor(narrow(size, 0)).map(|k| (k & MASK) as ServerId),
+            Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
+            Order::Scan => {
+                let mut best: Option<(u64, usize)> = None;
+                for (i, f) in self.free.iter().enumerate() {
+                    if f.0 >= size.0 && best.is_none_or(|(b, _)| f.0 < b) {
+                        best = Some((f.0, i));
+                    }
+                }
+                best.map(|(_, i)| i as ServerId)
             }
-            ServerOrder::Tree(t) => t.range((size.0, 0)..).next().map(|&(_, i)| i),
         }
     }
 
     /// The largest free capacity of any server.
     pub fn max_free(&self) -> Size {
-        let last = match &self.order {
-            ServerOrder::Sorted(v) => v.last(),
-            ServerOrder::Tree(t) => t.last(),
-        };
-        last.map_or(Size::ZERO, |&(f, _)| Size(f))
+        match &self.order {
+            Order::Narrow(o) => o.last().map_or(Size::ZERO, |k| Size(k >> NARROW_INDEX_BITS)),
+            Order::Wide(o) => o.last().map_or(Size::ZERO, |k| Size((k >> 32) as u64)),
+            Order::Scan => self.free.iter().max().copied().unwrap_or(Size::ZERO),
+        }
     }
+}
+
+/// A sorted set of distinct keys in blocks of between [`BLOCK`]/4 and 2·[`BLOCK`] keys (a B+
+/// tree of height two): the first key of every block in one sorted array, searched by
+/// bisection; an insertion or removal shifts keys inside one block only. Splitting or merging
+/// a block shifts the array of blocks, once per about [`BLOCK`] updates of that block.
+#[derive(Clone, Debug)]
+pub struct SortedBlocks<K> {
+    blocks: Vec<Vec<K>>,
+    /// `firsts[b]` = `blocks[b][0]`.
+    firsts: Vec<K>,
+}
+
+/// Target block length of [`SortedBlocks`].
+pub const BLOCK: usize = 32;
+
+impl<K: Copy + Ord + Default> SortedBlocks<K> {
+    /// The keys of `sorted`, which must be increasing.
+    pub fn new(sorted: impl Iterator<Item = K>) -> Self {
+        let all: Vec<K> = sorted.collect();
+        debug_assert!(all.windows(2).all(|w| w[0] < w[1]));
+        let blocks: Vec<Vec<K>> = if all.is_empty() {
+            vec![Vec::new()]
+        } else {
+            all.chunks(BLOCK).map(|c| c.to_vec()).collect()
+        };
+        let firsts = blocks.iter().map(|b| b.first().copied().unwrap_or_default()).collect();
+        SortedBlocks { blocks, firsts }
+    }
+
+    /// The block that holds `k` if present: the last whose first key is ≤ `k` (or the first).
+    #[inline]
+    fn block_of(&self, k: K) -> usize {
+        self.firsts.partition_point(|&f| f <= k).saturating_sub(1)
+    }
+
+    /// The least key ≥ `k`.
+    #[inline]
+    pub fn successor(&self, k: K) -> Option<K> {
+        let b = self.block_of(k);
+        let block = &self.blocks[b];
+        let p = rank(block, k);
+        match block.get(p) {
+            Some(&x) => Some(x),
+            None => self.blocks.get(b + 1).map(|n| n[0]),
+        }
+    }
+
+    /// The greatest key.
+    pub fn last(&self) -> Option<K> {
+        self.blocks.last().and_then(|b| b.last()).copied()
+    }
+
+    /// Replaces key `old` (present) by `new` (absent).
+    #[inline]
+    pub fn replace(&mut self, old: K, new: K) {
+        let b = self.block_of(old);
+        let p = self.blocks[b]
+            .binary_search(&old)
+            .expect("the key is in the set");
+        // the new key keeps the order in the same block (between the neighbouring blocks'
+        // keys): one shift inside it
+        let after_previous = b == 0 || self.blocks[b - 1].last().is_none_or(|&x| new > x);
+        let before_next = self.firsts.get(b + 1).is_none_or(|&f| new < f);
+        if after_previous && before_next {
+            let block = &mut self.blocks[b];
+            let q = rank(block, new);
+            if q > p {
+                block[p..q].rotate_left(1);
+                block[q - 1] = new;
+            } else {
+                block[q..=p].rotate_right(1);
+                block[q] = new;
+            }
+            self.firsts[b] = block[0];
+            return;
+        }
+        self.remove_at(b, p);
+        self.insert(new);
+    }
+
+    /// Inserts `k` (absent).
+    pub fn insert(&mut self, k: K) {
+        let b = self.block_of(k);
+        let block = &mut self.blocks[b];
+        let p = rank(block, k);
+        block.insert(p, k);
+        self.firsts[b] = block[0];
+        if block.len() > 2 * BLOCK {
+            let tail = block.split_off(BLOCK);
+            self.firsts.insert(b + 1, tail[0]);
+            self.blocks.insert(b + 1, tail);
+        }
+    }
+
+    /// Removes the `p`-th key of block `b`; merges a block that became short with a neighbour.
+    fn remove_at(&mut self, b: usize, p: usize) {
+        let block = &mut self.blocks[b];
+        block.remove(p);
+        if let Some(&f) = block.first() {
+            self.firsts[b] = f;
+        }
+        if block.len() >= BLOCK / 4 || self.blocks.len() == 1 {
+            return;
+        }
+        // merge with the next block (or the previous), splitting again if too long
+        let (l, r) = if b + 1 < self.blocks.len() {
+            (b, b + 1)
+        } else {
+            (b - 1, b)
+        };
+        let right = self.blocks.remove(r);
+        self.firsts.remove(r);
+        self.blocks[l].extend(right);
+        if self.blocks[l].len() > 2 * BLOCK {
+            let half = self.blocks[l].len() / 2;
+            let tail = self.blocks[l].split_off(half);
+            self.firsts.insert(l + 1, tail[0]);
+            self.blocks.insert(l + 1, tail);
+        }
+        self.firsts[l] = self.blocks[l][0];
+    }
+
+    /// Every key, in order (for tests).
+    pub fn iter(&self) -> impl Iterator<Item = &K> {
+        self.blocks.iter().flatten()
+    }
+}
+
+/// The number of keys of the (short) sorted `block` below `k`: a count without branches, which
+/// the compiler vectorises, rather than a bisection.
+#[inline]
+fn rank<K: Copy + Ord>(block: &[K], k: K) -> usize {
+    block.iter().map(|&x| usize::from(x < k)).sum()
 }
 
 /// Max-tree of free capacities over server indices, for first fit.
@@ -422,7 +551,7 @@ mod tests {
 
     #[test]
     fn best_fit_servers_match_scan() {
-        for n in [1, 5, 17, STEPWISE + 1, SMALL_CLUSTER + 3] {
+        for n in [1, 5, SCAN, SCAN + 1, 64, 300, 2 * BLOCK + 1, 1027] {
             best_fit_servers_match_scan_for(n);
         }
     }
@@ -443,6 +572,44 @@ mod tests {
                 .map(|j| j as ServerId);
             assert_eq!(b.best_fit(Size(s)), want);
             assert_eq!(b.max_free(), Size(*free.iter().max().unwrap()));
+        }
+    }
+
+    #[test]
+    fn sorted_blocks_match_a_btree_set() {
+        use std::collections::BTreeSet;
+        let mut rng = Pcg64Mcg::seed_from_u64(10);
+        for (n, spread) in [(1u128, 4u128), (50, 100), (700, 1_000_000), (3000, 5000)] {
+            let mut set: BTreeSet<u128> = (0..n).map(|k| k * 3).collect();
+            let mut blocks = SortedBlocks::<u128>::new(set.iter().copied());
+            for step in 0..40_000 {
+                // drift: keys move up for a while, then down, so blocks split and merge
+                let up = (step / 5000) % 2 == 0;
+                let old = *set.iter().nth(rng.random_range(0..set.len())).unwrap();
+                let new = loop {
+                    let d = rng.random_range(0..spread);
+                    let k = if up {
+                        old + d
+                    } else {
+                        old.saturating_sub(d)
+                    };
+                    if !set.contains(&k) || k == old {
+                        break k;
+                    }
+                };
+                if new != old {
+                    set.remove(&old);
+                    set.insert(new);
+                    blocks.replace(old, new);
+                }
+                let probe = rng.random_range(0..=set.last().unwrap() + 2);
+                assert_eq!(blocks.successor(probe), set.range(probe..).next().copied());
+                assert_eq!(blocks.last(), set.last().copied());
+                if step % 1000 == 0 {
+                    assert!(blocks.iter().eq(set.iter()));
+                    assert!(blocks.blocks.iter().all(|b| b.len() <= 2 * BLOCK && !b.is_empty()));
+                }
+            }
         }
     }
 
