@@ -24,16 +24,44 @@ impl SizeKey {
     }
 }
 
-/// Waiting jobs ordered by size.
+/// Waiting jobs ordered by size. A job's size and id live in its key only, so a waiting job
+/// costs its key and [`Rest`], 32 bytes, plus the tree's share (see the README's memory notes).
 #[derive(Clone, Debug, Default)]
 pub struct SizeQueue {
-    jobs: BTreeMap<SizeKey, Job>,
+    jobs: BTreeMap<SizeKey, Rest>,
+}
+
+/// What a [`SizeQueue`] keeps of a job besides its key.
+#[derive(Clone, Copy, Debug)]
+struct Rest {
+    arrival: u64,
+    service: u32,
+    class: u8,
+}
+
+impl SizeKey {
+    /// The job with this key and `rest`.
+    #[inline]
+    fn job(self, rest: &Rest) -> Job {
+        Job {
+            id: u64::MAX - self.1,
+            size: Size(self.0),
+            service: rest.service,
+            arrival: rest.arrival,
+            class: rest.class,
+        }
+    }
 }
 
 impl SizeQueue {
     pub fn insert(&mut self, job: Job) -> SizeKey {
         let k = SizeKey::of(&job);
-        self.jobs.insert(k, job);
+        let rest = Rest {
+            arrival: job.arrival,
+            service: job.service,
+            class: job.class,
+        };
+        self.jobs.insert(k, rest);
         k
     }
 
@@ -49,12 +77,12 @@ impl SizeQueue {
         self.jobs.contains_key(k)
     }
 
-    pub fn get(&self, k: &SizeKey) -> Option<&Job> {
-        self.jobs.get(k)
+    pub fn get(&self, k: &SizeKey) -> Option<Job> {
+        self.jobs.get(k).map(|r| k.job(r))
     }
 
     pub fn remove(&mut self, k: &SizeKey) -> Option<Job> {
-        self.jobs.remove(k)
+        self.jobs.remove(k).map(|r| k.job(&r))
     }
 
     /// The smallest waiting size.
@@ -64,23 +92,23 @@ impl SizeQueue {
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes).
     #[inline]
-    pub fn largest_at_most(&self, free: Size) -> Option<(SizeKey, &Job)> {
+    pub fn largest_at_most(&self, free: Size) -> Option<(SizeKey, Job)> {
         self.jobs
             .range(..=SizeKey(free.0, u64::MAX))
             .next_back()
-            .map(|(k, j)| (*k, j))
+            .map(|(k, r)| (*k, k.job(r)))
     }
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
     #[inline]
     pub fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
         let (&k, _) = self.jobs.range(..=SizeKey(free.0, u64::MAX)).next_back()?;
-        self.jobs.remove(&k)
+        self.remove(&k)
     }
 
     /// Waiting jobs from smallest to largest.
-    pub fn iter(&self) -> impl Iterator<Item = &Job> {
-        self.jobs.values()
+    pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
+        self.jobs.iter().map(|(k, r)| k.job(r))
     }
 }
 
@@ -175,7 +203,9 @@ impl BestFitServers {
     /// The largest free capacity of any server.
     pub fn max_free(&self) -> Size {
         match &self.order {
-            Order::Narrow(o) => o.last().map_or(Size::ZERO, |k| Size(k >> NARROW_INDEX_BITS)),
+            Order::Narrow(o) => o
+                .last()
+                .map_or(Size::ZERO, |k| Size(k >> NARROW_INDEX_BITS)),
             Order::Wide(o) => o.last().map_or(Size::ZERO, |k| Size((k >> 32) as u64)),
             Order::Scan => self.free.iter().max().copied().unwrap_or(Size::ZERO),
         }
@@ -206,7 +236,10 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
         } else {
             all.chunks(BLOCK).map(|c| c.to_vec()).collect()
         };
-        let firsts = blocks.iter().map(|b| b.first().copied().unwrap_or_default()).collect();
+        let firsts = blocks
+            .iter()
+            .map(|b| b.first().copied().unwrap_or_default())
+            .collect();
         SortedBlocks { blocks, firsts }
     }
 
@@ -588,11 +621,7 @@ mod tests {
                 let old = *set.iter().nth(rng.random_range(0..set.len())).unwrap();
                 let new = loop {
                     let d = rng.random_range(0..spread);
-                    let k = if up {
-                        old + d
-                    } else {
-                        old.saturating_sub(d)
-                    };
+                    let k = if up { old + d } else { old.saturating_sub(d) };
                     if !set.contains(&k) || k == old {
                         break k;
                     }
@@ -607,7 +636,12 @@ mod tests {
                 assert_eq!(blocks.last(), set.last().copied());
                 if step % 1000 == 0 {
                     assert!(blocks.iter().eq(set.iter()));
-                    assert!(blocks.blocks.iter().all(|b| b.len() <= 2 * BLOCK && !b.is_empty()));
+                    assert!(
+                        blocks
+                            .blocks
+                            .iter()
+                            .all(|b| b.len() <= 2 * BLOCK && !b.is_empty())
+                    );
                 }
             }
         }

@@ -2,20 +2,37 @@
 //! slot, in a timing wheel sized for the typical service time (longer services are still exact,
 //! they wait for the wheel to come round again).
 //!
-//! Two things beyond a plain wheel:
+//! What is beyond a plain wheel:
 //! - a two-level bitmap of the non-empty buckets, so that the slot loop can ask for the next
 //!   slot that may have a departure and skip the slots in between ([`Calendar::next_due`]);
-//! - buckets give capacity back: a bucket left holding far more room than the calendar's
-//!   average load per bucket is shrunk when it is emptied, so a burst of long services does not
-//!   keep its memory for the rest of the run.
+//! - the items live in one pool of nodes, each bucket a linked list through it (in the order
+//!   pushed), so memory follows the number of items scheduled, not the sum of every bucket's
+//!   busiest moment; when a burst has passed and the pool is four times larger than what it
+//!   holds, it is compacted and the memory given back.
+
+/// No node.
+const NIL: u32 = u32::MAX;
+
+/// Smallest pool worth compacting, nodes.
+const COMPACT_FROM: usize = 4096;
+
+#[derive(Clone, Copy, Debug)]
+struct Node<T> {
+    due: u64,
+    next: u32,
+    item: T,
+}
 
 /// Items keyed by the slot they are due in.
 #[derive(Clone, Debug)]
 pub struct Calendar<T> {
-    wheel: Vec<Vec<(u64, T)>>,
+    /// First and last node of every bucket's list.
+    heads: Vec<u32>,
+    tails: Vec<u32>,
+    /// The pool: scheduled items and free nodes (a list from `free`).
+    nodes: Vec<Node<T>>,
+    free: u32,
     mask: u64,
-    /// log2 of the number of buckets.
-    shift: u32,
     /// Bit b of `occupied[b / 64]` is set when bucket b is non-empty.
     occupied: Vec<u64>,
     /// Bit w of `summary[w / 64]` is set when `occupied[w]` is non-zero.
@@ -24,16 +41,18 @@ pub struct Calendar<T> {
     len: usize,
 }
 
-impl<T> Calendar<T> {
+impl<T: Copy> Calendar<T> {
     /// A wheel of about four typical service times (a power of two, 64 to 2^20 slots).
     pub fn new(typical_service: f64) -> Self {
         let want = (4.0 * typical_service.max(1.0)).min((1u64 << 20) as f64) as u64;
         let size = want.next_power_of_two().max(64);
         let words = (size / 64) as usize;
         Calendar {
-            wheel: (0..size).map(|_| Vec::new()).collect(),
+            heads: vec![NIL; size as usize],
+            tails: vec![NIL; size as usize],
+            nodes: Vec::new(),
+            free: NIL,
             mask: size - 1,
-            shift: size.trailing_zeros(),
             occupied: vec![0; words],
             summary: vec![0; words.div_ceil(64)],
             len: 0,
@@ -52,50 +71,100 @@ impl<T> Calendar<T> {
     /// Schedules `item` for slot `due`.
     #[inline]
     pub fn push(&mut self, due: u64, item: T) {
+        let node = Node {
+            due,
+            next: NIL,
+            item,
+        };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            assert!(
+                self.nodes.len() < NIL as usize,
+                "at most 2^32 − 1 items scheduled"
+            );
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
         let b = (due & self.mask) as usize;
-        let bucket = &mut self.wheel[b];
-        if bucket.is_empty() {
+        if self.heads[b] == NIL {
+            self.heads[b] = n;
             self.occupied[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << ((b / 64) % 64);
+        } else {
+            self.nodes[self.tails[b] as usize].next = n;
         }
-        bucket.push((due, item));
+        self.tails[b] = n;
         self.len += 1;
     }
 
     /// Removes every item due in slot `now`, handing each to `f` in the order pushed.
     #[inline]
-    pub fn take_due(&mut self, now: u64, mut f: impl FnMut(T))
-    where
-        T: Copy,
-    {
+    pub fn take_due(&mut self, now: u64, mut f: impl FnMut(T)) {
         let b = (now & self.mask) as usize;
-        let bucket = &mut self.wheel[b];
-        if bucket.is_empty() {
+        if self.heads[b] == NIL {
             return;
         }
-        let before = bucket.len();
-        bucket.retain(|&(slot, item)| {
-            if slot == now {
-                f(item);
-                false
+        let (mut prev, mut n) = (NIL, self.heads[b]);
+        while n != NIL {
+            let node = self.nodes[n as usize];
+            if node.due == now {
+                f(node.item);
+                if prev == NIL {
+                    self.heads[b] = node.next;
+                } else {
+                    self.nodes[prev as usize].next = node.next;
+                }
+                if self.tails[b] == n {
+                    self.tails[b] = prev;
+                }
+                self.nodes[n as usize].next = self.free;
+                self.free = n;
+                self.len -= 1;
             } else {
-                true
+                prev = n;
             }
-        });
-        self.len -= before - bucket.len();
-        // give back what a burst left behind: keep twice the larger of what remains and the
-        // average load of a bucket (plus a little), so steady runs never reallocate
-        let keep = 2 * (bucket.len().max(self.len >> self.shift) + 8);
-        if bucket.capacity() > 2 * keep {
-            bucket.shrink_to(keep);
+            n = node.next;
         }
-        if bucket.is_empty() {
+        if self.heads[b] == NIL {
             let w = b / 64;
             self.occupied[w] &= !(1 << (b % 64));
             if self.occupied[w] == 0 {
                 self.summary[w / 64] &= !(1 << (w % 64));
             }
         }
+        if self.nodes.len() >= COMPACT_FROM && self.len * 4 < self.nodes.len() {
+            self.compact();
+        }
+    }
+
+    /// Moves every scheduled item to the front of a new pool of twice their number, bucket by
+    /// bucket in list order, and frees the old pool.
+    fn compact(&mut self) {
+        let mut nodes = Vec::with_capacity(2 * self.len);
+        for b in 0..self.heads.len() {
+            let mut n = self.heads[b];
+            if n == NIL {
+                continue;
+            }
+            self.heads[b] = nodes.len() as u32;
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                n = node.next;
+                let next = if n == NIL {
+                    NIL
+                } else {
+                    nodes.len() as u32 + 1
+                };
+                nodes.push(Node { next, ..node });
+            }
+            self.tails[b] = nodes.len() as u32 - 1;
+        }
+        self.nodes = nodes;
+        self.free = NIL;
     }
 
     /// The first slot ≥ `from` whose bucket holds an item, or `None` if the calendar is empty.
@@ -145,12 +214,18 @@ impl<T> Calendar<T> {
 
     /// Every scheduled item, in no particular order.
     pub fn items(&self) -> impl Iterator<Item = &T> {
-        self.wheel.iter().flatten().map(|(_, item)| item)
+        self.heads.iter().flat_map(move |&h| {
+            std::iter::successors((h != NIL).then_some(h), move |&n| {
+                let next = self.nodes[n as usize].next;
+                (next != NIL).then_some(next)
+            })
+            .map(move |n| &self.nodes[n as usize].item)
+        })
     }
 
-    /// Capacity held by the buckets, in items (for memory tests).
+    /// Nodes held by the pool, scheduled or free (for memory tests).
     pub fn capacity(&self) -> usize {
-        self.wheel.iter().map(Vec::capacity).sum()
+        self.nodes.capacity()
     }
 }
 
@@ -204,6 +279,15 @@ mod tests {
         }
         let burst = cal.capacity();
         assert!(burst >= 200_000);
+        // items come out in the order pushed
+        let mut order = Vec::new();
+        let mut probe: Calendar<u32> = Calendar::new(100.0);
+        for k in 0..10u32 {
+            probe.push(7 + 512 * (k % 2) as u64, k);
+        }
+        probe.take_due(7, |k| order.push(k));
+        probe.take_due(7 + 512, |k| order.push(k));
+        assert_eq!(order, [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]);
         for now in 0..512 {
             cal.take_due(now, |_| {});
         }

@@ -104,8 +104,14 @@ fn run_slots(exp: &Experiment, point: usize) -> f64 {
     }
 }
 
-/// Expected cost: slots × (1 + jobs per slot), times 1.5 for the configuration-based policies;
-/// a limit search as its probes' runs near the limit, which often double their horizon.
+/// Work per slot at λ jobs per slot: the slot loop simulates only slots with an arrival or a
+/// departure (at most all of them, about 2λ when λ is small), and every job is placed once.
+fn per_slot(lambda: f64) -> f64 {
+    (2.0 * lambda).min(1.0) + 2.0 * lambda
+}
+
+/// Expected cost: slots × work per slot, times 1.5 for the configuration-based policies; a
+/// limit search as its probes' runs near the limit, which often double their horizon.
 pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
     let factor = |p: usize| match exp.policies[p] {
         PolicySpec::Vqs { .. } | PolicySpec::VqsBf { .. } | PolicySpec::MaxWeight { .. } => 1.5,
@@ -113,10 +119,10 @@ pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
     };
     let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
-    let near_limit = 1.0 + exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load();
+    let near_limit = per_slot(exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load());
     match unit {
         &Unit::Run { policy, point, .. } => {
-            run_slots(exp, point) * (1.0 + exp.points[point].arrival_rate) * factor(policy)
+            run_slots(exp, point) * per_slot(exp.points[point].arrival_rate) * factor(policy)
         }
         &Unit::Limit { policy, search } => {
             search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
