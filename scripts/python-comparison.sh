@@ -44,7 +44,7 @@ for k in $(seq "$pairs"); do
   rust_ns=$(python3 -c "print(($t1-$t0)*1e9/$pjobs)")
   py_ns=$(python3 -c "print(($t2-$t1)*1e9/$pjobs)")
   ratio=$(python3 -c "print(($t2-$t1)/($t1-$t0))")
-  printf 'pair %d: packlab %.1f ns/job (%.2f s), python %.0f ns/job (%.2f s, %d jobs, mean queue %.3f), ratio %.1f\n' \
+  printf 'pair %d (ns per job of the Python run; same rate and slots): packlab %.1f ns/job (%.2f s), python %.0f ns/job (%.2f s, %d jobs, mean queue %.3f), ratio %.1f\n' \
     "$k" "$rust_ns" "$(python3 -c "print($t1-$t0)")" "$py_ns" "$(python3 -c "print($t2-$t1)")" "$pjobs" "$pq" "$ratio"
   ratios+=("$ratio")
 done

@@ -254,11 +254,10 @@ impl Tally {
                 m = m.min(self.warmup - t);
             } else {
                 let batched = self.batch_len > 0 && t >= self.judged_from;
-                if !batched && self.batch_len > 0 {
-                    m = m.min(self.judged_from - t);
-                }
                 if batched {
                     m = m.min(self.left_in_batch);
+                } else if self.batch_len > 0 {
+                    m = m.min(self.judged_from - t);
                 }
                 let k = m as u128;
                 self.q_sum += q as u128 * k;
@@ -371,11 +370,15 @@ pub fn run_system<S: System>(
                     .min(source.next_arrival())
                     .clamp(t + 1, end)
             };
+            // the capacity in use and the waiting work count only after warm-up; the work is
             // never negative for a faithful source (checked at the end of the run)
-            let work = source
-                .arrived_work()
-                .saturating_sub(system.counters().placed_work);
-            tally.record(t, next - t, q, system.used(), work, system);
+            let (used, work) = if next > tally.warmup {
+                let placed = system.counters().placed_work;
+                (system.used(), source.arrived_work().saturating_sub(placed))
+            } else {
+                (0, 0)
+            };
+            tally.record(t, next - t, q, used, work, system);
             if cfg.check_every_slot {
                 check(system, source, t)?;
             }
