@@ -16,6 +16,7 @@ fn main() {
     let sched = Scheduler {
         order: task_order(&snap, JobOrder::Sum),
         scorer: Scorer::FirstFit,
+        numa: None,
     };
     println!(
         "{} tasks, {} machines, {} threads",

@@ -6,31 +6,49 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
+use super::numa::{Numa, NumaCount};
 use super::place::{JobOrder, Packing, Placer, Scorer, pack, task_order};
 use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
 use crate::rng::derive_seed;
 
-/// A scheduler to evaluate: a task order and a scorer.
+/// A scheduler to evaluate: a task order, a scorer, and NUMA nodes with a layer of awareness
+/// (or none).
 #[derive(Clone, Debug)]
 pub struct Scheduler {
     /// Task indices in placement order (see [`super::place::task_order`]).
     pub order: Vec<usize>,
     pub scorer: Scorer,
+    pub numa: Option<Numa>,
 }
 
 impl Scheduler {
-    /// The scheduler placing `snap`'s tasks in `order` with `scorer`.
+    /// The scheduler placing `snap`'s tasks in `order` with `scorer`, machines without NUMA
+    /// nodes.
     pub fn new(snap: &Snapshot, order: JobOrder, scorer: Scorer) -> Self {
         Scheduler {
             order: task_order(snap, order),
             scorer,
+            numa: None,
         }
+    }
+
+    /// The same scheduler on machines with NUMA nodes.
+    pub fn with_numa(mut self, numa: Option<Numa>) -> Self {
+        self.numa = numa;
+        self
     }
 
     /// Packs the snapshot's tasks onto `machines`.
     pub fn pack(&self, snap: &Snapshot, machines: &[usize], seed: u64) -> Packing {
-        pack(snap, machines, &self.order, self.scorer, seed)
+        pack(
+            snap,
+            machines,
+            &self.order,
+            self.scorer,
+            self.numa.as_ref(),
+            seed,
+        )
     }
 }
 
@@ -293,10 +311,12 @@ pub struct Inflated {
 }
 
 /// Algorithm 1 at each factor: inflate, schedule every task on all machines, report.
+#[allow(clippy::too_many_arguments)]
 pub fn inflation_sweep(
     snap: &Snapshot,
     order: JobOrder,
     scorer: Scorer,
+    numa: Option<&Numa>,
     factors: &[f64],
     how: Inflation,
     opt: InflationOptions,
@@ -307,7 +327,9 @@ pub fn inflation_sweep(
         .par_iter()
         .map(|&f| {
             let w = inflate(snap, f, how, opt);
-            let p = Scheduler::new(&w, order, scorer).pack(&w, &all, seed);
+            let p = Scheduler::new(&w, order, scorer)
+                .with_numa(numa.cloned())
+                .pack(&w, &all, seed);
             Inflated {
                 factor: f,
                 tasks: w.tasks.len(),
@@ -325,12 +347,16 @@ pub fn monte_carlo_inflation(
     snap: &Snapshot,
     order: JobOrder,
     scorer: Scorer,
+    numa: Option<&Numa>,
     tau: f64,
     opt: InflationOptions,
     seed: u64,
 ) -> Inflated {
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     let mut placer = Placer::new(&snap.machines, &all, snap.machines.clone(), scorer, seed);
+    if let Some(n) = numa {
+        placer = placer.with_numa(n);
+    }
     let mut pending = 0usize;
     let mut tasks = 0usize;
     for i in task_order(snap, order) {
@@ -370,19 +396,32 @@ pub fn monte_carlo_inflation(
     }
 }
 
-/// Monte-Carlo cluster expansion (Wu et al. 2019): start from a random `start` fraction of the
+/// The outcome of one Monte-Carlo expansion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Expansion {
+    /// Machines at the end, when every task is placed.
+    pub machines: usize,
+    /// Their total CPU capacity (fixed-point units).
+    pub cpu: u128,
+    /// NUMA-fit bookkeeping at the end, when the machines have NUMA nodes.
+    pub numa: Option<NumaCount>,
+}
+
+/// Monte-Carlo cluster expansion (Wu et al., "Evaluation of NUMA-Aware Scheduling in
+/// Warehouse-Scale Clusters", IEEE CLOUD 2019): start from a random `start` fraction of the
 /// machines (small enough to be over-saturated), schedule the tasks in order; whenever more
 /// than τ of the tasks seen so far are pending, add ⌈τ·M⌉ machines (copies of random machines
-/// of the original cluster, keeping its mix) and retry the pending tasks. Returns the final
-/// number of machines, once every task is placed.
+/// of the original cluster, keeping its mix) and retry the pending tasks. Ends once every
+/// task is placed. With `numa`, the machines have NUMA nodes and the scheduler its layer.
 pub fn expansion(
     snap: &Snapshot,
     order: JobOrder,
     scorer: Scorer,
+    numa: Option<&Numa>,
     tau: f64,
     start: f64,
     seed: u64,
-) -> usize {
+) -> Expansion {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let m0 = snap.machines.len();
     let mut caps: Vec<Resources> = Vec::new();
@@ -396,17 +435,17 @@ pub fn expansion(
         ((start * m0 as f64).ceil() as usize).max(1),
         &mut rng,
     );
-    let ids = |caps: &Vec<Resources>| (0..caps.len()).collect::<Vec<usize>>();
-    let mut placer = Placer::new(&caps, &ids(&caps), caps.clone(), scorer, seed);
+    let ids: Vec<usize> = (0..caps.len()).collect();
+    let mut placer = Placer::new(&caps, &ids, caps.clone(), scorer, seed);
+    if let Some(n) = numa {
+        placer = placer.with_numa(n);
+    }
     let mut waiting: Vec<Resources> = Vec::new();
     let mut seen = 0usize;
-    let expand = |caps: &mut Vec<Resources>, placer: &mut Placer, rng: &mut Pcg64Mcg| {
+    let expand = |caps: &mut Vec<Resources>, placer: Placer, rng: &mut Pcg64Mcg| {
         let add = ((tau * caps.len() as f64).ceil() as usize).max(1);
-        let mut free = placer.frees().to_vec();
-        let before = caps.len();
         pick(caps, add, rng);
-        free.extend_from_slice(&caps[before..]);
-        *placer = Placer::new(caps, &ids(caps), free, scorer, seed);
+        placer.grown(caps, seed)
     };
     for i in task_order(snap, order) {
         seen += 1;
@@ -415,17 +454,21 @@ pub fn expansion(
             waiting.push(r);
         }
         if waiting.len() as f64 > tau * seen as f64 {
-            expand(&mut caps, &mut placer, &mut rng);
+            placer = expand(&mut caps, placer, &mut rng);
             waiting.retain(|r| placer.place(r).is_none());
         }
     }
     let mut guard = 0;
     while !waiting.is_empty() && guard < 10_000 {
-        expand(&mut caps, &mut placer, &mut rng);
+        placer = expand(&mut caps, placer, &mut rng);
         waiting.retain(|r| placer.place(r).is_none());
         guard += 1;
     }
-    caps.len()
+    Expansion {
+        machines: caps.len(),
+        cpu: caps.iter().map(|c| c[0] as u128).sum(),
+        numa: placer.numa_count(),
+    }
 }
 
 /// Stein et al.'s T(x): tasks placed when only a random x (fraction) of the machines is used,

@@ -3,6 +3,7 @@
 //! and the evaluators.
 
 pub mod evaluate;
+pub mod numa;
 pub mod place;
 pub mod snapshot;
 pub mod sources;

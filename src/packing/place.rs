@@ -20,6 +20,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::numa::{Allocation, Layer, Numa, NumaCount, NumaLayout, NumaMachines};
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, max_each};
 use crate::model::Size;
 
@@ -129,6 +130,8 @@ pub struct Packing {
     /// For each task, the position (in `machines`) of its machine, or `None` if pending.
     pub assigned: Vec<Option<u32>>,
     pub pending: usize,
+    /// NUMA-fit bookkeeping, when the machines have NUMA nodes.
+    pub numa: Option<NumaCount>,
 }
 
 impl Packing {
@@ -174,16 +177,44 @@ impl FitTree {
     }
 
     fn first_fit(&self, req: &Resources) -> Option<usize> {
-        fn go(t: &FitTree, v: usize, req: &Resources) -> Option<usize> {
+        self.first_where(req, &|_| true)
+    }
+
+    /// The first leaf (in tree order) whose maxima hold `req` and that passes `ok`; the
+    /// maxima are only a necessary condition there, `ok` decides.
+    fn first_where(&self, req: &Resources, ok: &dyn Fn(usize) -> bool) -> Option<usize> {
+        fn go(t: &FitTree, v: usize, req: &Resources, ok: &dyn Fn(usize) -> bool) -> Option<usize> {
             if !fits(&t.tree[v], req) {
                 return None;
             }
             if v >= t.leaves {
-                return Some(v - t.leaves);
+                return ok(v - t.leaves).then_some(v - t.leaves);
             }
-            go(t, 2 * v, req).or_else(|| go(t, 2 * v + 1, req))
+            go(t, 2 * v, req, ok).or_else(|| go(t, 2 * v + 1, req, ok))
         }
-        go(self, 1, req)
+        go(self, 1, req, ok)
+    }
+}
+
+/// A placer's NUMA state: the machines' nodes, the layer, and the fit bookkeeping.
+struct NumaState {
+    layout: NumaLayout,
+    layer: Layer,
+    machines: NumaMachines,
+    count: NumaCount,
+    /// Machine + cluster with first fit: per machine the per-dimension maxima over its nodes
+    /// (and the machine's free disk/GPU), in the first-fit order, to find the first machine
+    /// with a node that holds a task.
+    tree: Option<FitTree>,
+}
+
+impl NumaState {
+    /// The tree leaf of machine `p`: its nodes' maxima, and the machine-wide resources.
+    fn leaf(&self, p: usize, free: &Resources) -> Resources {
+        let m = self.machines.max_free(p);
+        let mut r = *free;
+        r[..m.len()].copy_from_slice(&m);
+        r
     }
 }
 
@@ -211,6 +242,7 @@ pub struct Placer {
     /// Sum of squares: parts per dimension and machines per bucket.
     buckets: Option<[u64; 3]>,
     counts: Vec<i64>,
+    numa: Option<NumaState>,
 }
 
 impl Placer {
@@ -266,7 +298,69 @@ impl Placer {
             tree,
             buckets,
             counts,
+            numa: None,
         }
+    }
+
+    /// The same placer with NUMA nodes laid out by `numa.layout` on empty machines (every
+    /// machine's free resources must still be its capacity) and the layer `numa.layer`.
+    pub fn with_numa(mut self, numa: &Numa) -> Self {
+        assert!(
+            self.free.iter().zip(&self.cap).all(|(f, c)| f == c),
+            "NUMA nodes start empty"
+        );
+        let machines = NumaMachines::new(&numa.layout, &self.cap);
+        self.numa = Some(NumaState {
+            layout: numa.layout.clone(),
+            layer: numa.layer,
+            machines,
+            count: NumaCount::default(),
+            tree: None,
+        });
+        self.rebuild_numa_tree();
+        self
+    }
+
+    /// The machine + cluster first-fit tree, from the current state.
+    fn rebuild_numa_tree(&mut self) {
+        let Some(n) = &self.numa else { return };
+        let tree = (n.layer == Layer::Cluster && self.tree.is_some()).then(|| {
+            let leaves: Vec<Resources> =
+                self.by.iter().map(|&p| n.leaf(p, &self.free[p])).collect();
+            FitTree::new(&leaves)
+        });
+        if let Some(n) = &mut self.numa {
+            n.tree = tree;
+        }
+    }
+
+    /// This placer over `caps` (the machines it has, then new empty ones): as a new placer on
+    /// every machine with the free resources so far, keeping the NUMA nodes' state and
+    /// bookkeeping. `seed` drives the random scorers, as in [`Placer::new`].
+    pub fn grown(self, caps: &[Resources], seed: u64) -> Self {
+        let before = self.free.len();
+        let mut free = self.free;
+        free.extend_from_slice(&caps[before..]);
+        let ids: Vec<usize> = (0..caps.len()).collect();
+        let mut next = Placer::new(caps, &ids, free, self.scorer, seed);
+        if let Some(mut n) = self.numa {
+            for c in &caps[before..] {
+                n.machines.push(&n.layout, c);
+            }
+            next.numa = Some(n);
+            next.rebuild_numa_tree();
+        }
+        next
+    }
+
+    /// NUMA-fit bookkeeping so far (`None` without NUMA nodes).
+    pub fn numa_count(&self) -> Option<NumaCount> {
+        self.numa.as_ref().map(|n| n.count)
+    }
+
+    /// The NUMA nodes' state (`None` without NUMA nodes).
+    pub fn numa_machines(&self) -> Option<&NumaMachines> {
+        self.numa.as_ref().map(|n| &n.machines)
     }
 
     /// The scorer's score of putting `req` on machine `p` (which it must fit), lower is
@@ -317,14 +411,46 @@ impl Placer {
 
     /// The scorer's choice for `req` (a position in the enabled order), if any machine fits:
     /// the lowest score, ties to the machine met first.
+    /// With machine + cluster NUMA awareness, the choice among the machines with a node that
+    /// holds `req`, if any has; else among all.
     pub fn choose(&mut self, req: &Resources) -> Option<usize> {
+        let cluster = self
+            .numa
+            .as_ref()
+            .is_some_and(|n| n.layer == Layer::Cluster);
+        if cluster && let Some(p) = self.choose_among(req, true) {
+            return Some(p);
+        }
+        self.choose_among(req, false)
+    }
+
+    /// The scorer's choice, among the machines with a node that holds `req` if `numa_fit`.
+    fn choose_among(&mut self, req: &Resources, numa_fit: bool) -> Option<usize> {
+        let numa_fit = numa_fit && self.numa.is_some();
         if let Some(tree) = &self.tree {
-            return tree.first_fit(req).map(|k| self.by[k]);
+            return match (numa_fit, self.numa.as_ref()) {
+                (true, Some(n)) => n
+                    .tree
+                    .as_ref()
+                    .expect("machine + cluster first fit keeps a node tree")
+                    .first_where(req, &|k| {
+                        let p = self.by[k];
+                        fits(&self.free[p], req) && n.machines.has_fit(p, req)
+                    })
+                    .map(|k| self.by[k]),
+                _ => tree.first_fit(req).map(|k| self.by[k]),
+            };
         }
         let mut best: Option<(f64, usize)> = None;
         let mut seen = 0u64;
         for p in 0..self.free.len() {
-            if !fits(&self.free[p], req) {
+            if !fits(&self.free[p], req)
+                || (numa_fit
+                    && !self
+                        .numa
+                        .as_ref()
+                        .is_some_and(|n| n.machines.has_fit(p, req)))
+            {
                 continue;
             }
             if self.scorer == Scorer::Random {
@@ -356,23 +482,62 @@ impl Placer {
         if let Some(tree) = &mut self.tree {
             tree.update(self.leaf_of[p], self.free[p]);
         }
+        if let Some(n) = &mut self.numa {
+            let leaf = n.leaf(p, &self.free[p]);
+            if let Some(t) = &mut n.tree {
+                t.update(self.leaf_of[p], leaf);
+            }
+        }
     }
 
-    /// Puts `req` on machine `p`, which it must fit.
-    pub fn take(&mut self, p: usize, req: &Resources) {
+    /// Puts `req` on machine `p`, which it must fit; with NUMA nodes, takes its CPU and
+    /// memory from the nodes as the layer says and returns where from.
+    pub fn take(&mut self, p: usize, req: &Resources) -> Option<Allocation> {
         assert!(
             fits(&self.free[p], req),
             "request over machine {p}'s capacity"
         );
+        let alloc = self.numa.as_mut().map(|n| {
+            let a = n.machines.allocate(p, req, n.layer != Layer::Default);
+            n.count.tasks += 1;
+            if a.fit {
+                n.count.fit += 1;
+                n.count.fit_cpu += req[0] as u128;
+            }
+            a
+        });
         self.update(p, |f| {
             for (f, r) in f.iter_mut().zip(req) {
                 *f -= r;
             }
         });
+        alloc
     }
 
-    /// Gives `req` back to machine `p` (a task leaving).
+    /// Gives `req` back to machine `p` (a task leaving); with NUMA nodes, `alloc` is where
+    /// [`Placer::take`] took it from.
+    pub fn release_allocation(&mut self, p: usize, req: &Resources, alloc: &Allocation) {
+        if let Some(n) = &mut self.numa {
+            n.machines.release(p, alloc);
+            n.count.tasks -= 1;
+            if alloc.fit {
+                n.count.fit -= 1;
+                n.count.fit_cpu -= req[0] as u128;
+            }
+        }
+        self.release_total(p, req);
+    }
+
+    /// Gives `req` back to machine `p` (a task leaving), on a placer without NUMA nodes.
     pub fn release(&mut self, p: usize, req: &Resources) {
+        assert!(
+            self.numa.is_none(),
+            "release a NUMA allocation with release_allocation"
+        );
+        self.release_total(p, req);
+    }
+
+    fn release_total(&mut self, p: usize, req: &Resources) {
         let cap = self.cap[p];
         self.update(p, |f| {
             for ((f, r), c) in f.iter_mut().zip(req).zip(cap) {
@@ -382,7 +547,6 @@ impl Placer {
         });
     }
 
-    /// Capacity of machine `p`.
     /// Free resources of every enabled machine, by position.
     pub fn frees(&self) -> &[Resources] {
         &self.free
@@ -393,6 +557,7 @@ impl Placer {
         &self.machines
     }
 
+    /// Capacity of machine `p`.
     pub fn capacity(&self, p: usize) -> Resources {
         self.cap[p]
     }
@@ -406,16 +571,21 @@ impl Placer {
 }
 
 /// Packs every task of `snap` (in `order`) onto the machines `machines` (indices into the
-/// snapshot, enabled in this order), starting empty. `seed` drives the random scorers.
+/// snapshot, enabled in this order), starting empty, with NUMA nodes if `numa`. `seed` drives
+/// the random scorers.
 pub fn pack(
     snap: &Snapshot,
     machines: &[usize],
     order: &[usize],
     scorer: Scorer,
+    numa: Option<&Numa>,
     seed: u64,
 ) -> Packing {
     let free = machines.iter().map(|&m| snap.machines[m]).collect();
     let mut placer = Placer::new(&snap.machines, machines, free, scorer, seed);
+    if let Some(n) = numa {
+        placer = placer.with_numa(n);
+    }
     let mut assigned = vec![None; snap.tasks.len()];
     let mut pending = 0;
     for &t in order {
@@ -425,6 +595,7 @@ pub fn pack(
         }
     }
     Packing {
+        numa: placer.numa_count(),
         machines: placer.machines,
         free: placer.free,
         assigned,
@@ -479,7 +650,7 @@ mod tests {
                 for order in [JobOrder::Arrival, JobOrder::Sum] {
                     let o = task_order(&snap, order);
                     let machines: Vec<usize> = (0..snap.machines.len()).collect();
-                    let p = pack(&snap, &machines, &o, scorer, case);
+                    let p = pack(&snap, &machines, &o, scorer, None, case);
                     // recompute the load of every machine from the assignment
                     for (m, cap) in snap.machines.iter().enumerate() {
                         let on = p
@@ -515,7 +686,7 @@ mod tests {
             let snap = random_snapshot(&mut rng);
             let o = task_order(&snap, JobOrder::Arrival);
             let machines: Vec<usize> = (0..snap.machines.len()).rev().collect();
-            let p = pack(&snap, &machines, &o, Scorer::FirstFit, 0);
+            let p = pack(&snap, &machines, &o, Scorer::FirstFit, None, 0);
             // reference: scan machines by id
             let mut free: Vec<Resources> = snap.machines.clone();
             for &t in &o {
@@ -552,14 +723,131 @@ mod tests {
                 request: [g(0.5), 0, 0],
             }],
         };
-        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::SumOfSquares(1), 0);
+        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::SumOfSquares(1), None, 0);
         assert_eq!(
             p.assigned[0],
             Some(2),
             "position 2 of the enabled order is machine 0"
         );
         // best fit takes the fullest machine that fits instead
-        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::BestFit(1), 0);
+        let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::BestFit(1), None, 0);
         assert_eq!(p.assigned[0], Some(0), "machine 2, the 0.75 one");
+    }
+
+    fn numa(k: usize, layer: Layer) -> Numa {
+        Numa {
+            layout: NumaLayout::equal(k),
+            layer,
+        }
+    }
+
+    #[test]
+    fn one_node_per_machine_places_as_no_numa_does() {
+        let mut rng = Pcg64Mcg::seed_from_u64(77);
+        for case in 0..150 {
+            let snap = random_snapshot(&mut rng);
+            let machines: Vec<usize> = (0..snap.machines.len()).collect();
+            let o = task_order(&snap, JobOrder::Arrival);
+            for name in Scorer::NAMES {
+                let scorer = Scorer::from_name(name).unwrap();
+                let plain = pack(&snap, &machines, &o, scorer, None, case);
+                for layer in [Layer::Default, Layer::Machine, Layer::Cluster] {
+                    let n = numa(1, layer);
+                    let p = pack(&snap, &machines, &o, scorer, Some(&n), case);
+                    assert_eq!(p.assigned, plain.assigned, "{name} {layer:?}");
+                    assert_eq!(p.free, plain.free);
+                    let c = p.numa.unwrap();
+                    assert_eq!(c.fit as usize, o.len() - p.pending, "one node: all fit");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nodes_always_add_up_to_the_machine_and_cluster_layer_only_falls_back_when_it_must() {
+        let mut rng = Pcg64Mcg::seed_from_u64(78);
+        for case in 0..150 {
+            let snap = random_snapshot(&mut rng);
+            let machines: Vec<usize> = (0..snap.machines.len()).collect();
+            for name in Scorer::NAMES {
+                let scorer = Scorer::from_name(name).unwrap();
+                for k in [2, 3] {
+                    for layer in [Layer::Default, Layer::Machine, Layer::Cluster] {
+                        let mut placer = Placer::new(
+                            &snap.machines,
+                            &machines,
+                            snap.machines.clone(),
+                            scorer,
+                            case,
+                        )
+                        .with_numa(&numa(k, layer));
+                        let mut fit = 0;
+                        for t in &snap.tasks {
+                            let r = t.request;
+                            let any_fit = (0..machines.len()).any(|p| {
+                                placer.fits_on(p, &r)
+                                    && placer.numa_machines().unwrap().has_fit(p, &r)
+                            });
+                            let Some(p) = placer.choose(&r) else { continue };
+                            let had = placer.numa_machines().unwrap().has_fit(p, &r);
+                            let alloc = placer.take(p, &r).unwrap();
+                            if layer != Layer::Default {
+                                // aware layers split only when no node of the machine holds it
+                                assert_eq!(alloc.fit, had, "{name} k={k} {layer:?}");
+                            }
+                            fit += alloc.fit as u64;
+                            if layer == Layer::Cluster {
+                                // the cluster layer takes a NUMA-fit machine whenever one exists
+                                assert_eq!(alloc.fit, any_fit, "{name} k={k}");
+                            }
+                            let nm = placer.numa_machines().unwrap();
+                            for q in 0..machines.len() {
+                                for d in 0..2 {
+                                    let sum: u64 = nm.free(q).iter().map(|f| f[d]).sum();
+                                    assert_eq!(sum, placer.frees()[q][d], "node sum, machine {q}");
+                                }
+                            }
+                        }
+                        assert_eq!(placer.numa_count().unwrap().fit, fit);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_three_layers_choose_the_expected_machines_and_nodes() {
+        // Machine 0 of (0.6, 0.6): two nodes of (0.3, 0.3). Machine 1 of (1, 1): two nodes of
+        // (0.5, 0.5), one task (0.1, 0.1) already on node 0 (every layer puts it there). A
+        // task (0.35, 0.1): best fit V1 scores machine 0 at 0.25/0.6 + 0.5/0.6 = 1.25 and
+        // machine 1 at 0.55 + 0.8 = 1.35, so it prefers machine 0, where no node holds 0.35.
+        let g = |x: f64| crate::packing::snapshot::amount(x).unwrap();
+        let caps = vec![[g(0.6), g(0.6), 0], [g(1.0), g(1.0), 0]];
+        let req = [g(0.35), g(0.1), 0];
+        let run = |layer: Layer| {
+            let mut p = Placer::new(&caps, &[0, 1], caps.clone(), Scorer::BestFit(1), 0)
+                .with_numa(&numa(2, layer));
+            let first = p.take(1, &[g(0.1), g(0.1), 0]).unwrap();
+            assert_eq!(first.parts[0], [g(0.1), g(0.1)], "{layer:?}");
+            let m = p.choose(&req).unwrap();
+            (m, p.take(m, &req).unwrap())
+        };
+        let (m, a) = run(Layer::Default);
+        assert_eq!(m, 0, "best fit picks the fuller machine");
+        assert!(!a.fit);
+        // oblivious first fit over nodes: node 0's 0.3 CPU, then 0.05 from node 1
+        assert_eq!(a.parts[0], [g(0.3), g(0.1)]);
+        assert_eq!(a.parts[1], [g(0.05), 0]);
+        let (m, a) = run(Layer::Machine);
+        assert_eq!(m, 0, "machine level keeps the scorer's machine");
+        assert!(!a.fit, "and must split there");
+        let (m, a) = run(Layer::Cluster);
+        assert_eq!(
+            m, 1,
+            "the cluster layer filters to machine 1, whose nodes hold it"
+        );
+        assert!(a.fit);
+        // node 0 leaves 0.05/0.5 + 0.3/0.5 = 0.7, node 1 0.15/0.5 + 0.4/0.5 = 1.1: node 0
+        assert_eq!(a.parts[0], [g(0.35), g(0.1)]);
     }
 }

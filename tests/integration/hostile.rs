@@ -389,6 +389,69 @@ fn packing_snapshots_that_would_exhaust_memory_or_hang_are_refused() {
 }
 
 #[test]
+fn numa_layouts_that_cannot_be_are_refused() {
+    let snap = b"kind,job,cpu,memory,disk,count\nmachine,0,1,1,,2\ntask,1,0.2,0.2,,3\n";
+    let d = tmp("numa");
+    write(&d, "snap", snap);
+    let base = PACKING.replace("SOURCE", "csv").replace(
+        "scorer = \"firstfit-v1\"",
+        "scorer = \"bestfit-v1\"\nnuma = \"machine\"",
+    );
+    for (numa, words) in [
+        (
+            "[numa]\nnodes = 0\n",
+            &["numa.nodes", "1..=8", "p.toml"][..],
+        ),
+        ("[numa]\nnodes = 9\n", &["numa.nodes"][..]),
+        (
+            "[numa]\nshares = [0.5, 0.4]\n",
+            &["numa.shares", "adding up to 1"][..],
+        ),
+        (
+            "[numa]\nshares = [1.5, -0.5]\n",
+            &["numa.shares", "positive"][..],
+        ),
+        (
+            "[numa]\nnodes = 2\nshares = [0.5, 0.5]\n",
+            &["numa.shares", "not both"][..],
+        ),
+        (
+            "[numa]\n[[numa.machine]]\ncpu = 0.5\nmemory = 0.5\nnodes = 2\n",
+            &["numa.machine[0]", "no such machine"][..],
+        ),
+        (
+            "[numa]\n[[numa.machine]]\ncpu = 1\nmemory = 1\n",
+            &["numa.machine[0].nodes"][..],
+        ),
+    ] {
+        refused_in(&d, "p.toml", &format!("{base}{numa}"), &[], words);
+    }
+    refused_in(
+        &d,
+        "p.toml",
+        &base.replace("numa = \"machine\"", "numa = \"socket\""),
+        &[],
+        &["scheduler[0].numa", "machine+cluster"],
+    );
+    refused_in(
+        &d,
+        "p.toml",
+        &(PACKING.replace("SOURCE", "csv") + "[numa]\nnodes = 2\n"),
+        &[],
+        &["numa", "no scheduler with `numa"],
+    );
+    refused_in(
+        &d,
+        "p.toml",
+        &(PACKING.replace("SOURCE", "csv")
+            + "[[claim]]\nkind = \"numa-fit-order\"\norder = [\"firstfit-v1-arrival\", \"firstfit-v1-arrival\"]\n"),
+        &[],
+        &["claim[0].order", "numa layer"],
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
 fn a_multi_member_gzip_snapshot_is_read_whole() {
     let d = tmp("multi-gz");
     let member = |s: &str| {

@@ -11,6 +11,7 @@ fn ffd(snap: &packlab::packing::snapshot::Snapshot) -> Scheduler {
     Scheduler {
         order: task_order(snap, JobOrder::Sum),
         scorer: Scorer::FirstFit,
+        numa: None,
     }
 }
 
@@ -29,6 +30,7 @@ fn binpack1_compaction_never_beats_the_optimum_and_ffd_is_within_its_bound() {
             let sched = Scheduler {
                 order: task_order(&snap, JobOrder::Sum),
                 scorer,
+                numa: None,
             };
             // τ = 0: every item placed; μ = 1: the exact smallest prefix
             let c = compact(&snap, &sched, 0.0, 1, 3, 7);
@@ -145,6 +147,7 @@ fn inflation_at_factor_one_leaves_nothing_pending_and_grows_after() {
                 &snap,
                 JobOrder::Sum,
                 Scorer::FirstFit,
+                None,
                 &[1.0, 1.5, 3.0],
                 how,
                 InflationOptions {
@@ -178,7 +181,7 @@ fn monte_carlo_inflation_stops_at_the_pending_threshold() {
         picky: 0.6,
         clip: true,
     };
-    let r = monte_carlo_inflation(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, opt, 3);
+    let r = monte_carlo_inflation(&snap, JobOrder::Sum, Scorer::FirstFit, None, 0.01, opt, 3);
     assert!(r.pending as f64 >= 0.01 * r.tasks as f64);
     assert!(r.factor > 1.0);
     assert!(r.utilization[0] <= 1.0 && r.utilization[1] <= 1.0);
@@ -190,7 +193,7 @@ fn expansion_ends_with_everything_placed_near_the_compacted_size() {
     let snap = google();
     let sched = ffd(&snap);
     let c = compact(&snap, &sched, 0.0, 1, 3, 1);
-    let e = expansion(&snap, JobOrder::Sum, Scorer::FirstFit, 0.01, 0.2, 1);
+    let e = expansion(&snap, JobOrder::Sum, Scorer::FirstFit, None, 0.01, 0.2, 1).machines;
     // expansion places everything; it cannot need fewer machines than compaction found
     // necessary by much (different random machine mixes), nor more than the whole cluster
     assert!(
@@ -272,6 +275,7 @@ fn compaction_does_not_depend_on_the_thread_count() {
     let sched = Scheduler {
         order: task_order(&snap, JobOrder::Arrival),
         scorer: Scorer::RandomFirstFit,
+        numa: None,
     };
     let run = |n| {
         rayon::ThreadPoolBuilder::new()
@@ -281,4 +285,45 @@ fn compaction_does_not_depend_on_the_thread_count() {
             .install(|| compact(&snap, &sched, 0.01, 1, 7, 9))
     };
     assert_eq!(run(1), run(2));
+}
+
+#[test]
+fn one_numa_node_expands_as_machines_without_nodes_run_for_run() {
+    use packlab::packing::evaluate::expansion;
+    use packlab::packing::numa::{Layer, Numa, NumaLayout};
+    let snap = google();
+    for scorer in [Scorer::BestFit(1), Scorer::Epvm, Scorer::FirstFit] {
+        let plain = expansion(&snap, JobOrder::Arrival, scorer, None, 0.01, 0.2, 5);
+        assert!(plain.numa.is_none());
+        for layer in [Layer::Default, Layer::Machine, Layer::Cluster] {
+            let numa = Numa {
+                layout: NumaLayout::equal(1),
+                layer,
+            };
+            let e = expansion(&snap, JobOrder::Arrival, scorer, Some(&numa), 0.01, 0.2, 5);
+            assert_eq!(e.machines, plain.machines, "{scorer:?} {layer:?}");
+            assert_eq!(e.cpu, plain.cpu);
+            let c = e.numa.unwrap();
+            assert_eq!(c.tasks as usize, snap.tasks.len());
+            assert_eq!(c.fit, c.tasks, "one node: every task is NUMA-fit");
+        }
+        // two nodes: every task still placed, and awareness raises the NUMA-fit share
+        let two = |layer| {
+            let numa = Numa {
+                layout: NumaLayout::equal(2),
+                layer,
+            };
+            expansion(&snap, JobOrder::Arrival, scorer, Some(&numa), 0.01, 0.2, 5)
+                .numa
+                .unwrap()
+        };
+        let (d, m) = (two(Layer::Default), two(Layer::Machine));
+        assert_eq!(d.tasks as usize, snap.tasks.len());
+        assert!(
+            m.fit > d.fit,
+            "{scorer:?}: machine {} vs default {}",
+            m.fit,
+            d.fit
+        );
+    }
 }

@@ -1,15 +1,15 @@
 //! Runs a packing experiment: every evaluator for every scheduler, then the claims.
 
-use super::PackingExperiment;
+use super::{PackingClaim, PackingExperiment, SchedulerSpec};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{ClaimResult, Ctx};
 use crate::limits::MAX_MACHINES;
 use crate::packing::evaluate::{
-    Compaction, Inflated, Inflation, InflationOptions, Scheduler, compact, empty_machines,
-    expansion, full_machines, hole_filling, inflation_sweep, monte_carlo_inflation, power,
-    throughput_at, utilization,
+    Compaction, Expansion, Inflated, Inflation, InflationOptions, Scheduler, compact,
+    empty_machines, expansion, full_machines, hole_filling, inflation_sweep, monte_carlo_inflation,
+    power, throughput_at, utilization,
 };
-use crate::packing::place::{JobOrder, Scorer};
+use crate::packing::place::Scorer;
 use crate::rng::derive_seed;
 
 /// One scheduler's results.
@@ -25,7 +25,7 @@ pub struct SchedulerResult {
     pub inflation: Vec<(Inflation, bool, Vec<Inflated>)>,
     pub monte_carlo: Option<Vec<Inflated>>,
     pub compaction: Vec<Compaction>,
-    pub expansion: Vec<usize>,
+    pub expansion: Vec<Expansion>,
     pub throughput: Vec<f64>,
 }
 
@@ -62,7 +62,7 @@ pub fn cost(exp: &PackingExperiment, i: usize) -> f64 {
         + (e.compaction_tau.len() + e.throughput_x.len()) * e.trials
         + usize::from(e.mc_tau.is_some()) * e.trials
         + usize::from(e.expansion_tau.is_some()) * e.trials;
-    let scan = match exp.schedulers[i].2 {
+    let scan = match exp.schedulers[i].scorer {
         Scorer::FirstFit | Scorer::RandomFirstFit => 1.0,
         _ => 4.0,
     };
@@ -86,7 +86,7 @@ pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
                 + e.throughput_x.len() as f64
                 + f64::from(u8::from(e.mc_tau.is_some()))
                 + expansion.min(m));
-    let per_task = match exp.schedulers[i].2 {
+    let per_task = match exp.schedulers[i].scorer {
         // a tree search costs about as much as scoring 2.5 machines per level
         Scorer::FirstFit | Scorer::RandomFirstFit => 2.5 * m.log2(),
         _ => m,
@@ -101,8 +101,9 @@ pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
 /// Every evaluator for scheduler `i`.
 /// Fails if a compaction trial could not fit the workload within the machine cap.
 pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, ExperimentError> {
-    let (label, order, scorer) = &exp.schedulers[i];
-    let r = evaluate(exp, label, *order, *scorer);
+    let spec = &exp.schedulers[i];
+    let label = &spec.label;
+    let r = evaluate(exp, spec);
     if r.compaction
         .iter()
         .flat_map(|c| &c.trials)
@@ -123,12 +124,9 @@ pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, Experim
 }
 
 /// Every evaluator for one scheduler.
-fn evaluate(
-    exp: &PackingExperiment,
-    label: &str,
-    order: JobOrder,
-    scorer: Scorer,
-) -> SchedulerResult {
+fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
+    let (label, order, scorer) = (&spec.label, spec.order, spec.scorer);
+    let numa = spec.numa.as_ref();
     let (snap, e) = (&exp.snapshot, &exp.evaluate);
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     let median = snap.median_machine();
@@ -138,7 +136,7 @@ fn evaluate(
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     });
     let seed = derive_seed(exp.header.seed, &[tag]);
-    let sched = Scheduler::new(snap, order, scorer);
+    let sched = Scheduler::new(snap, order, scorer).with_numa(spec.numa.clone());
     let p = sched.pack(snap, &all, seed);
     let holes = e
         .hole_units
@@ -158,6 +156,7 @@ fn evaluate(
                     snap,
                     order,
                     scorer,
+                    numa,
                     &e.factors,
                     how,
                     InflationOptions {
@@ -179,6 +178,7 @@ fn evaluate(
                     snap,
                     order,
                     scorer,
+                    numa,
                     tau,
                     InflationOptions {
                         conforming_only: true,
@@ -204,9 +204,12 @@ fn evaluate(
                         snap,
                         order,
                         scorer,
+                        numa,
                         tau,
                         e.expansion_start,
-                        derive_seed(seed, &[2, k as u64]),
+                        // common random numbers: trial k adds the same machines for every
+                        // scheduler, so their differences are the schedulers' own
+                        derive_seed(exp.header.seed, &[2, k as u64]),
                     )
                 })
                 .collect()
@@ -236,35 +239,78 @@ fn evaluate(
     }
 }
 
-/// The compaction-order claims.
+/// Mean NUMA-fit fraction of the tasks at the end of expansion (0 without NUMA nodes).
+pub fn mean_numa_fit(r: &SchedulerResult) -> f64 {
+    mean(
+        r.expansion
+            .iter()
+            .map(|x| x.numa.map_or(0.0, |n| n.fraction())),
+    )
+}
+
+/// Mean final machine count of expansion.
+pub fn mean_expanded(r: &SchedulerResult) -> f64 {
+    mean(r.expansion.iter().map(|x| x.machines as f64))
+}
+
+fn mean(v: impl ExactSizeIterator<Item = f64>) -> f64 {
+    let n = v.len().max(1) as f64;
+    v.sum::<f64>() / n
+}
+
+/// The claims: an order of schedulers by a measure, strictly increasing.
 fn check(exp: &PackingExperiment, results: &[SchedulerResult]) -> Vec<ClaimResult> {
+    let trials = exp.evaluate.trials;
     exp.claims
         .iter()
-        .map(|(order, tau)| {
-            // the claim's τ is one of compaction_tau (validated)
-            let k = exp.evaluate.compaction_tau.iter().position(|t| t == tau);
-            let sizes: Vec<usize> = order
-                .iter()
-                .map(|&s| k.map_or(0, |k| results[s].compaction[k].p90))
-                .collect();
+        .map(|claim| {
+            let (order, what, values, evidence): (&Vec<usize>, String, Vec<f64>, String) =
+                match claim {
+                    PackingClaim::Compaction { order, tau } => {
+                        // the claim's τ is one of compaction_tau (validated)
+                        let k = exp.evaluate.compaction_tau.iter().position(|t| t == tau);
+                        (
+                            order,
+                            format!("compacted size (90th percentile) at tau = {tau}"),
+                            order
+                                .iter()
+                                .map(|&s| k.map_or(0.0, |k| results[s].compaction[k].p90 as f64))
+                                .collect(),
+                            format!("{trials} trials each"),
+                        )
+                    }
+                    PackingClaim::NumaFit { order } => (
+                        order,
+                        "mean NUMA-fit fraction of the tasks after expansion".to_string(),
+                        order.iter().map(|&s| mean_numa_fit(&results[s])).collect(),
+                        format!("{trials} expansion trials each"),
+                    ),
+                    PackingClaim::Expansion { order } => (
+                        order,
+                        "mean final machine count of expansion".to_string(),
+                        order.iter().map(|&s| mean_expanded(&results[s])).collect(),
+                        format!("{trials} expansion trials each"),
+                    ),
+                };
             let labels: Vec<&str> = order
                 .iter()
-                .map(|&s| exp.schedulers[s].0.as_str())
+                .map(|&s| exp.schedulers[s].label.as_str())
                 .collect();
+            let shown = |v: f64| match claim {
+                PackingClaim::Compaction { .. } => format!("{v}"),
+                _ => format!("{v:.4}"),
+            };
             ClaimResult {
-                claim: format!(
-                    "compacted size (90th percentile) ranks {} at tau = {tau}",
-                    labels.join(" < ")
-                ),
+                claim: format!("{what} ranks {}", labels.join(" < ")),
                 expected: labels.join(" < "),
                 observed: labels
                     .iter()
-                    .zip(&sizes)
-                    .map(|(l, s)| format!("{l} {s}"))
+                    .zip(&values)
+                    .map(|(l, v)| format!("{l} {}", shown(*v)))
                     .collect::<Vec<_>>()
                     .join("; "),
-                evidence: format!("{} trials each", exp.evaluate.trials),
-                holds: sizes.windows(2).all(|w| w[0] < w[1]),
+                evidence,
+                holds: values.windows(2).all(|w| w[0] < w[1]),
                 unchecked: None,
             }
         })

@@ -5,9 +5,12 @@
 //! paper: utilisation after hole filling against the unit size (Fig. 1), pending tasks and
 //! utilisation against the inflation factor (Fig. 2), compacted size against τ with the range
 //! of the trials (Fig. 3); with the job orders as schedulers, the three together are its
-//! Fig. 4.
+//! Fig. 4. With `[numa]` and a layer per scheduler, machines have NUMA nodes (Wu et al., IEEE
+//! CLOUD 2019) and the outputs add the NUMA-fit population, the expanded cluster and the net
+//! CPU savings against the default layer (its Figs. 2 and 3).
 
 mod execute;
+mod numa_output;
 mod output;
 mod schema;
 
@@ -20,12 +23,14 @@ use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, parse_toml};
 use super::engine::Kind;
 use crate::limits::{MAX_TASKS, MAX_TRIALS};
+use crate::packing::numa::{Layer, MAX_NODES, Numa, NumaLayout};
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
+use crate::packing::snapshot::amount;
 use crate::packing::sources::{
     read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
 };
-use schema::{Raw, RawClaim, RawEvaluate, RawScheduler, RawSnapshot};
+use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 
 /// A validated packing experiment.
 #[derive(Clone, Debug)]
@@ -33,11 +38,30 @@ pub struct PackingExperiment {
     pub header: Header,
     pub snapshot: Snapshot,
     pub snapshot_label: String,
-    /// (label, job order, scorer) of each scheduler.
-    pub schedulers: Vec<(String, JobOrder, Scorer)>,
+    pub schedulers: Vec<SchedulerSpec>,
     pub evaluate: Evaluate,
-    /// Claims: scheduler indices expected in increasing order of compacted size at τ.
-    pub claims: Vec<(Vec<usize>, f64)>,
+    pub claims: Vec<PackingClaim>,
+}
+
+/// A `[[scheduler]]`, validated.
+#[derive(Clone, Debug)]
+pub struct SchedulerSpec {
+    pub label: String,
+    pub order: JobOrder,
+    pub scorer: Scorer,
+    /// NUMA nodes and the layer of awareness, when the scheduler has a `numa` layer.
+    pub numa: Option<Numa>,
+}
+
+/// A claim of a packing file: scheduler indices expected in increasing order of a measure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PackingClaim {
+    /// Compacted size (90th percentile) at τ.
+    Compaction { order: Vec<usize>, tau: f64 },
+    /// Mean NUMA-fit fraction of the tasks at the end of expansion.
+    NumaFit { order: Vec<usize> },
+    /// Mean final machine count of expansion.
+    Expansion { order: Vec<usize> },
 }
 
 /// `[evaluate]`, validated: which evaluators run, with what parameters.
@@ -85,9 +109,17 @@ impl PackingExperiment {
         if snapshot.tasks.is_empty() {
             return Err(cx.bad("snapshot.file", "a snapshot with at least one task", "none"));
         }
-        let schedulers = schedulers(&cx, &raw.scheduler)?;
+        let layout = numa_layout(&cx, raw.numa.as_ref(), &snapshot)?;
+        let schedulers = schedulers(&cx, &raw.scheduler, layout.as_ref())?;
+        if raw.numa.is_some() && schedulers.iter().all(|s| s.numa.is_none()) {
+            return Err(cx.bad(
+                "numa",
+                "a [numa] table only with a scheduler that has a numa layer",
+                "no scheduler with `numa = ...`",
+            ));
+        }
         let evaluate = evaluate(&cx, raw.evaluate, snapshot.tasks.len())?;
-        let claims = claims(&cx, &raw.claim, &schedulers, &evaluate.compaction_tau)?;
+        let claims = claims(&cx, &raw.claim, &schedulers, &evaluate)?;
         Ok(PackingExperiment {
             header,
             snapshot,
@@ -154,15 +186,16 @@ fn snapshot(cx: &Ctx<'_>, s: &RawSnapshot) -> Result<(Snapshot, String), Experim
     })
 }
 
-/// `[[scheduler]]`: job order, scorer and a distinct label each.
+/// `[[scheduler]]`: job order, scorer, a distinct label each, and a NUMA layer or none.
 fn schedulers(
     cx: &Ctx<'_>,
     raw: &[RawScheduler],
-) -> Result<Vec<(String, JobOrder, Scorer)>, ExperimentError> {
+    layout: Option<&NumaLayout>,
+) -> Result<Vec<SchedulerSpec>, ExperimentError> {
     if raw.is_empty() {
         return Err(cx.bad("scheduler", "at least one [[scheduler]]", "none"));
     }
-    let mut schedulers: Vec<(String, JobOrder, Scorer)> = Vec::new();
+    let mut schedulers: Vec<SchedulerSpec> = Vec::new();
     for (i, s) in raw.iter().enumerate() {
         let order = JobOrder::from_name(&s.order).ok_or_else(|| {
             cx.bad(
@@ -178,16 +211,118 @@ fn schedulers(
                 format!("\"{}\"", s.scorer),
             )
         })?;
-        let label = s
-            .label
-            .clone()
-            .unwrap_or_else(|| format!("{}-{}", s.scorer, s.order));
-        if schedulers.iter().any(|(l, _, _)| *l == label) {
+        let numa = match &s.numa {
+            None => None,
+            Some(name) => {
+                let layer = Layer::from_name(name).ok_or_else(|| {
+                    cx.bad(
+                        &format!("scheduler[{i}].numa"),
+                        "\"default\", \"machine\" or \"machine+cluster\"",
+                        format!("\"{name}\""),
+                    )
+                })?;
+                Some(Numa {
+                    layout: layout.cloned().unwrap_or_else(|| NumaLayout::equal(2)),
+                    layer,
+                })
+            }
+        };
+        let label = s.label.clone().unwrap_or_else(|| match &s.numa {
+            None => format!("{}-{}", s.scorer, s.order),
+            Some(l) => format!("{}-{}-{l}", s.scorer, s.order),
+        });
+        if schedulers.iter().any(|x| x.label == label) {
             return Err(cx.bad(&format!("scheduler[{i}].label"), "distinct labels", label));
         }
-        schedulers.push((label, order, scorer));
+        schedulers.push(SchedulerSpec {
+            label,
+            order,
+            scorer,
+            numa,
+        });
     }
     Ok(schedulers)
+}
+
+/// Node shares from `nodes` (equal shares) or `shares` (positive, adding up to 1), at `key`.
+fn node_shares(
+    cx: &Ctx<'_>,
+    key: &str,
+    nodes: Option<i64>,
+    shares: Option<&Vec<f64>>,
+) -> Result<Option<Vec<f64>>, ExperimentError> {
+    match (nodes, shares) {
+        (Some(_), Some(_)) => Err(cx.bad(
+            &format!("{key}.shares"),
+            "either nodes or shares, not both",
+            "both",
+        )),
+        (None, None) => Ok(None),
+        (Some(k), None) => {
+            if !(1..=MAX_NODES as i64).contains(&k) {
+                return Err(cx.bad(
+                    &format!("{key}.nodes"),
+                    &format!("a whole number of nodes per machine in 1..={MAX_NODES}"),
+                    k,
+                ));
+            }
+            Ok(Some(vec![1.0 / k as f64; k as usize]))
+        }
+        (None, Some(v)) => {
+            let sum: f64 = v.iter().sum();
+            if v.is_empty()
+                || v.len() > MAX_NODES
+                || v.iter().any(|x| !(x.is_finite() && *x > 0.0))
+                || (sum - 1.0).abs() > 1e-9
+            {
+                return Err(cx.bad(
+                    &format!("{key}.shares"),
+                    &format!("1 to {MAX_NODES} positive node shares adding up to 1"),
+                    format!("{v:?} (sum {sum})"),
+                ));
+            }
+            Ok(Some(v.clone()))
+        }
+    }
+}
+
+/// `[numa]`: the node layout (two equal nodes unless told).
+fn numa_layout(
+    cx: &Ctx<'_>,
+    raw: Option<&RawNuma>,
+    snap: &Snapshot,
+) -> Result<Option<NumaLayout>, ExperimentError> {
+    let Some(raw) = raw else { return Ok(None) };
+    let shares =
+        node_shares(cx, "numa", raw.nodes, raw.shares.as_ref())?.unwrap_or_else(|| vec![0.5, 0.5]);
+    let mut types = Vec::new();
+    for (i, m) in raw.machine.iter().enumerate() {
+        let key = format!("numa.machine[{i}]");
+        let cap = match (amount(m.cpu), amount(m.memory)) {
+            (Some(c), Some(r)) => [c, r],
+            _ => {
+                return Err(cx.bad(
+                    &format!("{key}.cpu"),
+                    "CPU and memory capacities ≥ 0 (fractions of the largest machine)",
+                    format!("{}, {}", m.cpu, m.memory),
+                ));
+            }
+        };
+        if !snap.machines.iter().any(|c| c[..2] == cap) {
+            return Err(cx.bad(
+                &key,
+                "the CPU and memory capacity of a machine of the snapshot",
+                format!("cpu = {}, memory = {} (no such machine)", m.cpu, m.memory),
+            ));
+        }
+        let s = node_shares(cx, &key, m.nodes, m.shares.as_ref())?
+            .ok_or_else(|| cx.bad(&format!("{key}.nodes"), "nodes or shares", "neither"))?;
+        if types.iter().any(|(c, _)| *c == cap) {
+            return Err(cx.bad(&key, "one entry per machine type", "a repeated type"));
+        }
+        types.push((cap, s));
+    }
+    Ok(Some(NumaLayout { shares, types }))
 }
 
 /// `[evaluate]`.
@@ -290,40 +425,87 @@ fn evaluate(cx: &Ctx<'_>, e: RawEvaluate, tasks: usize) -> Result<Evaluate, Expe
     })
 }
 
-/// `[[claim]] kind = "compaction-order"`.
+/// `[[claim]]`: `kind = "compaction-order"` (with `tau`, one of `evaluate.compaction_tau`),
+/// `"numa-fit-order"` or `"expansion-order"` (both need `evaluate.expansion_tau`, the first
+/// NUMA layers on the schedulers it names).
 fn claims(
     cx: &Ctx<'_>,
     raw: &[RawClaim],
-    schedulers: &[(String, JobOrder, Scorer)],
-    compaction_tau: &[f64],
-) -> Result<Vec<(Vec<usize>, f64)>, ExperimentError> {
+    schedulers: &[SchedulerSpec],
+    evaluate: &Evaluate,
+) -> Result<Vec<PackingClaim>, ExperimentError> {
     let mut claims = Vec::new();
     for (i, c) in raw.iter().enumerate() {
-        if c.kind != "compaction-order" {
-            return Err(cx.bad(
-                &format!("claim[{i}].kind"),
-                "\"compaction-order\"",
-                format!("\"{}\"", c.kind),
-            ));
-        }
-        if !compaction_tau.contains(&c.tau) {
-            return Err(cx.bad(
-                &format!("claim[{i}].tau"),
-                "a value listed in evaluate.compaction_tau",
-                c.tau,
-            ));
-        }
         let order = c
             .order
             .iter()
             .map(|l| {
                 schedulers
                     .iter()
-                    .position(|(x, _, _)| x == l)
+                    .position(|x| x.label == *l)
                     .ok_or_else(|| cx.bad(&format!("claim[{i}].order"), "scheduler labels", l))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        claims.push((order, c.tau));
+        if order.len() < 2 {
+            return Err(cx.bad(
+                &format!("claim[{i}].order"),
+                "at least two scheduler labels",
+                order.len(),
+            ));
+        }
+        let no_tau = |what: &str| match c.tau {
+            Some(t) => Err(cx.bad(
+                &format!("claim[{i}].tau"),
+                &format!("no tau for a {what} claim"),
+                t,
+            )),
+            None => Ok(()),
+        };
+        let needs_expansion = || match evaluate.expansion_tau {
+            Some(_) => Ok(()),
+            None => Err(cx.bad(
+                "evaluate.expansion_tau",
+                &format!("an expansion τ for claim[{i}]"),
+                "none",
+            )),
+        };
+        claims.push(match c.kind.as_str() {
+            "compaction-order" => {
+                let tau = c.tau.unwrap_or(f64::NAN);
+                if !evaluate.compaction_tau.contains(&tau) {
+                    return Err(cx.bad(
+                        &format!("claim[{i}].tau"),
+                        "a value listed in evaluate.compaction_tau",
+                        tau,
+                    ));
+                }
+                PackingClaim::Compaction { order, tau }
+            }
+            "numa-fit-order" => {
+                no_tau("numa-fit-order")?;
+                needs_expansion()?;
+                if let Some(&s) = order.iter().find(|&&s| schedulers[s].numa.is_none()) {
+                    return Err(cx.bad(
+                        &format!("claim[{i}].order"),
+                        "schedulers with a numa layer",
+                        &schedulers[s].label,
+                    ));
+                }
+                PackingClaim::NumaFit { order }
+            }
+            "expansion-order" => {
+                no_tau("expansion-order")?;
+                needs_expansion()?;
+                PackingClaim::Expansion { order }
+            }
+            other => {
+                return Err(cx.bad(
+                    &format!("claim[{i}].kind"),
+                    "\"compaction-order\", \"numa-fit-order\" or \"expansion-order\"",
+                    format!("\"{other}\""),
+                ));
+            }
+        });
     }
     Ok(claims)
 }

@@ -1,5 +1,6 @@
 //! The outputs of a packing experiment: summary.csv, hole_filling.csv, inflation.csv,
-//! compaction.csv, other.csv, claims.csv, the figures, report.md and experiment.toml.
+//! compaction.csv, other.csv, claims.csv, with NUMA nodes numa.csv and savings.csv, the
+//! figures, report.md and experiment.toml.
 
 use std::path::{Path, PathBuf};
 
@@ -7,6 +8,7 @@ use serde::Serialize;
 
 use super::PackingExperiment;
 use super::execute::{PackingOutcome, SchedulerResult};
+use super::numa_output::{numa_figures, numa_report, numa_tables};
 use crate::experiment::common::{
     F6, MdTable, Report, create_dir, render_figure, report_claims_and_figures, write, write_claims,
     write_csv, write_provenance,
@@ -87,6 +89,13 @@ pub fn write_packing_outputs(
         figures.push(paths[0].clone());
         files.extend(paths);
     }
+    files.extend(numa_tables(exp, out, dir)?);
+    for f in numa_figures(exp, out, dir)? {
+        if f.extension().is_some_and(|e| e == "png") {
+            figures.push(f.clone());
+        }
+        files.push(f);
+    }
     files.push(write_provenance(dir, &exp.header.file, &exp.header.source)?);
     files.push(write(dir.join("report.md"), &report(exp, out, &figures))?);
     Ok(files)
@@ -98,7 +107,7 @@ fn tables(
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
     let e = &exp.evaluate;
-    let label = |i: usize| exp.schedulers[i].0.as_str();
+    let label = |i: usize| exp.schedulers[i].label.as_str();
     let m = exp.snapshot.machines.len();
     let (mut summary, mut holes, mut inflation, mut compaction, mut other) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -152,7 +161,7 @@ fn tables(
                 scheduler: label(i),
                 metric: "expansion machines",
                 x: k.to_string(),
-                value: n.to_string(),
+                value: n.machines.to_string(),
             });
         }
     }
@@ -212,7 +221,7 @@ fn curves(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let label = exp.schedulers[i].0.as_str();
+            let label = exp.schedulers[i].label.as_str();
             Series {
                 label: label.to_string(),
                 colour: registry::colour(label),
@@ -323,7 +332,7 @@ fn inflation_charts(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
 
 /// Fig. 3: compacted size against τ, with the range of the trials.
 fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart, &'static str)> {
-    let label = |i: usize| exp.schedulers[i].0.as_str();
+    let label = |i: usize| exp.schedulers[i].label.as_str();
     let mut charts = Vec::new();
     if !exp.evaluate.compaction_tau.is_empty() {
         charts.push((
@@ -400,7 +409,7 @@ fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) ->
             .map(|(t, c)| format!("τ={t}: {} ({}..{})", c.p90, c.min, c.max))
             .collect();
         t.row([
-            exp.schedulers[i].0.clone(),
+            exp.schedulers[i].label.clone(),
             format!("{:.4}", res.utilization[0]),
             format!("{:.4}", res.utilization[1]),
             res.pending.to_string(),
@@ -410,6 +419,15 @@ fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) ->
         ]);
     }
     r.table(&t);
+    if let Some((t, crossings)) = numa_report(exp, out) {
+        r.line(
+            "\nNUMA nodes (Wu et al. 2019): cluster expansion and the NUMA-fit population at its end.\n",
+        );
+        r.table(&t);
+        for c in crossings {
+            r.line(format!("- Net CPU savings: {c}."));
+        }
+    }
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()
 }

@@ -14,8 +14,29 @@ pub(super) struct Raw {
     #[serde(default)]
     pub(super) scheduler: Vec<RawScheduler>,
     pub(super) evaluate: RawEvaluate,
+    pub(super) numa: Option<RawNuma>,
     #[serde(default)]
     pub(super) claim: Vec<RawClaim>,
+}
+
+/// `[numa]`: nodes per machine (equal shares) or the shares, and machine types of their own.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNuma {
+    pub(super) nodes: Option<i64>,
+    pub(super) shares: Option<Vec<f64>>,
+    #[serde(default)]
+    pub(super) machine: Vec<RawNumaMachine>,
+}
+
+/// `[[numa.machine]]`: the layout of machines of this CPU and memory capacity.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNumaMachine {
+    pub(super) cpu: f64,
+    pub(super) memory: f64,
+    pub(super) nodes: Option<i64>,
+    pub(super) shares: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -33,6 +54,7 @@ pub(super) struct RawScheduler {
     pub(super) order: String,
     pub(super) scorer: String,
     pub(super) label: Option<String>,
+    pub(super) numa: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -58,5 +80,5 @@ pub(super) struct RawEvaluate {
 pub(super) struct RawClaim {
     pub(super) kind: String,
     pub(super) order: Vec<String>,
-    pub(super) tau: f64,
+    pub(super) tau: Option<f64>,
 }

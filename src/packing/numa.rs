@@ -1,0 +1,372 @@
+//! Machines with NUMA nodes (Wu, Zhang, Kong, Chen, Jnagal, Hagmann, "Evaluation of NUMA-Aware
+//! Scheduling in Warehouse-Scale Clusters", IEEE CLOUD 2019): a machine's CPU and memory are
+//! divided among k nodes; a task is *NUMA-fit* when its CPU and its memory both come from one
+//! node. Other resources (disk, GPUs) belong to the machine as a whole.
+//!
+//! Three layers of awareness, each usable with every [`Scorer`](super::place::Scorer):
+//! - [`Layer::Default`]: the scorer chooses the machine; the node allocation is oblivious:
+//!   each resource is taken from the nodes in index order, as much as each has left (first fit
+//!   over nodes, CPU and memory independently). A task is fit only when that happens to take
+//!   everything from one node.
+//! - [`Layer::Machine`]: on the chosen machine, the node the task fits in with the least room
+//!   left after it (best fit among nodes: the sum of the node's free CPU and memory fractions);
+//!   the oblivious split only when no node holds the task.
+//! - [`Layer::Cluster`] (machine + cluster): the scorer chooses among the machines that have a
+//!   node the task fits in; among all machines if none has; then as [`Layer::Machine`].
+//!
+//! With one node per machine every task is NUMA-fit and every layer places as no layer does.
+
+use super::snapshot::Resources;
+
+/// Most NUMA nodes a machine may have.
+pub const MAX_NODES: usize = 8;
+
+/// Resources divided among the nodes: CPU and memory (the first two dimensions).
+pub const NODE_DIMS: usize = 2;
+
+/// CPU and memory of one node, in fixed-point units.
+pub type NodeResources = [u64; NODE_DIMS];
+
+/// How much NUMA awareness the scheduler has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Layer {
+    /// NUMA-oblivious: scorer's machine, first fit over nodes.
+    Default,
+    /// Machine level: the best-fitting node on the scorer's machine.
+    Machine,
+    /// Machine + cluster level: machines with a fitting node first, then machine level.
+    Cluster,
+}
+
+impl Layer {
+    /// Names in experiment files.
+    pub const NAMES: &'static [&'static str] = &["default", "machine", "machine+cluster"];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "default" => Layer::Default,
+            "machine" => Layer::Machine,
+            "machine+cluster" => Layer::Cluster,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Default => "default",
+            Layer::Machine => "machine",
+            Layer::Cluster => "machine+cluster",
+        }
+    }
+}
+
+/// The node layout of a cluster: the share of a machine's CPU and memory each node holds, by
+/// default and for machine types (machines of a given CPU and memory capacity) that differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumaLayout {
+    /// Shares of every machine not listed in `types` (positive, adding up to 1).
+    pub shares: Vec<f64>,
+    /// (CPU and memory capacity, shares) of machine types with their own layout.
+    pub types: Vec<(NodeResources, Vec<f64>)>,
+}
+
+impl NumaLayout {
+    /// k nodes of equal shares on every machine.
+    pub fn equal(k: usize) -> Self {
+        NumaLayout {
+            shares: vec![1.0 / k as f64; k],
+            types: Vec::new(),
+        }
+    }
+
+    /// The shares of a machine of capacity `cap`.
+    pub fn shares_for(&self, cap: &Resources) -> &[f64] {
+        self.types
+            .iter()
+            .find(|(c, _)| c[..] == cap[..NODE_DIMS])
+            .map_or(&self.shares, |(_, s)| s)
+    }
+
+    /// The nodes' capacities of a machine of capacity `cap`: node i holds
+    /// round(cap·(s₀ + … + sᵢ)) − round(cap·(s₀ + … + sᵢ₋₁)), so the nodes add up to the machine
+    /// exactly.
+    pub fn nodes(&self, cap: &Resources) -> Vec<NodeResources> {
+        split(cap, self.shares_for(cap))
+    }
+}
+
+/// Node capacities for `shares` of `cap` (see [`NumaLayout::nodes`]).
+pub fn split(cap: &Resources, shares: &[f64]) -> Vec<NodeResources> {
+    let mut out = Vec::with_capacity(shares.len());
+    let mut before = [0u64; NODE_DIMS];
+    let mut cum = 0.0;
+    for (i, s) in shares.iter().enumerate() {
+        cum += s;
+        let upto: NodeResources = std::array::from_fn(|d| {
+            if i + 1 == shares.len() {
+                cap[d]
+            } else {
+                ((cap[d] as f64 * cum).round() as u64).min(cap[d])
+            }
+        });
+        out.push(std::array::from_fn(|d| upto[d] - before[d]));
+        before = upto;
+    }
+    out
+}
+
+/// Where a task's CPU and memory were taken from: an amount per node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allocation {
+    pub parts: [NodeResources; MAX_NODES],
+    /// All of it from one node.
+    pub fit: bool,
+}
+
+/// Per-node capacities and free resources of a set of machines.
+#[derive(Clone, Debug)]
+pub struct NumaMachines {
+    /// Nodes per machine.
+    count: Vec<u8>,
+    cap: Vec<[NodeResources; MAX_NODES]>,
+    free: Vec<[NodeResources; MAX_NODES]>,
+}
+
+#[inline]
+fn holds(free: &NodeResources, req: &Resources) -> bool {
+    free[0] >= req[0] && free[1] >= req[1]
+}
+
+impl NumaMachines {
+    /// Machines of capacities `caps`, all empty, laid out by `layout`.
+    pub fn new(layout: &NumaLayout, caps: &[Resources]) -> Self {
+        let mut m = NumaMachines {
+            count: Vec::with_capacity(caps.len()),
+            cap: Vec::with_capacity(caps.len()),
+            free: Vec::with_capacity(caps.len()),
+        };
+        for c in caps {
+            m.push(layout, c);
+        }
+        m
+    }
+
+    /// Adds an empty machine of capacity `cap`.
+    pub fn push(&mut self, layout: &NumaLayout, cap: &Resources) {
+        let nodes = layout.nodes(cap);
+        assert!(
+            (1..=MAX_NODES).contains(&nodes.len()),
+            "1 to {MAX_NODES} nodes"
+        );
+        let mut c = [[0; NODE_DIMS]; MAX_NODES];
+        c[..nodes.len()].copy_from_slice(&nodes);
+        self.count.push(nodes.len() as u8);
+        self.cap.push(c);
+        self.free.push(c);
+    }
+
+    pub fn len(&self) -> usize {
+        self.count.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count.is_empty()
+    }
+
+    /// Free CPU and memory of machine `p`'s nodes.
+    pub fn free(&self, p: usize) -> &[NodeResources] {
+        &self.free[p][..self.count[p] as usize]
+    }
+
+    /// Capacities of machine `p`'s nodes.
+    pub fn capacity(&self, p: usize) -> &[NodeResources] {
+        &self.cap[p][..self.count[p] as usize]
+    }
+
+    /// Per-dimension maximum of machine `p`'s nodes' free resources (an upper bound: a task
+    /// that a node holds is no larger than it, dimension by dimension).
+    pub fn max_free(&self, p: usize) -> NodeResources {
+        let mut m = [0; NODE_DIMS];
+        for f in self.free(p) {
+            m = [m[0].max(f[0]), m[1].max(f[1])];
+        }
+        m
+    }
+
+    /// Does some node of machine `p` hold `req`'s CPU and memory?
+    #[inline]
+    pub fn has_fit(&self, p: usize, req: &Resources) -> bool {
+        self.free(p).iter().any(|f| holds(f, req))
+    }
+
+    /// The node of machine `p` that holds `req` with the least room left after it (the sum of
+    /// its free CPU and memory fractions), ties to the lower index.
+    pub fn best_node(&self, p: usize, req: &Resources) -> Option<usize> {
+        let mut best: Option<(f64, usize)> = None;
+        for (n, (f, c)) in self.free(p).iter().zip(self.capacity(p)).enumerate() {
+            if !holds(f, req) {
+                continue;
+            }
+            let left: f64 = (0..NODE_DIMS)
+                .filter(|&d| c[d] > 0)
+                .map(|d| (f[d] - req[d]) as f64 / c[d] as f64)
+                .sum();
+            if best.is_none_or(|(b, _)| left < b) {
+                best = Some((left, n));
+            }
+        }
+        best.map(|(_, n)| n)
+    }
+
+    /// Takes `req`'s CPU and memory from machine `p`'s nodes, which must have it in total:
+    /// from the best node when `aware` and one holds it, else first fit over the nodes.
+    pub fn allocate(&mut self, p: usize, req: &Resources, aware: bool) -> Allocation {
+        let k = self.count[p] as usize;
+        let mut parts = [[0; NODE_DIMS]; MAX_NODES];
+        let node = if aware { self.best_node(p, req) } else { None };
+        if let Some(n) = node {
+            parts[n] = [req[0], req[1]];
+        } else {
+            for (d, &want) in req.iter().enumerate().take(NODE_DIMS) {
+                let mut left = want;
+                for (n, part) in parts.iter_mut().enumerate().take(k) {
+                    let take = left.min(self.free[p][n][d]);
+                    part[d] = take;
+                    left -= take;
+                }
+                assert_eq!(left, 0, "machine {p} lacks the request in total");
+            }
+        }
+        for (f, a) in self.free[p].iter_mut().zip(&parts).take(k) {
+            f[0] -= a[0];
+            f[1] -= a[1];
+        }
+        let used = parts.iter().filter(|a| a[0] > 0 || a[1] > 0).count();
+        Allocation {
+            parts,
+            fit: used <= 1,
+        }
+    }
+
+    /// Gives an allocation back to machine `p`'s nodes.
+    pub fn release(&mut self, p: usize, a: &Allocation) {
+        let k = self.count[p] as usize;
+        for n in 0..k {
+            for d in 0..NODE_DIMS {
+                self.free[p][n][d] += a.parts[n][d];
+                assert!(
+                    self.free[p][n][d] <= self.cap[p][n][d],
+                    "node {n} of machine {p} freed beyond its capacity"
+                );
+            }
+        }
+    }
+}
+
+/// A NUMA set-up of a scheduler: the node layout and the layer of awareness.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Numa {
+    pub layout: NumaLayout,
+    pub layer: Layer,
+}
+
+/// NUMA-fit bookkeeping of a packing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NumaCount {
+    /// Tasks placed.
+    pub tasks: u64,
+    /// Of them, NUMA-fit.
+    pub fit: u64,
+    /// CPU requested by the NUMA-fit tasks (fixed-point units).
+    pub fit_cpu: u128,
+}
+
+impl NumaCount {
+    /// Fraction of placed tasks that are NUMA-fit (1 when none is placed).
+    pub fn fraction(&self) -> f64 {
+        if self.tasks == 0 {
+            1.0
+        } else {
+            self.fit as f64 / self.tasks as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Size;
+
+    const U: u64 = Size::UNIT;
+
+    fn machine(k: usize) -> NumaMachines {
+        NumaMachines::new(&NumaLayout::equal(k), &[[U, U, 0]])
+    }
+
+    #[test]
+    fn nodes_add_up_to_the_machine_exactly() {
+        for k in 1..=MAX_NODES {
+            for cap in [[U, U, 0], [U / 3, 7, 5], [1, 0, 0], [12345, 67891, 0]] {
+                let n = NumaLayout::equal(k).nodes(&cap);
+                assert_eq!(n.len(), k);
+                for d in 0..NODE_DIMS {
+                    assert_eq!(n.iter().map(|x| x[d]).sum::<u64>(), cap[d]);
+                }
+            }
+        }
+        let uneven = split(&[U, U, 0], &[0.25, 0.75]);
+        assert_eq!(uneven, vec![[U / 4, U / 4], [U - U / 4, U - U / 4]]);
+    }
+
+    #[test]
+    fn a_task_fits_node_0_node_1_or_only_split() {
+        // two nodes of 1/2: node 0 keeps 0.1 CPU after a first task, node 1 0.5
+        let mut m = machine(2);
+        let a = m.allocate(0, &[U * 4 / 10, U / 10, 0], true);
+        assert!(a.fit);
+        assert_eq!(a.parts[0], [U * 4 / 10, U / 10]);
+        assert_eq!(m.free(0), &[[U / 10, U * 4 / 10], [U / 2, U / 2]]);
+        // 0.05 CPU fits both nodes: best fit takes node 0 (least left)
+        assert_eq!(m.best_node(0, &[U / 20, U / 20, 0]), Some(0));
+        // 0.3 CPU only fits node 1
+        assert_eq!(m.best_node(0, &[U * 3 / 10, U / 10, 0]), Some(1));
+        // 0.55 CPU fits no node but the machine (0.6 free): split
+        let req = [U * 55 / 100, U / 10, 0];
+        assert!(!m.has_fit(0, &req));
+        let s = m.allocate(0, &req, true);
+        assert!(!s.fit);
+        assert_eq!(s.parts[0][0] + s.parts[1][0], req[0]);
+        assert_eq!(
+            s.parts[0],
+            [U / 10, U / 10],
+            "first fit over nodes: node 0 first"
+        );
+        assert_eq!(m.free(0), &[[0, U * 3 / 10], [U / 20, U / 2]]);
+        m.release(0, &s);
+        m.release(0, &a);
+        assert_eq!(m.free(0), m.capacity(0));
+    }
+
+    #[test]
+    fn oblivious_allocation_is_fit_only_by_chance() {
+        let mut m = machine(2);
+        // first fit over nodes: CPU and memory of a small task both from node 0
+        assert!(m.allocate(0, &[U / 10, U / 10, 0], false).fit);
+        // node 0 has 0.4 CPU and 0.4 memory left: 0.3 CPU + 0.45 memory straddles in memory
+        let a = m.allocate(0, &[U * 3 / 10, U * 45 / 100, 0], false);
+        assert!(!a.fit);
+        assert_eq!(a.parts[0], [U * 3 / 10, U * 4 / 10]);
+        assert_eq!(a.parts[1], [0, U / 20]);
+        // a machine-level scheduler would have used node 1 whole
+        let mut m = machine(2);
+        m.allocate(0, &[U / 10, U / 10, 0], true);
+        assert!(m.allocate(0, &[U * 3 / 10, U * 45 / 100, 0], true).fit);
+    }
+
+    #[test]
+    fn a_task_without_cpu_or_memory_is_fit() {
+        let mut m = machine(4);
+        assert!(m.allocate(0, &[0, 0, 5], false).fit);
+        assert!(m.allocate(0, &[0, U / 8, 0], false).fit);
+    }
+}
