@@ -1,6 +1,7 @@
 //! Partitions, configurations and the reduced set K_RED (docs/theory.md sections 2, 4 and 5).
 
 pub mod knapsack;
+pub mod numa;
 mod partition;
 mod reduced;
 pub mod region;
