@@ -424,6 +424,7 @@ fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) ->
             "\nNUMA nodes (Wu et al. 2019): cluster expansion and the NUMA-fit population at its end.\n",
         );
         r.table(&t);
+        r.line("");
         for c in crossings {
             r.line(format!("- Net CPU savings: {c}."));
         }
