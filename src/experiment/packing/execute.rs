@@ -253,7 +253,8 @@ pub fn mean_expanded(r: &SchedulerResult) -> f64 {
     mean(r.expansion.iter().map(|x| x.machines as f64))
 }
 
-fn mean(v: impl ExactSizeIterator<Item = f64>) -> f64 {
+/// The mean of `v` (0 when empty).
+pub(super) fn mean(v: impl ExactSizeIterator<Item = f64>) -> f64 {
     let n = v.len().max(1) as f64;
     v.sum::<f64>() / n
 }

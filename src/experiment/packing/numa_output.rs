@@ -23,6 +23,7 @@ use super::execute::{PackingOutcome, SchedulerResult};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, render_figure, render_with, write_csv};
 use crate::model::Size;
+use crate::packing::evaluate::Expansion;
 use crate::packing::numa::Layer;
 use crate::plot::{Chart, DotPlot, Panel, Series, render_dots};
 
@@ -60,16 +61,37 @@ struct SavingsRow<'a> {
 }
 
 /// Mean over the trials of a measure.
-fn mean(r: &SchedulerResult, f: impl Fn(&crate::packing::evaluate::Expansion) -> f64) -> f64 {
-    r.expansion.iter().map(f).sum::<f64>() / r.expansion.len().max(1) as f64
+fn mean(r: &SchedulerResult, f: impl Fn(&Expansion) -> f64) -> f64 {
+    super::execute::mean(r.expansion.iter().map(f))
+}
+
+/// Per expansion trial: final machines over the snapshot's.
+fn normalized_machines(exp: &PackingExperiment, r: &SchedulerResult) -> Vec<f64> {
+    let m0 = exp.snapshot.machines.len() as f64;
+    r.expansion.iter().map(|x| x.machines as f64 / m0).collect()
+}
+
+/// Per expansion trial: the NUMA-fit share of the tasks, in percent.
+fn fit_percent(r: &SchedulerResult) -> Vec<f64> {
+    r.expansion
+        .iter()
+        .map(|x| 100.0 * x.numa.map_or(0.0, |n| n.fraction()))
+        .collect()
+}
+
+/// Mean, minimum and maximum of the trials' values.
+fn spread(v: &[f64]) -> (f64, f64, f64) {
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (super::execute::mean(v.iter().copied()), lo, hi)
 }
 
 fn units(x: u128) -> f64 {
     x as f64 / Size::UNIT as f64
 }
 
-/// One group: the schedulers with NUMA nodes sharing a scorer and job order; `None` if it has
-/// no default layer to measure savings against.
+/// One group: the schedulers with NUMA nodes sharing a scorer, job order and node layout,
+/// formed around one with the default layer (the line the others' savings are measured from).
 struct Group {
     name: String,
     /// (scheduler index, layer, intercept, slope); the default first.
@@ -189,17 +211,12 @@ pub fn numa_figures(
     if !has_numa(exp, out) {
         return Ok(Vec::new());
     }
-    let m0 = exp.snapshot.machines.len() as f64;
     let with: Vec<usize> = (0..exp.schedulers.len())
         .filter(|&i| exp.schedulers[i].numa.is_some())
         .collect();
-    let range = |v: Vec<f64>| -> (f64, Option<(f64, f64)>) {
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (
-            v.iter().sum::<f64>() / v.len().max(1) as f64,
-            Some((lo, hi)),
-        )
+    let dots = |v: Vec<f64>| {
+        let (m, lo, hi) = spread(&v);
+        (m, Some((lo, hi)))
     };
     let plot = DotPlot {
         title: format!(
@@ -215,30 +232,14 @@ pub fn numa_figures(
                 label: "final machines / snapshot machines".into(),
                 values: with
                     .iter()
-                    .map(|&i| {
-                        range(
-                            out.results[i]
-                                .expansion
-                                .iter()
-                                .map(|x| x.machines as f64 / m0)
-                                .collect(),
-                        )
-                    })
+                    .map(|&i| dots(normalized_machines(exp, &out.results[i])))
                     .collect(),
             },
             Panel {
                 label: "NUMA-fit tasks (%)".into(),
                 values: with
                     .iter()
-                    .map(|&i| {
-                        range(
-                            out.results[i]
-                                .expansion
-                                .iter()
-                                .map(|x| 100.0 * x.numa.map_or(0.0, |n| n.fraction()))
-                                .collect(),
-                        )
-                    })
+                    .map(|&i| dots(fit_percent(&out.results[i])))
                     .collect(),
             },
         ],
@@ -298,28 +299,20 @@ pub fn numa_report(
     if !has_numa(exp, out) {
         return None;
     }
-    let m0 = exp.snapshot.machines.len() as f64;
     let mut t = MdTable::new([
         "scheduler",
         "layer",
         "final machines / snapshot (mean, range)",
         "NUMA-fit tasks (mean, range)",
     ]);
+    let show = |v: &[f64], d: usize| {
+        let (m, lo, hi) = spread(v);
+        format!("{m:.d$} ({lo:.d$}..{hi:.d$})")
+    };
     for (i, s) in exp.schedulers.iter().enumerate() {
         let Some(n) = &s.numa else { continue };
         let r = &out.results[i];
-        let norm: Vec<f64> = r.expansion.iter().map(|x| x.machines as f64 / m0).collect();
-        let fit: Vec<f64> = r
-            .expansion
-            .iter()
-            .map(|x| 100.0 * x.numa.map_or(0.0, |n| n.fraction()))
-            .collect();
-        let show = |v: &[f64], d: usize| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let m = v.iter().sum::<f64>() / v.len().max(1) as f64;
-            format!("{m:.d$} ({lo:.d$}..{hi:.d$})")
-        };
+        let (norm, fit) = (normalized_machines(exp, r), fit_percent(r));
         t.row([
             s.label.clone(),
             n.layer.name().to_string(),
