@@ -25,13 +25,15 @@ mod policy;
 mod source;
 
 pub use policy::{Discipline, ScoredPolicy, VectorSystem};
+pub use source::StrictJobs;
 pub use source::{ScalarAsVector, VectorJobSource};
 
 use crate::model::ServerId;
 use crate::model::Size;
+use crate::packing::numa::{Allocation, Layer, MAX_NODES, NODE_DIMS, Numa};
 use crate::packing::place::{Placer, Scorer};
 use crate::packing::snapshot::Resources;
-use crate::sim::{Calendar, Counters, Violation};
+use crate::sim::{Calendar, Counters, NumaTally, Violation};
 
 /// A job with a request per resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,12 +46,42 @@ pub struct VJob {
     pub service: u32,
     /// Slot of arrival.
     pub arrival: u64,
+    /// The job must run inside one NUMA node (on servers with nodes; ignored without).
+    pub strict: bool,
 }
 
+/// A job in service, as the calendar keeps it.
 #[derive(Clone, Copy, Debug)]
 struct Due {
     server: ServerId,
+    /// Index of its node allocation in [`NumaTrack::allocs`] (servers with NUMA nodes).
+    alloc: u32,
+    strict: bool,
     req: Resources,
+}
+
+/// What a cluster with NUMA nodes remembers besides the placer: where each job in service took
+/// its CPU and memory from (a slab indexed by [`Due::alloc`], with a free list) and the tallies.
+#[derive(Default)]
+struct NumaTrack {
+    allocs: Vec<Allocation>,
+    vacant: Vec<u32>,
+    tally: NumaTally,
+}
+
+impl NumaTrack {
+    fn store(&mut self, a: Allocation) -> u32 {
+        match self.vacant.pop() {
+            Some(i) => {
+                self.allocs[i as usize] = a;
+                i
+            }
+            None => {
+                self.allocs.push(a);
+                (self.allocs.len() - 1) as u32
+            }
+        }
+    }
 }
 
 /// L servers of capacity 1 per resource, their free resources (kept by a [`Placer`], so the
@@ -57,6 +89,8 @@ struct Due {
 pub struct VectorCluster {
     placer: Placer,
     calendar: Calendar<Due>,
+    /// With NUMA nodes: allocations of the jobs in service, and the tallies.
+    numa: Option<NumaTrack>,
     /// Capacity in use, and in all, summed over resources, `Size` units.
     used: u128,
     capacity: u128,
@@ -82,9 +116,69 @@ impl VectorCluster {
         VectorCluster {
             placer: Placer::new(&caps, &all, caps.clone(), scorer, seed),
             calendar: Calendar::new(typical_service),
+            numa: None,
             used: 0,
             capacity: servers as u128 * dims as u128 * Size::UNIT as u128,
             counts: Counters::default(),
+        }
+    }
+
+    /// The same cluster with NUMA nodes on every server, laid out by `numa.layout`, and the
+    /// awareness `numa.layer` (Wu et al., docs/theory.md section 11.1): jobs marked strict run
+    /// inside one node.
+    pub fn with_numa(mut self, numa: &Numa) -> Self {
+        self.placer = self.placer.with_numa(numa);
+        self.numa = Some(NumaTrack::default());
+        self
+    }
+
+    /// NUMA tallies so far (`None` without nodes).
+    pub fn numa_tally(&self) -> Option<NumaTally> {
+        self.numa.as_ref().map(|n| n.tally)
+    }
+
+    /// With NUMA nodes and no cluster-level awareness: the scheduler may send a strict job to a
+    /// server whose nodes cannot hold it.
+    pub fn numa_blind(&self) -> bool {
+        self.numa.is_some() && self.placer.numa_layer() != Some(Layer::Cluster)
+    }
+
+    /// Free CPU and memory of server `p`'s NUMA nodes (empty without nodes).
+    pub fn numa_machines_free(&self, p: usize) -> Vec<[u64; NODE_DIMS]> {
+        self.placer
+            .numa_machines()
+            .map_or_else(Vec::new, |m| m.free(p).to_vec())
+    }
+
+    /// Can server `p` host `job` now (it fits, and a strict job fits inside one node)?
+    #[inline]
+    pub fn admits(&self, p: usize, job: &VJob) -> bool {
+        self.placer.admits(p, &job.req, job.strict)
+    }
+
+    /// The server the scheduler sends `job` to, if any fits it ([`Placer::choose_job`]): one
+    /// that admits it, except that a scheduler without cluster-level NUMA awareness may send a
+    /// strict job to a server whose nodes cannot hold it ([`VectorCluster::try_place`]).
+    #[inline]
+    pub fn choose(&mut self, job: &VJob) -> Option<usize> {
+        self.placer.choose_job(&job.req, job.strict)
+    }
+
+    /// Sends `job` to the server the scheduler chooses in slot `now`. `Placed` if it went
+    /// there; `Refused` if that server's nodes cannot hold the strict job (it is counted and
+    /// stays with the caller); `NoServer` if no server fits it.
+    pub fn try_place(&mut self, job: &VJob, now: u64) -> Attempt {
+        let Some(p) = self.choose(job) else {
+            return Attempt::NoServer;
+        };
+        if self.admits(p, job) {
+            self.place(p, job, now);
+            Attempt::Placed
+        } else {
+            if let Some(n) = &mut self.numa {
+                n.tally.refused += 1;
+            }
+            Attempt::Refused
         }
     }
 
@@ -124,15 +218,30 @@ impl VectorCluster {
         self.calendar.next_due(from)
     }
 
-    /// Puts `job` on server `p` in slot `now`; panics if it does not fit.
+    /// Puts `job` on server `p` in slot `now`; panics if `p` does not admit it.
     pub fn place(&mut self, p: usize, job: &VJob, now: u64) {
-        self.placer.take(p, &job.req);
+        let alloc = self.placer.take_job(p, &job.req, job.strict);
+        let slot = match (&mut self.numa, alloc) {
+            (Some(n), Some(a)) => {
+                n.tally.placed += 1;
+                if a.fit {
+                    n.tally.fit += 1;
+                }
+                if job.strict {
+                    n.tally.strict += 1;
+                }
+                n.store(a)
+            }
+            _ => u32::MAX,
+        };
         self.used += job.req.iter().map(|&r| r as u128).sum::<u128>();
         self.counts.placed(now, job.arrival, job.req[0]);
         self.calendar.push(
             now + job.service as u64,
             Due {
                 server: p as ServerId,
+                alloc: slot,
+                strict: job.strict,
                 req: job.req,
             },
         );
@@ -142,9 +251,19 @@ impl VectorCluster {
     /// servers they left, in index order.
     pub fn depart(&mut self, now: u64, servers: &mut Vec<ServerId>) {
         servers.clear();
-        let (placer, used) = (&mut self.placer, &mut self.used);
+        let (placer, used, numa) = (&mut self.placer, &mut self.used, &mut self.numa);
         self.calendar.take_due(now, |d| {
-            placer.release(d.server as usize, &d.req);
+            match numa {
+                Some(n) => {
+                    placer.release_allocation(
+                        d.server as usize,
+                        &d.req,
+                        &n.allocs[d.alloc as usize],
+                    );
+                    n.vacant.push(d.alloc);
+                }
+                None => placer.release(d.server as usize, &d.req),
+            }
             *used -= d.req.iter().map(|&r| r as u128).sum::<u128>();
             servers.push(d.server);
         });
@@ -177,6 +296,72 @@ impl VectorCluster {
         if count != self.counts.in_service {
             return Err(Violation("in-service count drifted".into()));
         }
+        if let Some(n) = &self.numa {
+            self.check_nodes(n)?;
+        }
         Ok(())
     }
+
+    /// Per node: free plus what the jobs in service took from it equals its capacity; the
+    /// nodes' free CPU and memory add up to the server's; every strict job sits in one node.
+    fn check_nodes(&self, n: &NumaTrack) -> Result<(), Violation> {
+        let machines = self
+            .placer
+            .numa_machines()
+            .ok_or_else(|| Violation("NUMA tallies without NUMA nodes".into()))?;
+        let mut taken = vec![[[0u128; NODE_DIMS]; MAX_NODES]; self.servers()];
+        for d in self.calendar.items() {
+            let a = &n.allocs[d.alloc as usize];
+            if d.strict && !a.fit {
+                return Err(Violation(format!(
+                    "a strict job on server {} is split across nodes",
+                    d.server
+                )));
+            }
+            let mut sum = [0u64; NODE_DIMS];
+            for (t, part) in taken[d.server as usize].iter_mut().zip(&a.parts) {
+                for k in 0..NODE_DIMS {
+                    t[k] += part[k] as u128;
+                    sum[k] += part[k];
+                }
+            }
+            if sum[..] != d.req[..NODE_DIMS] {
+                return Err(Violation(format!(
+                    "a job on server {} took {sum:?} from its nodes for a request of {:?}",
+                    d.server, d.req
+                )));
+            }
+        }
+        for (p, t) in taken.iter().enumerate() {
+            let (free, cap) = (machines.free(p), machines.capacity(p));
+            for k in 0..NODE_DIMS {
+                let mut node_free = 0u128;
+                for i in 0..free.len() {
+                    if t[i][k] + free[i][k] as u128 != cap[i][k] as u128 {
+                        return Err(Violation(format!(
+                            "server {p} node {i} resource {k} bookkeeping drifted"
+                        )));
+                    }
+                    node_free += free[i][k] as u128;
+                }
+                if node_free != self.placer.frees()[p][k] as u128 {
+                    return Err(Violation(format!(
+                        "server {p}: its nodes' free resource {k} differs from the server's"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`VectorCluster::try_place`] did with a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attempt {
+    /// On the chosen server.
+    Placed,
+    /// The chosen server's nodes cannot hold the strict job.
+    Refused,
+    /// No server fits it.
+    NoServer,
 }

@@ -2,9 +2,9 @@
 
 use std::collections::VecDeque;
 
-use super::{VJob, VectorCluster};
+use super::{Attempt, VJob, VectorCluster};
 use crate::model::ServerId;
-use crate::sim::{Counters, System, Violation};
+use crate::sim::{Counters, NumaTally, System, Violation};
 
 /// The scheduling discipline a scorer works inside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl ScoredPolicy {
             let queue = self.waiting.iter().map(|j| (j, false));
             let batch = self.fifo.iter().map(|j| (j, true));
             for (k, (j, in_batch)) in queue.enumerate().chain(batch.enumerate()) {
-                if !placer.fits_on(p, &j.req) {
+                if !placer.admits(p, &j.req, j.strict) {
                     continue;
                 }
                 let s = placer.score_on(p, &j.req);
@@ -75,32 +75,30 @@ impl ScoredPolicy {
                 }
                 // the batch's jobs still waiting take servers, in arrival order
                 while let Some(job) = self.fifo.pop_front() {
-                    match cluster.placer().choose(&job.req) {
-                        Some(p) => cluster.place(p, &job, now),
-                        None => self.waiting.push(job),
+                    if cluster.try_place(&job, now) != Attempt::Placed {
+                        self.waiting.push(job);
                     }
                 }
             }
             Discipline::Fifo => {
                 while let Some(head) = self.fifo.front() {
-                    let Some(p) = cluster.placer().choose(&head.req) else {
+                    if cluster.try_place(head, now) != Attempt::Placed {
                         break;
-                    };
-                    let job = self.fifo.pop_front().expect("non-empty");
-                    cluster.place(p, &job, now);
+                    }
+                    self.fifo.pop_front();
                 }
             }
         }
     }
 
-    /// BF-J/S: no waiting job fits on any server; FIFO: the head fits nowhere.
+    /// BF-J/S: no waiting job fits on any server; FIFO: the head fits nowhere. With NUMA
+    /// nodes "fits" means "is admitted" (a strict job inside one node), and a strict job that a
+    /// scheduler without cluster-level awareness sent to the wrong server may wait while another
+    /// server could hold it: the check skips those.
     fn check(&self, cluster: &VectorCluster) -> Result<(), Violation> {
-        let fits_somewhere = |j: &VJob| {
-            cluster
-                .frees()
-                .iter()
-                .any(|f| f.iter().zip(&j.req).all(|(f, r)| f >= r))
-        };
+        let blind = cluster.numa_blind();
+        let fits_somewhere =
+            |j: &VJob| !(j.strict && blind) && (0..cluster.servers()).any(|p| cluster.admits(p, j));
         let bad = match self.discipline {
             Discipline::BestFitJS => self.waiting.iter().chain(&self.fifo).any(fits_somewhere),
             Discipline::Fifo => self.fifo.front().is_some_and(fits_somewhere),
@@ -168,5 +166,8 @@ impl System for VectorSystem {
     fn check(&self) -> Result<(), Violation> {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
+    }
+    fn numa(&self) -> Option<NumaTally> {
+        self.cluster.numa_tally()
     }
 }

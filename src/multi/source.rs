@@ -57,6 +57,7 @@ impl Source<VJob> for VectorJobSource {
                 req,
                 service,
                 arrival: t,
+                strict: false,
             });
             self.next_id += 1;
             self.work += req[0] as u128;
@@ -98,6 +99,7 @@ impl Source<VJob> for ScalarAsVector<JobSource> {
             req: [j.size.0, 0, 0],
             service: j.service,
             arrival: j.arrival,
+            strict: false,
         }));
     }
     fn arrived(&self) -> u64 {
@@ -119,6 +121,7 @@ impl Source<VJob> for TraceSource {
                 req: [j.req[0].0, j.req[1].0, 0],
                 service: j.service,
                 arrival: t,
+                strict: false,
             })
         });
     }
@@ -130,5 +133,51 @@ impl Source<VJob> for TraceSource {
     }
     fn next_arrival(&self) -> u64 {
         self.next_slot()
+    }
+}
+
+/// Marks a share of another source's jobs as strict (they must run inside one NUMA node): job
+/// `id` is strict when a uniform number drawn from (`seed`, `id`) is below `share`. The mark
+/// depends on the job's id and the run seed only, so every policy at a point sees the same
+/// strict jobs, and the other source's streams are untouched.
+pub struct StrictJobs<S> {
+    source: S,
+    seed: u64,
+    /// `share` × 2⁶⁴, saturating (a share of 1 marks every job).
+    threshold: u128,
+}
+
+impl<S> StrictJobs<S> {
+    /// `share` in [0, 1].
+    pub fn new(source: S, share: f64, seed: u64) -> Self {
+        assert!((0.0..=1.0).contains(&share), "a share in [0, 1]");
+        StrictJobs {
+            source,
+            seed,
+            threshold: (share * 2f64.powi(64)) as u128 + u128::from(share >= 1.0),
+        }
+    }
+
+    fn strict(&self, id: u64) -> bool {
+        (crate::rng::derive_seed(self.seed, &[id]) as u128) < self.threshold
+    }
+}
+
+impl<S: Source<VJob>> Source<VJob> for StrictJobs<S> {
+    fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
+        let from = out.len();
+        self.source.batch(t, out);
+        for j in &mut out[from..] {
+            j.strict = self.strict(j.id);
+        }
+    }
+    fn arrived(&self) -> u64 {
+        self.source.arrived()
+    }
+    fn arrived_work(&self) -> u128 {
+        self.source.arrived_work()
+    }
+    fn next_arrival(&self) -> u64 {
+        self.source.next_arrival()
     }
 }

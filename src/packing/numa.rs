@@ -218,12 +218,32 @@ impl NumaMachines {
         best.map(|(_, n)| n)
     }
 
+    /// The first node (lowest index) of machine `p` that holds `req` whole.
+    pub fn first_node(&self, p: usize, req: &Resources) -> Option<usize> {
+        self.free(p).iter().position(|f| holds(f, req))
+    }
+
     /// Takes `req`'s CPU and memory from machine `p`'s nodes, which must have it in total:
     /// from the best node when `aware` and one holds it, else first fit over the nodes.
     pub fn allocate(&mut self, p: usize, req: &Resources, aware: bool) -> Allocation {
+        let node = if aware { self.best_node(p, req) } else { None };
+        self.allocate_at(p, req, node)
+    }
+
+    /// Takes `req`'s CPU and memory whole from node `node` of machine `p`, which must hold it
+    /// (a job that must not be split).
+    pub fn allocate_on(&mut self, p: usize, req: &Resources, node: usize) -> Allocation {
+        assert!(
+            node < self.count[p] as usize && holds(&self.free[p][node], req),
+            "node {node} of machine {p} does not hold the request"
+        );
+        self.allocate_at(p, req, Some(node))
+    }
+
+    /// From node `node` whole, or first fit over the nodes when `None`.
+    fn allocate_at(&mut self, p: usize, req: &Resources, node: Option<usize>) -> Allocation {
         let k = self.count[p] as usize;
         let mut parts = [[0; NODE_DIMS]; MAX_NODES];
-        let node = if aware { self.best_node(p, req) } else { None };
         if let Some(n) = node {
             parts[n] = [req[0], req[1]];
         } else {

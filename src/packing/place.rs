@@ -358,6 +358,11 @@ impl Placer {
         self.numa.as_ref().map(|n| n.count)
     }
 
+    /// The NUMA layer (`None` without NUMA nodes).
+    pub fn numa_layer(&self) -> Option<Layer> {
+        self.numa.as_ref().map(|n| n.layer)
+    }
+
     /// The NUMA nodes' state (`None` without NUMA nodes).
     pub fn numa_machines(&self) -> Option<&NumaMachines> {
         self.numa.as_ref().map(|n| &n.machines)
@@ -490,15 +495,69 @@ impl Placer {
         }
     }
 
+    /// Can machine `p` host `req` now: it fits in total and, for a job that must be NUMA-fit
+    /// (`strict`) on a placer with NUMA nodes, some node holds it whole.
+    #[inline]
+    pub fn admits(&self, p: usize, req: &Resources, strict: bool) -> bool {
+        fits(&self.free[p], req)
+            && (!strict
+                || self
+                    .numa
+                    .as_ref()
+                    .is_none_or(|n| n.machines.has_fit(p, req)))
+    }
+
+    /// The scheduler's choice for a job with request `req` that must be NUMA-fit if `strict`:
+    /// with machine + cluster awareness, a strict job is offered only the machines with a node
+    /// that holds it; otherwise as [`Placer::choose`]. Without cluster awareness the machine
+    /// chosen may not admit a strict job ([`Placer::admits`]): the caller finds out.
+    pub fn choose_job(&mut self, req: &Resources, strict: bool) -> Option<usize> {
+        let cluster = self
+            .numa
+            .as_ref()
+            .is_some_and(|n| n.layer == Layer::Cluster);
+        if strict && cluster {
+            self.choose_among(req, true)
+        } else {
+            self.choose(req)
+        }
+    }
+
+    /// Puts a job with request `req` on machine `p`, which must admit it
+    /// ([`Placer::admits`]). A strict job takes its CPU and memory whole from one node: the
+    /// first that holds it under the default layer, the best-fitting one under the aware
+    /// layers. Otherwise as [`Placer::take`].
+    pub fn take_job(&mut self, p: usize, req: &Resources, strict: bool) -> Option<Allocation> {
+        let node = match (&self.numa, strict) {
+            (Some(n), true) => Some(
+                match n.layer {
+                    Layer::Default => n.machines.first_node(p, req),
+                    Layer::Machine | Layer::Cluster => n.machines.best_node(p, req),
+                }
+                .unwrap_or_else(|| panic!("machine {p} has no node that holds a strict job")),
+            ),
+            _ => None,
+        };
+        self.take_from(p, req, node)
+    }
+
     /// Puts `req` on machine `p`, which it must fit; with NUMA nodes, takes its CPU and
     /// memory from the nodes as the layer says and returns where from.
     pub fn take(&mut self, p: usize, req: &Resources) -> Option<Allocation> {
+        self.take_from(p, req, None)
+    }
+
+    /// [`Placer::take`], from node `node` whole if given.
+    fn take_from(&mut self, p: usize, req: &Resources, node: Option<usize>) -> Option<Allocation> {
         assert!(
             fits(&self.free[p], req),
             "request over machine {p}'s capacity"
         );
         let alloc = self.numa.as_mut().map(|n| {
-            let a = n.machines.allocate(p, req, n.layer != Layer::Default);
+            let a = match node {
+                Some(k) => n.machines.allocate_on(p, req, k),
+                None => n.machines.allocate(p, req, n.layer != Layer::Default),
+            };
             n.count.tasks += 1;
             if a.fit {
                 n.count.fit += 1;

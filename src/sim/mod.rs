@@ -100,6 +100,35 @@ pub struct RunResult {
     /// The stability verdict on the run and the numbers behind it ([`verdict`]).
     pub verdict: Verdict,
     pub evidence: VerdictEvidence,
+    /// On servers with NUMA nodes: placements, NUMA-fit placements and refusals over the whole
+    /// run (`None` without nodes).
+    #[serde(default)]
+    pub numa: Option<NumaTally>,
+}
+
+/// NUMA tallies of a run on servers with NUMA nodes (docs/theory.md section 11.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NumaTally {
+    /// Jobs placed.
+    pub placed: u64,
+    /// Of them, with CPU and memory from one node.
+    pub fit: u64,
+    /// Of them, jobs that had to be NUMA-fit (strict).
+    pub strict: u64,
+    /// Times a scheduler without cluster-level awareness sent a strict job to a server none of
+    /// whose nodes could hold it (the job stayed waiting).
+    pub refused: u64,
+}
+
+impl NumaTally {
+    /// Fraction of placed jobs that are NUMA-fit (1 when none was placed).
+    pub fn fit_fraction(&self) -> f64 {
+        if self.placed == 0 {
+            1.0
+        } else {
+            self.fit as f64 / self.placed as f64
+        }
+    }
 }
 
 /// A broken invariant of a cluster or a policy: what went wrong, for a bug report.
@@ -181,6 +210,10 @@ pub trait System {
     }
     /// (configuration label, busy servers using it), for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
+    /// NUMA tallies, for servers with NUMA nodes.
+    fn numa(&self) -> Option<NumaTally> {
+        None
+    }
 }
 
 /// What the slot loop accumulates after warm-up: queue, capacity and work sums, the batch
@@ -514,6 +547,7 @@ fn finish<S: System>(
         },
         verdict,
         evidence,
+        numa: system.numa(),
     }
 }
 

@@ -95,6 +95,21 @@ impl SizeLaw {
         }
     }
 
+    /// The largest size the law can draw.
+    pub fn max(&self) -> Size {
+        match self {
+            SizeLaw::Uniform { high, .. } => *high,
+            SizeLaw::Discrete { values, probs, .. } => values
+                .iter()
+                .zip(probs)
+                .filter(|(_, p)| **p > 0.0)
+                .map(|(v, _)| *v)
+                .max()
+                .unwrap_or(Size::ONE),
+            SizeLaw::Empirical { values } => values.iter().copied().max().unwrap_or(Size::ONE),
+        }
+    }
+
     /// P(R ≤ x), exact on the fixed-point grid.
     pub fn cdf(&self, x: Size) -> f64 {
         match self {

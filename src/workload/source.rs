@@ -26,6 +26,22 @@ pub trait Source<J> {
     }
 }
 
+/// A source borrowed for a while (wrapped by another source, then read again).
+impl<J, S: Source<J> + ?Sized> Source<J> for &mut S {
+    fn batch(&mut self, t: u64, out: &mut Vec<J>) {
+        (**self).batch(t, out)
+    }
+    fn arrived(&self) -> u64 {
+        (**self).arrived()
+    }
+    fn arrived_work(&self) -> u128 {
+        (**self).arrived_work()
+    }
+    fn next_arrival(&self) -> u64 {
+        (**self).next_arrival()
+    }
+}
+
 /// The next slot with arrivals and its batch size, drawn one batch ahead from the arrival
 /// stream ([`Arrivals::next_batch`]).
 #[derive(Clone, Debug)]

@@ -474,3 +474,95 @@ fn a_multi_member_gzip_snapshot_is_read_whole() {
     assert!(csv.lines().nth(1).unwrap().contains(",3,"), "{csv}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn numa_queueing_files_that_cannot_run_are_refused() {
+    let d = tmp("numa-queue");
+    // sizes up to 0.6: larger than a node of 1/2
+    let policy = "[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\nnuma = \"machine\"\n";
+    let sized = |low: &str, high: &str| {
+        QUEUE
+            .replace(
+                "low = 0.2, high = 0.6",
+                &format!("low = {low}, high = {high}"),
+            )
+            .replace("[[policy]]\nname = \"bf-js\"\n", "")
+    };
+    for (text, words) in [
+        (
+            // a strict job larger than every node can never run
+            format!(
+                "{}[numa]\nnodes = 2\nstrict = 0.1\n{policy}",
+                sized("0.2", "0.6")
+            ),
+            &[
+                "hostile.toml",
+                "workload.sizes",
+                "smallest NUMA node (0.5)",
+                "a job of 0.6",
+            ][..],
+        ),
+        (
+            format!("{}[numa]\nnodes = 0\n{policy}", sized("0.2", "0.4")),
+            &["numa.nodes", "1..=8"][..],
+        ),
+        (
+            format!(
+                "{}[numa]\nshares = [0.7, 0.2]\n{policy}",
+                sized("0.2", "0.4")
+            ),
+            &["numa.shares", "adding up to 1"][..],
+        ),
+        (
+            format!("{}[numa]\nstrict = 1.5\n{policy}", sized("0.2", "0.4")),
+            &["numa.strict", "[0, 1]"][..],
+        ),
+        (
+            format!(
+                "{}[numa]\nnodes = 2\n{}",
+                sized("0.2", "0.4"),
+                policy.replace("machine", "socket")
+            ),
+            &["policy[0].numa", "machine+cluster"][..],
+        ),
+        (
+            format!(
+                "{}[numa]\nnodes = 2\n[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\n",
+                sized("0.2", "0.4")
+            ),
+            &["policy[0].numa", "every policy needs one"][..],
+        ),
+        (
+            format!(
+                "{}[numa]\nnodes = 2\n[[policy]]\nname = \"fifo-ff\"\nnuma = \"default\"\n",
+                sized("0.2", "0.4")
+            ),
+            &["policy[0].score", "multi-resource path"][..],
+        ),
+        (
+            format!("{}{policy}", sized("0.2", "0.4")),
+            &["policy[0].numa", "a [numa] table"][..],
+        ),
+        (
+            // ρ* with nodes needs finitely many sizes
+            format!(
+                "{}[numa]\nnodes = 2\n{policy}[[claim]]\nkind = \"threshold\"\npolicy = \"bf-js-bestfit-v1\"\nat_least = 0.5\n",
+                sized("0.2", "0.4")
+            ),
+            &["sweep", "finitely many"][..],
+        ),
+        (
+            format!(
+                "{}{policy}[[policy]]\nname = \"fifo-ff\"\nscore = \"firstfit-v1\"\nnuma = \"default\"\n[numa]\nnodes = 2\n[[claim]]\nkind = \"limit-order\"\norder = [\"bf-js-bestfit-v1\"]\n",
+                sized("0.2", "0.4").replace(
+                    "{ dist = \"uniform\", low = 0.2, high = 0.4 }",
+                    "{ dist = \"discrete\", values = [0.3], probs = [1.0] }"
+                )
+            ),
+            &["claim[0].order", "at least two"][..],
+        ),
+    ] {
+        refused_in(&d, "hostile.toml", &text, &[], words);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -9,6 +9,7 @@ mod hostile;
 mod journal;
 mod markov;
 mod multi;
+mod numa_sim;
 mod packing;
 mod reference;
 mod regions;

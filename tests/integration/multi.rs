@@ -115,6 +115,7 @@ fn the_servers_view_follows_the_score() {
                         req: [s, s, 0],
                         service: 100,
                         arrival: 0,
+                        strict: false,
                     });
                 }
             }
@@ -275,6 +276,7 @@ fn a_source_under_reporting_its_work_is_an_invariant_error() {
                     req: [Size::from_f64(0.5).unwrap().0, 0, 0],
                     service: 3,
                     arrival: 0,
+                    strict: false,
                 });
             }
         }

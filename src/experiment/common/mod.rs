@@ -7,6 +7,7 @@ mod context;
 mod files;
 mod header;
 mod laws;
+mod numa;
 mod report;
 mod table;
 
@@ -18,5 +19,6 @@ pub use files::{
 };
 pub use header::Header;
 pub use laws::{RawService, RawSizes, service_law, size_law};
+pub use numa::node_shares;
 pub use report::Report;
 pub use table::{F6, MdTable, csv_text, write_csv};

@@ -20,10 +20,10 @@ pub use execute::{PackingOutcome, SchedulerResult, execute_packing};
 pub use output::write_packing_outputs;
 
 use super::ExperimentError;
-use super::common::{ClaimResult, Ctx, Header, parse_toml};
+use super::common::{ClaimResult, Ctx, Header, node_shares, parse_toml};
 use super::engine::Kind;
 use crate::limits::{MAX_TASKS, MAX_TRIALS};
-use crate::packing::numa::{Layer, MAX_NODES, Numa, NumaLayout};
+use crate::packing::numa::{Layer, Numa, NumaLayout};
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
 use crate::packing::snapshot::amount;
@@ -242,48 +242,6 @@ fn schedulers(
         });
     }
     Ok(schedulers)
-}
-
-/// Node shares from `nodes` (equal shares) or `shares` (positive, adding up to 1), at `key`.
-fn node_shares(
-    cx: &Ctx<'_>,
-    key: &str,
-    nodes: Option<i64>,
-    shares: Option<&Vec<f64>>,
-) -> Result<Option<Vec<f64>>, ExperimentError> {
-    match (nodes, shares) {
-        (Some(_), Some(_)) => Err(cx.bad(
-            &format!("{key}.shares"),
-            "either nodes or shares, not both",
-            "both",
-        )),
-        (None, None) => Ok(None),
-        (Some(k), None) => {
-            if !(1..=MAX_NODES as i64).contains(&k) {
-                return Err(cx.bad(
-                    &format!("{key}.nodes"),
-                    &format!("a whole number of nodes per machine in 1..={MAX_NODES}"),
-                    k,
-                ));
-            }
-            Ok(Some(vec![1.0 / k as f64; k as usize]))
-        }
-        (None, Some(v)) => {
-            let sum: f64 = v.iter().sum();
-            if v.is_empty()
-                || v.len() > MAX_NODES
-                || v.iter().any(|x| !(x.is_finite() && *x > 0.0))
-                || (sum - 1.0).abs() > 1e-9
-            {
-                return Err(cx.bad(
-                    &format!("{key}.shares"),
-                    &format!("1 to {MAX_NODES} positive node shares adding up to 1"),
-                    format!("{v:?} (sum {sum})"),
-                ));
-            }
-            Ok(Some(v.clone()))
-        }
-    }
 }
 
 /// `[numa]`: the node layout (two equal nodes unless told).

@@ -10,6 +10,8 @@
 //! - `kind = "saturation"` (FIFO-FF only): the saturated throughput's 95 % interval, as a
 //!   load, overlaps the interval [lower, upper] found by bisection — two independent estimates
 //!   of the same limit agree ([`crate::stability::saturation`]).
+//! - `kind = "limit-order"`: the listed policies' limits are separated in that order: each
+//!   one's upper end was shown unstable at a load no higher than the next one's lower end.
 //! - `kind = "ranking"`: at a sweep point, the listed policies' mean queues increase in the
 //!   listed order and every consecutive pair's 95 % intervals are disjoint.
 
@@ -52,6 +54,7 @@ pub(super) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
                 point,
                 paired,
             } => ranking(exp, out, order, *point, *paired),
+            ClaimSpec::LimitOrder { order, search } => limit_order(exp, out, order, search),
         })
         .collect()
 }
@@ -99,6 +102,52 @@ fn verdict(
             },
         ),
         holds: row.verdict == expect,
+        unchecked: None,
+    }
+}
+
+fn limit_order(
+    exp: &Experiment,
+    out: &Outcome,
+    order: &[usize],
+    search: &SearchSpec,
+) -> ClaimResult {
+    let names: Vec<&str> = order.iter().map(|&p| exp.labels[p].as_str()).collect();
+    let claim = format!(
+        "the stability limits are ordered {} (separated intervals)",
+        names.join(" < ")
+    );
+    let mut found = Vec::new();
+    for &p in order {
+        match out.threshold(p, search) {
+            Some(t) => found.push(t),
+            None => return missing(claim, "a limit search"),
+        }
+    }
+    let holds = found
+        .windows(2)
+        .all(|w| w[0].upper_shown && w[0].upper <= w[1].lower);
+    let observed: Vec<String> = found
+        .iter()
+        .zip(&names)
+        .map(|(t, n)| {
+            format!(
+                "{n} [{:.4}, {:.4}{}]",
+                t.lower,
+                t.upper,
+                if t.upper_shown { "" } else { " (not shown)" }
+            )
+        })
+        .collect();
+    ClaimResult {
+        claim,
+        expected: "each upper end shown unstable at or below the next lower end".into(),
+        observed: observed.join(", "),
+        evidence: format!(
+            "limits in load (lower shown stable, upper shown unstable); {} runs in all",
+            found.iter().map(|t| t.runs()).sum::<usize>()
+        ),
+        holds,
         unchecked: None,
     }
 }

@@ -13,6 +13,7 @@ mod cluster;
 mod compaction;
 mod figures;
 pub mod limit;
+mod numa;
 mod plots;
 mod policies;
 mod report;
@@ -29,6 +30,7 @@ mod workload;
 
 use std::path::{Path, PathBuf};
 
+pub use numa::{NumaRho, numa_rho};
 pub use results::{Outcome, SummaryRow, majority, mean_ci};
 pub use simulate::{RunRecord, run_seed, simulate};
 pub use study::StudyRow;
@@ -37,6 +39,7 @@ pub use sweep::rho_star_of;
 use super::ExperimentError;
 use super::common::{ClaimResult, Ctx, Header, create_dir, parse_toml};
 use super::engine::{Kind, run_in_memory};
+use crate::packing::numa::{Layer, NumaLayout};
 use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
 use crate::policy::PolicySpec;
@@ -236,6 +239,13 @@ pub enum ClaimSpec {
     /// FIFO-FF's saturated throughput (a queue that never empties) agrees with the interval
     /// the limit search finds for it.
     Saturation { policy: usize, search: SearchSpec },
+    /// The policies' stability limits are in this order, lowest first, and separated: each
+    /// policy's upper end was shown unstable at a load no higher than the next one's lower
+    /// end, shown stable.
+    LimitOrder {
+        order: Vec<usize>,
+        search: SearchSpec,
+    },
     /// At a sweep point, the policies' mean queues are in this order (smallest first), each
     /// pair with separated 95 % intervals, or with `paired`, each pair's per-replication
     /// differences with a 95 % interval below 0. One window of a replayed trace is compared
@@ -259,6 +269,18 @@ pub struct CompactionSpec {
     pub limit: SearchSpec,
 }
 
+/// `[numa]`, validated: every server has NUMA nodes laid out by `layout`; a share `strict` of
+/// the jobs must run inside one node; policy i schedules with awareness `layers[i]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueNuma {
+    pub layout: NumaLayout,
+    pub strict: f64,
+    pub layers: Vec<Layer>,
+    /// ρ* for all-strict, the file's share and no strict jobs (finitely many sizes of one
+    /// resource only).
+    pub rho: Option<NumaRho>,
+}
+
 /// A validated queueing experiment.
 #[derive(Clone, Debug)]
 pub struct Experiment {
@@ -279,6 +301,8 @@ pub struct Experiment {
     pub rho_star: Option<(f64, f64)>,
     /// The packing side of a stability-versus-packing study.
     pub compaction: Option<CompactionSpec>,
+    /// Servers with NUMA nodes.
+    pub numa: Option<QueueNuma>,
 }
 
 impl Experiment {
@@ -310,7 +334,8 @@ impl Experiment {
         let servers = cluster::servers(&cx, &raw.cluster)?;
         let workload = workload::workload(&cx, &raw.workload)?;
         let run = run::run_spec(&cx, &raw.run, workload.trace().is_some())?;
-        let rho_star = sweep::rho_star(&cx, &raw, &workload)?;
+        let mut numa = numa::setup(&cx, raw.numa.as_ref(), &workload)?;
+        let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref())?;
         let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
         let at = sweep::Finder {
             cx: &cx,
@@ -318,6 +343,14 @@ impl Experiment {
             points: &points,
         };
         let (policies, labels) = policies::policies(&cx, &raw.policy, &workload)?;
+        numa::layers(&cx, &raw.policy, &policies, &mut numa)?;
+        if numa.is_some() && raw.compaction.is_some() {
+            return Err(cx.bad(
+                "compaction",
+                "no [compaction] with [numa] (compaction packs servers without nodes)",
+                "both tables",
+            ));
+        }
         let plots = plots::plots(&at, &raw, run.replications)?;
         let claims = validate_claims::claims(&raw.claim, &at, &policies, &labels, &workload)?;
         let compaction =
@@ -335,6 +368,7 @@ impl Experiment {
             claims,
             rho_star,
             compaction,
+            numa,
         };
         budget::check(&cx, &exp)?;
         validate_claims::passable(&cx, &exp)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::results::{Outcome, SummaryRow};
 use super::tables::saturated_load;
-use super::{Experiment, Horizon};
+use super::{Experiment, Horizon, QueueNuma};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::plot::thousands;
@@ -24,6 +24,7 @@ pub(super) fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> St
     work_waiting(&mut r, exp, out);
     mixes(&mut r, exp, out);
     limits(&mut r, exp, out);
+    numa(&mut r, exp, out);
     study(&mut r, exp, out);
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()
@@ -58,6 +59,9 @@ fn setting(r: &mut Report, exp: &Experiment) {
             w.dims()
         ));
     }
+    if let Some(n) = &exp.numa {
+        r.line(numa_setting(n));
+    }
     if let Some((a, b)) = exp.rho_star {
         let to_rate = exp.rate_per_load();
         r.line(format!(
@@ -68,6 +72,29 @@ fn setting(r: &mut Report, exp: &Experiment) {
             b * to_rate
         ));
     }
+}
+
+/// The NUMA setting: nodes, the strict share, and ρ* with and without strict jobs.
+fn numa_setting(n: &QueueNuma) -> String {
+    let shares: Vec<String> = n.layout.shares.iter().map(|s| format!("{s:.4}")).collect();
+    let mut text = format!(
+        "Every server has {} NUMA nodes (shares {} of its capacity); a share {} of the jobs \
+         must run inside one node (strict), the others may be split across nodes. A scheduler \
+         without cluster-level awareness (`default`, `machine`) may send a strict job to a \
+         server none of whose nodes holds it: the job is refused there and waits.\n",
+        n.layout.shares.len(),
+        shares.join(", "),
+        n.strict
+    );
+    if let Some(rho) = n.rho {
+        text.push_str(&format!(
+            "\nρ* on these servers (configuration LP over the nodes): {:.6} if every job is \
+             strict, {:.6} with this file's share, {:.6} if none is (servers without nodes). \
+             Fractions of ρ* below are of {:.6}.\n",
+            rho.strict, rho.mixed, rho.split, rho.mixed
+        ));
+    }
+    text
 }
 
 /// The setting of a replayed trace.
@@ -297,6 +324,35 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
             t.probes.len().to_string(),
             t.runs().to_string(),
             sat,
+        ]);
+    }
+    r.table(&tab);
+}
+
+/// NUMA-fit placements and refusals per policy and load (means over replications).
+fn numa(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let Some(n) = &exp.numa else { return };
+    r.line(
+        "\n## NUMA placements (whole runs, means over replications)\n\n\
+         NUMA-fit: placements whose whole request came from one node; refused: strict jobs sent \
+         to a server none of whose nodes could hold them, per 1000 placements.\n",
+    );
+    let mut tab = MdTable::new(["policy", "layer", "load", "NUMA-fit %", "refused / 1000"]);
+    let mut cells: BTreeMap<(usize, usize), (f64, f64, u32)> = BTreeMap::new();
+    for run in &out.runs {
+        let Some(t) = run.result.numa else { continue };
+        let c = cells.entry((run.policy, run.point)).or_default();
+        c.0 += 100.0 * t.fit_fraction();
+        c.1 += 1000.0 * t.refused as f64 / t.placed.max(1) as f64;
+        c.2 += 1;
+    }
+    for ((policy, point), (fit, refused, k)) in cells {
+        tab.row([
+            exp.labels[policy].clone(),
+            n.layers[policy].name().to_string(),
+            format!("{:.4}", exp.points[point].load),
+            format!("{:.2}", fit / k as f64),
+            format!("{:.1}", refused / k as f64),
         ]);
     }
     r.table(&tab);

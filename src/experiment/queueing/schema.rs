@@ -24,6 +24,16 @@ pub(super) struct RawExperiment {
     #[serde(default)]
     pub(super) claim: Vec<RawClaim>,
     pub(super) compaction: Option<RawCompaction>,
+    pub(super) numa: Option<RawQueueNuma>,
+}
+
+/// `[numa]`: NUMA nodes on every server and the share of jobs that must run inside one.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawQueueNuma {
+    pub(super) nodes: Option<i64>,
+    pub(super) shares: Option<Vec<f64>>,
+    pub(super) strict: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +103,7 @@ pub(super) struct RawPolicy {
     pub(super) stall: Option<f64>,
     pub(super) label: Option<String>,
     pub(super) score: Option<String>,
+    pub(super) numa: Option<String>,
 }
 
 /// `[compaction]`: the packing side of a stability-versus-packing study.

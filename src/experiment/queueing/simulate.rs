@@ -4,15 +4,17 @@
 use super::{Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
 use crate::multi::{
-    Discipline, ScalarAsVector, ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem,
+    Discipline, ScalarAsVector, ScoredPolicy, StrictJobs, VJob, VectorCluster, VectorJobSource,
+    VectorSystem,
 };
+use crate::packing::numa::Numa;
 use crate::packing::place::Scorer;
 use crate::policy::Built;
 use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::{TraceSource, TraceSpec, TraceSummary};
 use crate::workload::trace::TraceError;
-use crate::workload::{Arrivals, JobSource};
+use crate::workload::{Arrivals, JobSource, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -104,40 +106,63 @@ pub(super) fn run_at(
             crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
         }
         Built::Scored { discipline, scorer } => {
-            let mut system = vector_system(exp, discipline, scorer, seed);
+            let mut system = vector_system(exp, policy, discipline, scorer, seed);
             if w.requests().is_empty() {
-                sim::run_system(&mut system, &mut ScalarAsVector::new(source), &cfg)?
+                run_vector(exp, &mut system, ScalarAsVector::new(source), &cfg, seed)?
             } else {
-                let mut v = VectorJobSource::new(
+                let v = VectorJobSource::new(
                     w.requests().to_vec(),
                     w.service().clone(),
                     arrivals,
                     seed,
                 );
-                sim::run_system(&mut system, &mut v, &cfg)?
+                run_vector(exp, &mut system, v, &cfg, seed)?
             }
         }
     })
 }
 
-/// The multi-resource system of a scored policy. The random scorers draw from a stream of the
-/// run seed, like the jobs.
+/// Runs a multi-resource system on `source`; with `[numa]`, a share of the jobs marked strict
+/// from a stream of the run seed (the same jobs for every policy).
+fn run_vector<S: Source<VJob>>(
+    exp: &Experiment,
+    system: &mut VectorSystem,
+    mut source: S,
+    cfg: &RunConfig,
+    seed: u64,
+) -> Result<RunResult, sim::SimError> {
+    match &exp.numa {
+        Some(n) => {
+            let mut strict = StrictJobs::new(source, n.strict, derive_seed(seed, &[5]));
+            sim::run_system(system, &mut strict, cfg)
+        }
+        None => sim::run_system(system, &mut source, cfg),
+    }
+}
+
+/// The multi-resource system of scored policy `policy`, with its NUMA layer under `[numa]`.
+/// The random scorers draw from a stream of the run seed, like the jobs.
 fn vector_system(
     exp: &Experiment,
+    policy: usize,
     discipline: Discipline,
     scorer: Scorer,
     seed: u64,
 ) -> VectorSystem {
-    VectorSystem::new(
-        VectorCluster::new(
-            exp.servers,
-            exp.workload.dims(),
-            scorer,
-            derive_seed(seed, &[4]),
-            exp.workload.service().mean(),
-        ),
-        ScoredPolicy::new(discipline),
-    )
+    let mut cluster = VectorCluster::new(
+        exp.servers,
+        exp.workload.dims(),
+        scorer,
+        derive_seed(seed, &[4]),
+        exp.workload.service().mean(),
+    );
+    if let Some(n) = &exp.numa {
+        cluster = cluster.with_numa(&Numa {
+            layout: n.layout.clone(),
+            layer: n.layers[policy],
+        });
+    }
+    VectorSystem::new(cluster, ScoredPolicy::new(discipline))
 }
 
 /// Replays window `rep` of the trace at the scaling of sweep point `point` (`seed` drives the
@@ -177,8 +202,8 @@ fn run_trace(
             crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
         }
         Built::Scored { discipline, scorer } => {
-            let mut system = vector_system(exp, discipline, scorer, seed);
-            sim::run_system(&mut system, &mut source, &cfg)?
+            let mut system = vector_system(exp, policy, discipline, scorer, seed);
+            run_vector(exp, &mut system, &mut source, &cfg, seed)?
         }
     };
     if let Some(e) = source.error() {

@@ -2,7 +2,7 @@
 //! when anything asks for it.
 
 use super::schema::{RawExperiment, RawSweep};
-use super::{Point, SweepKind, Workload};
+use super::{Point, QueueNuma, SweepKind, Workload};
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
@@ -37,10 +37,15 @@ pub(super) fn rho_star(
     cx: &Ctx<'_>,
     raw: &RawExperiment,
     workload: &Workload,
+    numa: Option<&QueueNuma>,
 ) -> Result<Option<(f64, f64)>, ExperimentError> {
     let needs_rho = raw.sweep.fraction.is_some()
         || raw.claim.iter().any(|c| {
-            c.fraction.is_some() || matches!(c.kind.as_deref(), Some("threshold" | "saturation"))
+            c.fraction.is_some()
+                || matches!(
+                    c.kind.as_deref(),
+                    Some("threshold" | "saturation" | "limit-order")
+                )
         })
         || raw.plot.iter().any(|p| p.fraction.is_some());
     if !needs_rho {
@@ -52,6 +57,17 @@ pub(super) fn rho_star(
             "`load` or `arrival_rate` and no threshold claims for request vectors (ρ* is computed for one resource; [compaction] finds stability limits)",
             "`fraction` or a threshold claim",
         ));
+    }
+    if let Some(n) = numa {
+        // on servers with NUMA nodes, ρ* of the file's strict share, by the LP over nodes
+        return match n.rho {
+            Some(r) => Ok(Some((r.mixed, r.mixed))),
+            None => Err(cx.bad(
+                "sweep",
+                "`load` or `arrival_rate` and no threshold claims with [numa] unless the sizes are finitely many (ρ* with NUMA nodes enumerates configurations)",
+                "`fraction` or a threshold claim",
+            )),
+        };
     }
     rho_star_of(workload.sizes())
         .map(Some)

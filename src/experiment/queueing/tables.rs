@@ -133,6 +133,20 @@ struct StudyCsvRow<'a> {
     ci95_high: Option<F6>,
 }
 
+/// `numa.csv`: one row per run on servers with NUMA nodes.
+#[derive(Serialize, Default)]
+struct NumaRow<'a> {
+    policy: &'a str,
+    layer: &'static str,
+    load: F6,
+    replication: u32,
+    placed: u64,
+    numa_fit_percent: F6,
+    strict_placed: u64,
+    refused: u64,
+    verdict: String,
+}
+
 /// The trace columns of a point: (scaling, mean work waiting).
 fn traced(exp: &Experiment, p: &Point, work: f64) -> (Option<F6>, Option<F6>) {
     match exp.workload.trace() {
@@ -170,6 +184,9 @@ pub(super) fn write_tables(
     if !out.study.is_empty() {
         files.push(write_csv(dir.join("study.csv"), &study_rows(exp, out))?);
     }
+    if exp.numa.is_some() {
+        files.push(write_csv(dir.join("numa.csv"), &numa_rows(exp, out))?);
+    }
     files.push(write_claims(dir, &out.claims)?);
     Ok(files)
 }
@@ -198,6 +215,29 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
                 scaling,
                 mean_queued_work,
             }
+        })
+        .collect()
+}
+
+fn numa_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<NumaRow<'a>> {
+    let Some(n) = &exp.numa else {
+        return Vec::new();
+    };
+    out.runs
+        .iter()
+        .filter_map(|r| {
+            let t = r.result.numa?;
+            Some(NumaRow {
+                policy: &exp.labels[r.policy],
+                layer: n.layers[r.policy].name(),
+                load: F6(exp.points[r.point].load),
+                replication: r.replication,
+                placed: t.placed,
+                numa_fit_percent: F6(100.0 * t.fit_fraction()),
+                strict_placed: t.strict,
+                refused: t.refused,
+                verdict: r.verdict.to_string(),
+            })
         })
         .collect()
 }

@@ -58,16 +58,25 @@ pub(super) fn plan(exp: &Experiment) -> Vec<Unit> {
         }
     }
     for c in &exp.claims {
-        let unit = match c {
+        let units: Vec<Unit> = match c {
             ClaimSpec::Threshold { policy, search, .. }
-            | ClaimSpec::Saturation { policy, search } => Unit::Limit {
+            | ClaimSpec::Saturation { policy, search } => vec![Unit::Limit {
                 policy: *policy,
                 search: *search,
-            },
+            }],
+            ClaimSpec::LimitOrder { order, search } => order
+                .iter()
+                .map(|&policy| Unit::Limit {
+                    policy,
+                    search: *search,
+                })
+                .collect(),
             _ => continue,
         };
-        if !plan.contains(&unit) {
-            plan.push(unit);
+        for unit in units {
+            if !plan.contains(&unit) {
+                plan.push(unit);
+            }
         }
     }
     for c in &exp.claims {

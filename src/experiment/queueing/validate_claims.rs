@@ -82,12 +82,18 @@ pub(super) fn claims(
                     "\"verdict\" or \"ranking\" for a replayed trace (a threshold needs sampled laws)",
                     "\"threshold\"",
                 )),
+                "limit-order" if traced => Err(k.cx().bad(
+                    &k.key("kind"),
+                    "\"verdict\" or \"ranking\" for a replayed trace (a limit needs sampled laws)",
+                    "\"limit-order\"",
+                )),
                 "threshold" => threshold(&k),
+                "limit-order" => limit_order(&k),
                 "saturation" => saturation(&k, policies, traced),
                 "ranking" => ranking(&k),
                 other => Err(k.cx().bad(
                     &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\" or \"ranking\"",
+                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\" or \"limit-order\"",
                     format!("\"{other}\""),
                 )),
             }
@@ -169,14 +175,12 @@ fn saturation(
     })
 }
 
-fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
-    let names = k.c.order.as_ref().ok_or_else(|| {
-        k.cx().bad(
-            &k.key("order"),
-            "a list of policy labels, best first",
-            "nothing",
-        )
-    })?;
+/// The claim's `order`: at least two distinct policy labels.
+fn order(k: &ClaimCx<'_>, what: &str) -> Result<Vec<usize>, ExperimentError> {
+    let names =
+        k.c.order
+            .as_ref()
+            .ok_or_else(|| k.cx().bad(&k.key("order"), what, "nothing"))?;
     if names.len() < 2 {
         return Err(k
             .cx()
@@ -186,6 +190,23 @@ fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
         .iter()
         .map(|n| k.policy_of(n, &k.key("order")))
         .collect::<Result<Vec<_>, _>>()?;
+    if (1..order.len()).any(|i| order[..i].contains(&order[i])) {
+        return Err(k
+            .cx()
+            .bad(&k.key("order"), "distinct policies", format!("{names:?}")));
+    }
+    Ok(order)
+}
+
+fn limit_order(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    Ok(ClaimSpec::LimitOrder {
+        order: order(k, "a list of policy labels, lowest stability limit first")?,
+        search: search(k)?,
+    })
+}
+
+fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let order = order(k, "a list of policy labels, best first")?;
     Ok(ClaimSpec::Ranking {
         order,
         point: k.point()?,
