@@ -82,31 +82,26 @@ impl SizeLaw {
 
     /// The smallest size the law can draw.
     pub fn min(&self) -> Size {
-        match self {
-            SizeLaw::Uniform { low, .. } => *low,
-            SizeLaw::Discrete { values, probs, .. } => values
-                .iter()
-                .zip(probs)
-                .filter(|(_, p)| **p > 0.0)
-                .map(|(v, _)| *v)
-                .min()
-                .unwrap_or(Size::ONE),
-            SizeLaw::Empirical { values } => values.iter().copied().min().unwrap_or(Size::ONE),
-        }
+        self.support().min().unwrap_or(Size::ONE)
     }
 
     /// The largest size the law can draw.
     pub fn max(&self) -> Size {
+        self.support().max().unwrap_or(Size::ONE)
+    }
+
+    /// The sizes the law can draw, or for a uniform law the two ends of its range.
+    fn support(&self) -> Box<dyn Iterator<Item = Size> + '_> {
         match self {
-            SizeLaw::Uniform { high, .. } => *high,
-            SizeLaw::Discrete { values, probs, .. } => values
-                .iter()
-                .zip(probs)
-                .filter(|(_, p)| **p > 0.0)
-                .map(|(v, _)| *v)
-                .max()
-                .unwrap_or(Size::ONE),
-            SizeLaw::Empirical { values } => values.iter().copied().max().unwrap_or(Size::ONE),
+            SizeLaw::Uniform { low, high } => Box::new([*low, *high].into_iter()),
+            SizeLaw::Discrete { values, probs, .. } => Box::new(
+                values
+                    .iter()
+                    .zip(probs)
+                    .filter(|(_, p)| **p > 0.0)
+                    .map(|(v, _)| *v),
+            ),
+            SizeLaw::Empirical { values } => Box::new(values.iter().copied()),
         }
     }
 

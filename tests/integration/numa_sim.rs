@@ -18,15 +18,7 @@ use rand_pcg::Pcg64Mcg;
 const LAYERS: [Layer; 3] = [Layer::Default, Layer::Machine, Layer::Cluster];
 
 fn cfg(slots: u64, check: bool) -> RunConfig {
-    RunConfig {
-        slots,
-        warmup: slots / 10,
-        queue_cap: 1_000_000,
-        samples: 200,
-        check_every_slot: check,
-        max_slots: 0,
-        mean_service: 1.0,
-    }
+    crate::util::run_cfg(slots, check)
 }
 
 fn numa(k: usize, layer: Layer) -> Numa {

@@ -29,3 +29,17 @@ pub fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
     std::fs::write(&f, contents).unwrap();
     f
 }
+
+/// A run of `slots` slots (a tenth of warm-up), with the invariants checked after every slot
+/// when `check`.
+pub fn run_cfg(slots: u64, check: bool) -> packlab::sim::RunConfig {
+    packlab::sim::RunConfig {
+        slots,
+        warmup: slots / 10,
+        queue_cap: 1_000_000,
+        samples: 200,
+        check_every_slot: check,
+        max_slots: 0,
+        mean_service: 1.0,
+    }
+}
