@@ -419,11 +419,9 @@ impl Placer {
     /// With machine + cluster NUMA awareness, the choice among the machines with a node that
     /// holds `req`, if any has; else among all.
     pub fn choose(&mut self, req: &Resources) -> Option<usize> {
-        let cluster = self
-            .numa
-            .as_ref()
-            .is_some_and(|n| n.layer == Layer::Cluster);
-        if cluster && let Some(p) = self.choose_among(req, true) {
+        if self.numa_layer() == Some(Layer::Cluster)
+            && let Some(p) = self.choose_among(req, true)
+        {
             return Some(p);
         }
         self.choose_among(req, false)
@@ -512,11 +510,7 @@ impl Placer {
     /// that holds it; otherwise as [`Placer::choose`]. Without cluster awareness the machine
     /// chosen may not admit a strict job ([`Placer::admits`]): the caller finds out.
     pub fn choose_job(&mut self, req: &Resources, strict: bool) -> Option<usize> {
-        let cluster = self
-            .numa
-            .as_ref()
-            .is_some_and(|n| n.layer == Layer::Cluster);
-        if strict && cluster {
+        if strict && self.numa_layer() == Some(Layer::Cluster) {
             self.choose_among(req, true)
         } else {
             self.choose(req)
