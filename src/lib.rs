@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod configurations;
+pub mod constraints;
 pub mod experiment;
 pub mod input;
 pub mod limits;

@@ -1,0 +1,288 @@
+//! Eligibility (Algorithm 4 of Sharma et al., SoCC 2011): a machine may run a task when it
+//! satisfies every one of the task's constraints. Machines with the same attributes form a
+//! *kind*, tasks with the same constraint set a *class*; the table answers "may class c run on
+//! kind k" from a matrix computed once, so a placement pays one lookup per machine it looks at.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::predicate::{Constraint, ConstraintSet};
+
+/// A machine's attributes: (name, value) pairs sorted by name, e.g. `[("arch", "x86"),
+/// ("num_cores", "8")]`.
+pub type Properties = Vec<(String, String)>;
+
+/// How an attribute's values compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrType {
+    /// Text; constraints use `=` and `!=`.
+    Categorical,
+    /// Numbers (every machine's value parses as one); every operator.
+    Numeric,
+}
+
+/// A constraint set that cannot be used on this cluster.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConstraintError {
+    #[error(transparent)]
+    Syntax(#[from] super::predicate::SyntaxError),
+    #[error("unknown attribute `{attr}` in `{constraint}` (the machines have: {known})")]
+    UnknownAttribute {
+        attr: String,
+        constraint: String,
+        known: String,
+    },
+    #[error(
+        "operator `{op}` in `{constraint}` needs a numeric attribute, and `{attr}` is categorical (use = or !=)"
+    )]
+    OperatorForType {
+        op: &'static str,
+        attr: String,
+        constraint: String,
+    },
+    #[error("`{constraint}`: `{attr}` is numeric, and `{value}` is not a number")]
+    NotANumber {
+        attr: String,
+        value: String,
+        constraint: String,
+    },
+    #[error("no machine satisfies every constraint of `{set}`: such a task could never run")]
+    Unsatisfiable { set: String },
+}
+
+/// The constraints of a set, as written in files (`a = 1; b >= 2`).
+pub fn set_text(set: &ConstraintSet) -> String {
+    set.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Machine kinds, task classes and which class may run on which kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Eligibility {
+    types: BTreeMap<String, AttrType>,
+    kinds: Vec<Properties>,
+    classes: Vec<ConstraintSet>,
+    class_index: HashMap<ConstraintSet, u32>,
+    /// `allowed[class][kind]`.
+    allowed: Vec<Vec<bool>>,
+}
+
+impl Eligibility {
+    /// The table for machines of the given kinds (distinct attribute rows), with class 0, the
+    /// empty constraint set, allowed everywhere. An attribute is numeric when every kind that
+    /// has it gives a number, categorical otherwise.
+    pub fn new(kinds: Vec<Properties>) -> Self {
+        let mut types: BTreeMap<String, AttrType> = BTreeMap::new();
+        for k in &kinds {
+            for (a, v) in k {
+                let t = if v.parse::<f64>().is_ok_and(f64::is_finite) {
+                    AttrType::Numeric
+                } else {
+                    AttrType::Categorical
+                };
+                let e = types.entry(a.clone()).or_insert(t);
+                if t == AttrType::Categorical {
+                    *e = AttrType::Categorical;
+                }
+            }
+        }
+        let n = kinds.len();
+        let mut e = Eligibility {
+            types,
+            kinds,
+            classes: Vec::new(),
+            class_index: HashMap::new(),
+            allowed: Vec::new(),
+        };
+        e.classes.push(Vec::new());
+        e.class_index.insert(Vec::new(), 0);
+        e.allowed.push(vec![true; n]);
+        e
+    }
+
+    /// Groups per-machine attribute rows into kinds: the table and each machine's kind.
+    pub fn from_machines(rows: &[Properties]) -> (Self, Vec<u32>) {
+        let mut index: HashMap<&Properties, u32> = HashMap::new();
+        let mut kinds = Vec::new();
+        let kind_of = rows
+            .iter()
+            .map(|r| {
+                *index.entry(r).or_insert_with(|| {
+                    kinds.push(r.clone());
+                    (kinds.len() - 1) as u32
+                })
+            })
+            .collect();
+        (Eligibility::new(kinds), kind_of)
+    }
+
+    /// The type of attribute `attr`, if any machine has it.
+    pub fn attr_type(&self, attr: &str) -> Option<AttrType> {
+        self.types.get(attr).copied()
+    }
+
+    /// Every attribute's name and type.
+    pub fn attributes(&self) -> impl Iterator<Item = (&str, AttrType)> {
+        self.types.iter().map(|(a, t)| (a.as_str(), *t))
+    }
+
+    /// Is `c` well formed for this cluster: a known attribute, an operator its type allows, a
+    /// number where the attribute is numeric?
+    pub fn check(&self, c: &Constraint) -> Result<(), ConstraintError> {
+        match self.types.get(&c.attr) {
+            None => Err(ConstraintError::UnknownAttribute {
+                attr: c.attr.clone(),
+                constraint: c.to_string(),
+                known: if self.types.is_empty() {
+                    "none".into()
+                } else {
+                    self.types.keys().cloned().collect::<Vec<_>>().join(", ")
+                },
+            }),
+            Some(AttrType::Categorical) if !c.op.is_equality() => {
+                Err(ConstraintError::OperatorForType {
+                    op: c.op.text(),
+                    attr: c.attr.clone(),
+                    constraint: c.to_string(),
+                })
+            }
+            Some(AttrType::Numeric) if c.value.parse::<f64>().is_err() => {
+                Err(ConstraintError::NotANumber {
+                    attr: c.attr.clone(),
+                    value: c.value.clone(),
+                    constraint: c.to_string(),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Does a machine of kind `kind` satisfy `c` (Algorithm 4 for one constraint)?
+    pub fn satisfies(&self, kind: u32, c: &Constraint) -> bool {
+        let props = &self.kinds[kind as usize];
+        let value = props
+            .binary_search_by(|(a, _)| a.as_str().cmp(&c.attr))
+            .ok()
+            .map(|i| props[i].1.as_str());
+        c.satisfied_by(value, self.types.get(&c.attr) == Some(&AttrType::Numeric))
+    }
+
+    /// The class of constraint set `set` (sorted, without repeats), added if new. Refuses a
+    /// malformed constraint and a set no machine kind satisfies.
+    pub fn class_of(&mut self, set: &ConstraintSet) -> Result<u32, ConstraintError> {
+        if let Some(&c) = self.class_index.get(set) {
+            return Ok(c);
+        }
+        for c in set {
+            self.check(c)?;
+        }
+        let row: Vec<bool> = (0..self.kinds.len() as u32)
+            .map(|k| set.iter().all(|c| self.satisfies(k, c)))
+            .collect();
+        if !row.iter().any(|&b| b) {
+            return Err(ConstraintError::Unsatisfiable { set: set_text(set) });
+        }
+        let id = self.classes.len() as u32;
+        self.classes.push(set.clone());
+        self.class_index.insert(set.clone(), id);
+        self.allowed.push(row);
+        Ok(id)
+    }
+
+    /// May a task of class `class` run on a machine of kind `kind`?
+    #[inline]
+    pub fn allowed(&self, class: u32, kind: u32) -> bool {
+        self.allowed[class as usize][kind as usize]
+    }
+
+    /// The kinds class `class` may run on.
+    pub fn allowed_kinds(&self, class: u32) -> &[bool] {
+        &self.allowed[class as usize]
+    }
+
+    /// Is every class allowed on every kind (nothing to filter)?
+    pub fn is_trivial(&self) -> bool {
+        self.allowed.iter().all(|r| r.iter().all(|&b| b))
+    }
+
+    pub fn kinds(&self) -> &[Properties] {
+        &self.kinds
+    }
+
+    pub fn classes(&self) -> &[ConstraintSet] {
+        &self.classes
+    }
+
+    /// Adds a machine kind (a machine with new attributes joining the cluster) and returns its
+    /// index; every class's eligibility on it is computed now.
+    pub fn add_kind(&mut self, props: Properties) -> u32 {
+        if let Some(k) = self.kinds.iter().position(|p| *p == props) {
+            return k as u32;
+        }
+        self.kinds.push(props);
+        let k = (self.kinds.len() - 1) as u32;
+        for c in 0..self.classes.len() {
+            let ok = self.classes[c].iter().all(|x| self.satisfies(k, x));
+            self.allowed[c].push(ok);
+        }
+        k
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraints::predicate::parse_set;
+
+    fn props(kv: &[(&str, &str)]) -> Properties {
+        let mut p: Properties = kv
+            .iter()
+            .map(|(a, v)| (a.to_string(), v.to_string()))
+            .collect();
+        p.sort();
+        p
+    }
+
+    #[test]
+    fn types_are_inferred_and_checked() {
+        let mut e = Eligibility::new(vec![
+            props(&[("arch", "x86"), ("cores", "8"), ("kernel", "2.6.32")]),
+            props(&[("arch", "arm"), ("cores", "16"), ("kernel", "3")]),
+        ]);
+        assert_eq!(e.attr_type("arch"), Some(AttrType::Categorical));
+        assert_eq!(e.attr_type("cores"), Some(AttrType::Numeric));
+        assert_eq!(
+            e.attr_type("kernel"),
+            Some(AttrType::Categorical),
+            "one value is not a number"
+        );
+        let set = |t: &str| parse_set(t).unwrap();
+        assert!(matches!(
+            e.class_of(&set("disk = 1")),
+            Err(ConstraintError::UnknownAttribute { .. })
+        ));
+        assert!(matches!(
+            e.class_of(&set("arch >= x86")),
+            Err(ConstraintError::OperatorForType { .. })
+        ));
+        assert!(matches!(
+            e.class_of(&set("cores >= many")),
+            Err(ConstraintError::NotANumber { .. })
+        ));
+        assert!(matches!(
+            e.class_of(&set("arch = x86; cores > 8")),
+            Err(ConstraintError::Unsatisfiable { .. })
+        ));
+        let a = e.class_of(&set("cores > 8")).unwrap();
+        assert_eq!(e.allowed_kinds(a), &[false, true]);
+        let b = e.class_of(&set("arch != arm; cores >= 8")).unwrap();
+        assert_eq!(e.allowed_kinds(b), &[true, false]);
+        assert_eq!(e.class_of(&set("cores >= 8; arch != arm")).unwrap(), b);
+        assert_eq!(e.allowed_kinds(0), &[true, true]);
+        assert!(!e.is_trivial());
+        let k = e.add_kind(props(&[("arch", "x86"), ("cores", "32")]));
+        assert_eq!(k, 2);
+        assert!(e.allowed(a, k) && e.allowed(b, k));
+    }
+}
