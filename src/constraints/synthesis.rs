@@ -251,9 +251,9 @@ mod tests {
         }
         for k in 0..2 {
             close(count[k] as f64 / n as f64, ch.machines[k].share, n as f64);
-            for i in 0..3 {
-                let got = sat[k][i] as f64 / count[k] as f64;
-                let want = ch.machines[k].frequency[i];
+            for (got, want) in sat[k].iter().zip(&ch.machines[k].frequency) {
+                let got = *got as f64 / count[k] as f64;
+                let want = *want;
                 // cores >= 8 drawn implies cores >= 4 satisfied: in cluster 1 (0.0, -, 0.25)
                 // the implication never fires, in cluster 0 both are 1
                 close(got, want, count[k] as f64);
@@ -277,12 +277,8 @@ mod tests {
         }
         for k in 0..2 {
             close(count[k] as f64 / n as f64, ch.tasks[k].share, n as f64);
-            for i in 0..3 {
-                close(
-                    has[k][i] as f64 / count[k] as f64,
-                    ch.tasks[k].frequency[i],
-                    count[k] as f64,
-                );
+            for (h, f) in has[k].iter().zip(&ch.tasks[k].frequency) {
+                close(*h as f64 / count[k] as f64, *f, count[k] as f64);
             }
         }
     }
