@@ -11,7 +11,7 @@ pub mod predicate;
 pub mod synthesis;
 pub mod table;
 
-pub use multiplier::{Multiplier, multipliers};
+pub use multiplier::{Multiplier, multipliers, vocabulary};
 pub use predicate::{Constraint, ConstraintSet, Op, parse_set};
 pub use synthesis::{Characterisation, StatCluster, sort_and_merge};
 pub use table::{AttrType, ConstraintError, Eligibility, Properties, set_text};

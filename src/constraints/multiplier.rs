@@ -23,15 +23,8 @@ pub struct Multiplier {
     pub u_max: f64,
 }
 
-/// The multiplier of every constraint appearing in some task's set, in the order of first
-/// appearance among the classes; `dims` resources. Machines are `(capacity, kind)`, tasks
-/// `(request, class)`.
-pub fn multipliers(
-    table: &Eligibility,
-    dims: usize,
-    machines: &[(&[u64], u32)],
-    tasks: &[(&[u64], u32)],
-) -> Vec<Multiplier> {
+/// Every constraint appearing in some class's set, in the order of first appearance.
+pub fn vocabulary(table: &Eligibility) -> Vec<&Constraint> {
     let mut vocab: Vec<&Constraint> = Vec::new();
     for set in table.classes() {
         for c in set {
@@ -40,6 +33,18 @@ pub fn multipliers(
             }
         }
     }
+    vocab
+}
+
+/// The multiplier of every constraint of [`vocabulary`], in its order; `dims` resources. Machines are `(capacity, kind)`, tasks
+/// `(request, class)`.
+pub fn multipliers(
+    table: &Eligibility,
+    dims: usize,
+    machines: &[(&[u64], u32)],
+    tasks: &[(&[u64], u32)],
+) -> Vec<Multiplier> {
+    let vocab = vocabulary(table);
     let mut supply = vec![0u128; dims];
     for (cap, _) in machines {
         for d in 0..dims {

@@ -138,7 +138,9 @@ pub fn compact_trial(
         }
         // machines ← machines + clone(machines)
         work.machines.extend_from_within(..);
-        work.attributes.extend_from_within(..);
+        if let Some(pl) = &mut work.placement {
+            pl.kind.extend_from_within(..);
+        }
         ids.extend(n..2 * n);
     }
     if !fitted {
@@ -214,8 +216,8 @@ pub enum Inflation {
 }
 
 /// Verma et al.'s picky threshold: a task is picky if it requests more than this fraction of the
-/// median machine in some resource, or fits (on an empty machine) on fewer than this fraction
-/// of the machines. A job is conforming if none of its tasks is picky.
+/// median machine in some resource, or is eligible on fewer than this fraction of the machines
+/// (it fits the empty machine and its placement constraints allow it). A job is conforming if none of its tasks is picky.
 pub const PICKY: f64 = 0.6;
 
 /// Which jobs are conforming (indexed by job id) for the picky threshold `picky` ([`PICKY`] in
@@ -225,14 +227,22 @@ pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     let jobs = snap.jobs();
     let mut ok = vec![true; jobs];
     let m = snap.machines.len() as f64;
-    let mut cache: std::collections::HashMap<Resources, bool> = Default::default();
+    let mut cache: std::collections::HashMap<(Resources, u32), bool> = Default::default();
     for t in &snap.tasks {
-        let picky = *cache.entry(t.request).or_insert_with(|| {
+        let picky = *cache.entry((t.request, t.class)).or_insert_with(|| {
             let big = (0..MAX_DIMS).any(|d| t.request[d] as f64 > picky * median[d] as f64);
+            // eligible: fits the empty machine, and the task's constraints allow it
             let eligible = snap
                 .machines
                 .iter()
-                .filter(|c| c.iter().zip(&t.request).all(|(c, r)| c >= r))
+                .enumerate()
+                .filter(|(m, c)| {
+                    c.iter().zip(&t.request).all(|(c, r)| c >= r)
+                        && snap
+                            .placement
+                            .as_ref()
+                            .is_none_or(|pl| pl.table.allowed(t.class, pl.kind[*m]))
+                })
                 .count();
             big || (eligible as f64) < picky * m
         });
@@ -291,7 +301,7 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -
                 }
                 out.tasks.extend((0..k).map(|i| Task {
                     job: next,
-                    request: tasks[i % tasks.len()].request,
+                    ..tasks[i % tasks.len()]
                 }));
                 next += 1;
             }
@@ -353,7 +363,8 @@ pub fn monte_carlo_inflation(
     seed: u64,
 ) -> Inflated {
     let all: Vec<usize> = (0..snap.machines.len()).collect();
-    let mut placer = Placer::new(&snap.machines, &all, snap.machines.clone(), scorer, seed);
+    let mut placer = Placer::new(&snap.machines, &all, snap.machines.clone(), scorer, seed)
+        .with_placement(snap.placement.as_ref(), &all);
     if let Some(n) = numa {
         placer = placer.with_numa(n);
     }
@@ -361,12 +372,13 @@ pub fn monte_carlo_inflation(
     let mut tasks = 0usize;
     for i in task_order(snap, order) {
         tasks += 1;
-        pending += placer.place(&snap.tasks[i].request).is_none() as usize;
+        let t = &snap.tasks[i];
+        pending += placer.place_class(&t.request, t.class).is_none() as usize;
     }
     let ok = conforming_jobs(snap, opt.picky);
-    let mut by_job: Vec<Vec<Resources>> = vec![Vec::new(); ok.len()];
+    let mut by_job: Vec<Vec<(Resources, u32)>> = vec![Vec::new(); ok.len()];
     for t in &snap.tasks {
-        by_job[t.job as usize].push(t.request);
+        by_job[t.job as usize].push((t.request, t.class));
     }
     let pool: Vec<usize> = (0..ok.len())
         .filter(|&j| (!opt.conforming_only || ok[j]) && !by_job[j].is_empty())
@@ -375,9 +387,9 @@ pub fn monte_carlo_inflation(
     let limit = 1000 * snap.tasks.len().max(1);
     while !pool.is_empty() && (pending as f64) < tau * tasks as f64 && tasks < limit {
         let j = pool[rand::Rng::random_range(&mut rng, 0..pool.len())];
-        for r in &by_job[j] {
+        for (r, class) in &by_job[j] {
             tasks += 1;
-            pending += placer.place(r).is_none() as usize;
+            pending += placer.place_class(r, *class).is_none() as usize;
         }
     }
     let cap = total(snap.machines.iter());
@@ -424,46 +436,60 @@ pub fn expansion(
 ) -> Expansion {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let m0 = snap.machines.len();
-    let mut caps: Vec<Resources> = Vec::new();
-    let pick = |caps: &mut Vec<Resources>, n: usize, rng: &mut Pcg64Mcg| {
+    // the machines so far: copies of machines of the snapshot (their indices)
+    let mut from: Vec<usize> = Vec::new();
+    let pick = |from: &mut Vec<usize>, n: usize, rng: &mut Pcg64Mcg| {
         for _ in 0..n {
-            caps.push(snap.machines[rand::Rng::random_range(rng, 0..m0)]);
+            from.push(rand::Rng::random_range(rng, 0..m0));
         }
     };
     pick(
-        &mut caps,
+        &mut from,
         ((start * m0 as f64).ceil() as usize).max(1),
         &mut rng,
     );
+    let caps_of =
+        |from: &[usize]| -> Vec<Resources> { from.iter().map(|&m| snap.machines[m]).collect() };
+    let kinds_of = |from: &[usize]| -> Vec<u32> {
+        match &snap.placement {
+            Some(pl) => from.iter().map(|&m| pl.kind[m]).collect(),
+            None => Vec::new(),
+        }
+    };
+    let caps = caps_of(&from);
     let ids: Vec<usize> = (0..caps.len()).collect();
     let mut placer = Placer::new(&caps, &ids, caps.clone(), scorer, seed);
+    if let Some(pl) = &snap.placement {
+        placer = placer.with_constraints(kinds_of(&from), pl.table.clone());
+    }
     if let Some(n) = numa {
         placer = placer.with_numa(n);
     }
-    let mut waiting: Vec<Resources> = Vec::new();
+    let mut waiting: Vec<(Resources, u32)> = Vec::new();
     let mut seen = 0usize;
-    let expand = |caps: &mut Vec<Resources>, placer: Placer, rng: &mut Pcg64Mcg| {
-        let add = ((tau * caps.len() as f64).ceil() as usize).max(1);
-        pick(caps, add, rng);
-        placer.grown(caps, seed)
+    let expand = |from: &mut Vec<usize>, placer: Placer, rng: &mut Pcg64Mcg| {
+        let add = ((tau * from.len() as f64).ceil() as usize).max(1);
+        pick(from, add, rng);
+        placer.grown(&caps_of(from), &kinds_of(from), seed)
     };
     for i in task_order(snap, order) {
         seen += 1;
-        let r = snap.tasks[i].request;
-        if placer.place(&r).is_none() {
-            waiting.push(r);
+        let t = &snap.tasks[i];
+        if placer.place_class(&t.request, t.class).is_none() {
+            waiting.push((t.request, t.class));
         }
         if waiting.len() as f64 > tau * seen as f64 {
-            placer = expand(&mut caps, placer, &mut rng);
-            waiting.retain(|r| placer.place(r).is_none());
+            placer = expand(&mut from, placer, &mut rng);
+            waiting.retain(|(r, c)| placer.place_class(r, *c).is_none());
         }
     }
     let mut guard = 0;
     while !waiting.is_empty() && guard < 10_000 {
-        placer = expand(&mut caps, placer, &mut rng);
-        waiting.retain(|r| placer.place(r).is_none());
+        placer = expand(&mut from, placer, &mut rng);
+        waiting.retain(|(r, c)| placer.place_class(r, *c).is_none());
         guard += 1;
     }
+    let caps = caps_of(&from);
     Expansion {
         machines: caps.len(),
         cpu: caps.iter().map(|c| c[0] as u128).sum(),

@@ -20,8 +20,11 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use std::sync::Arc;
+
 use super::numa::{Allocation, Layer, Numa, NumaCount, NumaLayout, NumaMachines};
-use super::snapshot::{MAX_DIMS, Resources, Snapshot, max_each};
+use super::snapshot::{MAX_DIMS, Placement, Resources, Snapshot, max_each};
+use crate::constraints::Eligibility;
 use crate::model::Size;
 
 /// How a machine is chosen for a task.
@@ -196,6 +199,70 @@ impl FitTree {
     }
 }
 
+/// A placer's placement constraints. Machine kinds that every task class treats alike (the
+/// same column of the eligibility table) form one *group*: a placement looks at groups, of
+/// which there are at most as many as distinct answers the classes give, however many distinct
+/// attribute rows the machines have. For first fit, one tree per group over its machines in
+/// first-fit order, so a constrained task searches only the groups it may use.
+struct Constrained {
+    table: Arc<Eligibility>,
+    /// Per position, its group; `allowed[class][group]`.
+    group: Vec<u32>,
+    allowed: Vec<Vec<bool>>,
+    /// First fit: per group, its tree and each leaf's rank in the first-fit order; per
+    /// position, its leaf in its group's tree.
+    trees: Vec<(FitTree, Vec<usize>)>,
+    leaf: Vec<usize>,
+}
+
+impl Constrained {
+    /// Machines of kinds `kind` (by position) under `table`.
+    fn new(kind: &[u32], table: Arc<Eligibility>) -> Self {
+        let classes = table.classes().len() as u32;
+        let mut index: std::collections::HashMap<Vec<bool>, u32> = Default::default();
+        let mut allowed: Vec<Vec<bool>> = vec![Vec::new(); classes as usize];
+        let group_of_kind: Vec<u32> = (0..table.kinds().len() as u32)
+            .map(|k| {
+                let column: Vec<bool> = (0..classes).map(|c| table.allowed(c, k)).collect();
+                let next = index.len() as u32;
+                *index.entry(column.clone()).or_insert_with(|| {
+                    for (row, ok) in allowed.iter_mut().zip(&column) {
+                        row.push(*ok);
+                    }
+                    next
+                })
+            })
+            .collect();
+        Constrained {
+            group: kind.iter().map(|&k| group_of_kind[k as usize]).collect(),
+            allowed,
+            table,
+            trees: Vec::new(),
+            leaf: Vec::new(),
+        }
+    }
+
+    /// The per-group first-fit trees over the order `by` (positions), with free resources
+    /// `free`.
+    fn build_trees(&mut self, by: &[usize], free: &[Resources]) {
+        let groups = self.allowed[0].len();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups];
+        self.leaf = vec![0; self.group.len()];
+        for (rank, &p) in by.iter().enumerate() {
+            let k = self.group[p] as usize;
+            self.leaf[p] = members[k].len();
+            members[k].push(rank);
+        }
+        self.trees = members
+            .into_iter()
+            .map(|ranks| {
+                let leaves: Vec<Resources> = ranks.iter().map(|&r| free[by[r]]).collect();
+                (FitTree::new(&leaves), ranks)
+            })
+            .collect();
+    }
+}
+
 /// A placer's NUMA state: the machines' nodes, the layer, and the fit bookkeeping.
 struct NumaState {
     layout: NumaLayout,
@@ -243,6 +310,7 @@ pub struct Placer {
     buckets: Option<[u64; 3]>,
     counts: Vec<i64>,
     numa: Option<NumaState>,
+    constrained: Option<Constrained>,
 }
 
 impl Placer {
@@ -299,7 +367,46 @@ impl Placer {
             buckets,
             counts,
             numa: None,
+            constrained: None,
         }
+    }
+
+    /// The same placer with placement constraints: machine `p` (a position) is of kind
+    /// `kind[p]` in `table`, and a task of class c goes only where `table` allows c. A table
+    /// that allows everything changes nothing.
+    pub fn with_constraints(mut self, kind: Vec<u32>, table: Arc<Eligibility>) -> Self {
+        assert_eq!(kind.len(), self.free.len(), "one kind per machine");
+        if table.is_trivial() {
+            return self;
+        }
+        let mut c = Constrained::new(&kind, table);
+        if self.tree.is_some() {
+            c.build_trees(&self.by, &self.free);
+        }
+        self.constrained = Some(c);
+        self
+    }
+
+    /// The same placer with the snapshot's constraints for the enabled machines `machines`
+    /// (snapshot indices, as given to [`Placer::new`]).
+    pub fn with_placement(self, placement: Option<&Placement>, machines: &[usize]) -> Self {
+        match placement {
+            Some(pl) => {
+                let kind = machines.iter().map(|&m| pl.kind[m]).collect();
+                self.with_constraints(kind, pl.table.clone())
+            }
+            None => self,
+        }
+    }
+
+    /// May a task of class `class` run on machine `p`?
+    #[inline]
+    pub fn eligible(&self, p: usize, class: u32) -> bool {
+        class == 0
+            || self
+                .constrained
+                .as_ref()
+                .is_none_or(|c| c.allowed[class as usize][c.group[p] as usize])
     }
 
     /// The same placer with NUMA nodes laid out by `numa.layout` on empty machines (every
@@ -337,12 +444,16 @@ impl Placer {
     /// This placer over `caps` (the machines it has, then new empty ones): as a new placer on
     /// every machine with the free resources so far, keeping the NUMA nodes' state and
     /// bookkeeping. `seed` drives the random scorers, as in [`Placer::new`].
-    pub fn grown(self, caps: &[Resources], seed: u64) -> Self {
+    /// With placement constraints, `kinds` gives every machine's kind (the new ones' too).
+    pub fn grown(self, caps: &[Resources], kinds: &[u32], seed: u64) -> Self {
         let before = self.free.len();
         let mut free = self.free;
         free.extend_from_slice(&caps[before..]);
         let ids: Vec<usize> = (0..caps.len()).collect();
         let mut next = Placer::new(caps, &ids, free, self.scorer, seed);
+        if let Some(c) = self.constrained {
+            next = next.with_constraints(kinds.to_vec(), c.table);
+        }
         if let Some(mut n) = self.numa {
             for c in &caps[before..] {
                 n.machines.push(&n.layout, c);
@@ -419,17 +530,41 @@ impl Placer {
     /// With machine + cluster NUMA awareness, the choice among the machines with a node that
     /// holds `req`, if any has; else among all.
     pub fn choose(&mut self, req: &Resources) -> Option<usize> {
+        self.choose_class(req, 0)
+    }
+
+    /// [`Placer::choose`] for a task of constraint class `class`: only machines it may run on.
+    pub fn choose_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
         if self.numa_layer() == Some(Layer::Cluster)
-            && let Some(p) = self.choose_among(req, true)
+            && let Some(p) = self.choose_among(req, class, true)
         {
             return Some(p);
         }
-        self.choose_among(req, false)
+        self.choose_among(req, class, false)
     }
 
-    /// The scorer's choice, among the machines with a node that holds `req` if `numa_fit`.
-    fn choose_among(&mut self, req: &Resources, numa_fit: bool) -> Option<usize> {
+    /// First fit among the machines class `class` may use: the earliest in the first-fit
+    /// order over the kinds it may use, each searched in its own tree.
+    fn first_fit_class(&self, req: &Resources, class: u32) -> Option<usize> {
+        let c = self.constrained.as_ref().expect("a constrained placer");
+        let allowed = &c.allowed[class as usize];
+        c.trees
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| allowed[*k])
+            // a kind with no machine here has a tree of one empty leaf
+            .filter_map(|(_, (tree, ranks))| {
+                tree.first_fit(req).and_then(|l| ranks.get(l).copied())
+            })
+            .min()
+            .map(|rank| self.by[rank])
+    }
+
+    /// The scorer's choice for class `class`, among the machines with a node that holds `req`
+    /// if `numa_fit`.
+    fn choose_among(&mut self, req: &Resources, class: u32, numa_fit: bool) -> Option<usize> {
         let numa_fit = numa_fit && self.numa.is_some();
+        let filtered = class != 0 && self.constrained.is_some();
         if let Some(tree) = &self.tree {
             return match (numa_fit, self.numa.as_ref()) {
                 (true, Some(n)) => n
@@ -438,16 +573,20 @@ impl Placer {
                     .expect("machine + cluster first fit keeps a node tree")
                     .first_where(req, &|k| {
                         let p = self.by[k];
-                        fits(&self.free[p], req) && n.machines.has_fit(p, req)
+                        fits(&self.free[p], req)
+                            && n.machines.has_fit(p, req)
+                            && self.eligible(p, class)
                     })
                     .map(|k| self.by[k]),
+                _ if filtered => self.first_fit_class(req, class),
                 _ => tree.first_fit(req).map(|k| self.by[k]),
             };
         }
         let mut best: Option<(f64, usize)> = None;
         let mut seen = 0u64;
         for p in 0..self.free.len() {
-            if !fits(&self.free[p], req)
+            if (filtered && !self.eligible(p, class))
+                || !fits(&self.free[p], req)
                 || (numa_fit
                     && !self
                         .numa
@@ -484,6 +623,11 @@ impl Placer {
         }
         if let Some(tree) = &mut self.tree {
             tree.update(self.leaf_of[p], self.free[p]);
+            if let Some(c) = &mut self.constrained {
+                c.trees[c.group[p] as usize]
+                    .0
+                    .update(c.leaf[p], self.free[p]);
+            }
         }
         if let Some(n) = &mut self.numa {
             let leaf = n.leaf(p, &self.free[p]);
@@ -511,7 +655,7 @@ impl Placer {
     /// chosen may not admit a strict job ([`Placer::admits`]): the caller finds out.
     pub fn choose_job(&mut self, req: &Resources, strict: bool) -> Option<usize> {
         if strict && self.numa_layer() == Some(Layer::Cluster) {
-            self.choose_among(req, true)
+            self.choose_among(req, 0, true)
         } else {
             self.choose(req)
         }
@@ -617,7 +761,12 @@ impl Placer {
 
     /// Places a task with request `req`; returns its machine's position, or `None` (pending).
     pub fn place(&mut self, req: &Resources) -> Option<usize> {
-        let p = self.choose(req)?;
+        self.place_class(req, 0)
+    }
+
+    /// [`Placer::place`] for a task of constraint class `class`.
+    pub fn place_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
+        let p = self.choose_class(req, class)?;
         self.take(p, req);
         Some(p)
     }
@@ -635,14 +784,15 @@ pub fn pack(
     seed: u64,
 ) -> Packing {
     let free = machines.iter().map(|&m| snap.machines[m]).collect();
-    let mut placer = Placer::new(&snap.machines, machines, free, scorer, seed);
+    let mut placer = Placer::new(&snap.machines, machines, free, scorer, seed)
+        .with_placement(snap.placement.as_ref(), machines);
     if let Some(n) = numa {
         placer = placer.with_numa(n);
     }
     let mut assigned = vec![None; snap.tasks.len()];
     let mut pending = 0;
     for &t in order {
-        match placer.place(&snap.tasks[t].request) {
+        match placer.place_class(&snap.tasks[t].request, snap.tasks[t].class) {
             Some(p) => assigned[t] = Some(p as u32),
             None => pending += 1,
         }
@@ -679,18 +829,10 @@ mod tests {
                 for x in r.iter_mut().take(dims) {
                     *x = rng.random_range(0..=Size::UNIT / 2);
                 }
-                Task {
-                    job: (i / 3) as u32,
-                    request: r,
-                }
+                Task::new((i / 3) as u32, r)
             })
             .collect();
-        Snapshot {
-            dims,
-            attributes: vec![Vec::new(); machines.len()],
-            machines,
-            tasks,
-        }
+        Snapshot::new(dims, machines, tasks)
     }
 
     #[test]
@@ -732,6 +874,133 @@ mod tests {
         }
     }
 
+    /// A random snapshot whose machines have attributes (a categorical `zone` of a, b, c and a
+    /// numeric `cores` of 1 to 4) and whose tasks have random constraints on them.
+    fn constrained_snapshot(rng: &mut Pcg64Mcg) -> Snapshot {
+        use crate::constraints::{Constraint, Op};
+        let mut snap = random_snapshot(rng);
+        let rows: Vec<crate::constraints::Properties> = (0..snap.machines.len())
+            .map(|_| {
+                vec![
+                    ("cores".into(), rng.random_range(1..=4).to_string()),
+                    (
+                        "zone".into(),
+                        ["a", "b", "c"][rng.random_range(0..3)].into(),
+                    ),
+                ]
+            })
+            .collect();
+        let mut pl = Placement::from_machines(&rows);
+        let table = Arc::get_mut(&mut pl.table).unwrap();
+        let ops = [Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge];
+        for t in &mut snap.tasks {
+            let mut set = Vec::new();
+            if rng.random_bool(0.5) {
+                set.push(Constraint {
+                    attr: "cores".into(),
+                    op: ops[rng.random_range(0..6)],
+                    value: rng.random_range(1..=4).to_string(),
+                });
+            }
+            if rng.random_bool(0.4) {
+                set.push(Constraint {
+                    attr: "zone".into(),
+                    op: ops[rng.random_range(0..2)],
+                    value: ["a", "b", "c"][rng.random_range(0..3)].into(),
+                });
+            }
+            set.sort();
+            // a set no machine satisfies stays unconstrained
+            t.class = table.class_of(&set).unwrap_or(0);
+        }
+        snap.placement = Some(pl);
+        snap
+    }
+
+    #[test]
+    fn constrained_tasks_go_only_where_allowed_and_first_fit_matches_a_scan() {
+        let mut rng = Pcg64Mcg::seed_from_u64(41);
+        for case in 0..300 {
+            let snap = constrained_snapshot(&mut rng);
+            let pl = snap.placement.as_ref().unwrap();
+            let ok = |t: usize, m: usize| {
+                let (class, kind) = (snap.tasks[t].class, pl.kind[m]);
+                // Algorithm 4 from the constraints themselves, not the table
+                pl.table.classes()[class as usize]
+                    .iter()
+                    .all(|c| pl.table.satisfies(kind, c))
+            };
+            let machines: Vec<usize> = (0..snap.machines.len()).rev().collect();
+            let o = task_order(&snap, JobOrder::Arrival);
+            for name in Scorer::NAMES {
+                let scorer = Scorer::from_name(name).unwrap();
+                let p = pack(&snap, &machines, &o, scorer, None, case);
+                for (t, a) in p.assigned.iter().enumerate() {
+                    match a {
+                        Some(k) => assert!(ok(t, machines[*k as usize]), "{name}: ineligible"),
+                        // pending: no eligible machine has room at the end
+                        None => {
+                            assert!((0..machines.len()).all(|k| !ok(t, machines[k])
+                                || !fits(&p.free[k], &snap.tasks[t].request)))
+                        }
+                    }
+                }
+            }
+            // on a subset of the machines (some kinds may be absent) the rules hold too
+            let half: Vec<usize> = (0..snap.machines.len()).step_by(2).collect();
+            for name in ["firstfit-v1", "bestfit-v1"] {
+                let p = pack(
+                    &snap,
+                    &half,
+                    &o,
+                    Scorer::from_name(name).unwrap(),
+                    None,
+                    case,
+                );
+                for (t, a) in p.assigned.iter().enumerate() {
+                    if let Some(k) = a {
+                        assert!(ok(t, half[*k as usize]), "{name} on a subset");
+                    }
+                }
+            }
+            // first fit: the first eligible machine by id where the task fits
+            let p = pack(&snap, &machines, &o, Scorer::FirstFit, None, 0);
+            let mut free: Vec<Resources> = snap.machines.clone();
+            for &t in &o {
+                let r = snap.tasks[t].request;
+                let got = p.assigned[t].map(|k| machines[k as usize]);
+                let want = (0..free.len()).find(|&m| ok(t, m) && fits(&free[m], &r));
+                assert_eq!(got, want, "case {case}");
+                if let Some(m) = want {
+                    for d in 0..3 {
+                        free[m][d] -= r[d];
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unconstrained_tasks_place_as_without_constraints() {
+        let mut rng = Pcg64Mcg::seed_from_u64(42);
+        for case in 0..100 {
+            let mut snap = constrained_snapshot(&mut rng);
+            let all: Vec<usize> = (0..snap.machines.len()).collect();
+            let o = task_order(&snap, JobOrder::Arrival);
+            for t in &mut snap.tasks {
+                t.class = 0;
+            }
+            for name in ["bestfit-v1", "firstfit-v1", "random", "sos-v1"] {
+                let scorer = Scorer::from_name(name).unwrap();
+                let with = pack(&snap, &all, &o, scorer, None, case);
+                let mut plain = snap.clone();
+                plain.placement = None;
+                let without = pack(&plain, &all, &o, scorer, None, case);
+                assert_eq!(with.assigned, without.assigned, "{name}");
+            }
+        }
+    }
+
     #[test]
     fn first_fit_tree_matches_a_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(5);
@@ -762,20 +1031,16 @@ mod tests {
         // of 0.5. With 10 buckets, an empty machine moving from bucket 9 to 5 changes Σ b² by
         // 2·(0 − 2) + 2 = −2; the 0.75 machine moving from bucket 7 to 2 by 2·(1 − 1) + 2 = 2.
         let g = |x: f64| crate::packing::snapshot::amount(x).unwrap();
-        let snap = Snapshot {
-            dims: 1,
-            machines: vec![
+        let snap = Snapshot::new(
+            1,
+            vec![
                 [g(1.0), 0, 0],
                 [g(1.0), 0, 0],
                 [g(0.75), 0, 0],
                 [g(0.25), 0, 0],
             ],
-            attributes: vec![Vec::new(); 4],
-            tasks: vec![Task {
-                job: 0,
-                request: [g(0.5), 0, 0],
-            }],
-        };
+            vec![Task::new(0, [g(0.5), 0, 0])],
+        );
         let p = pack(&snap, &[2, 3, 0, 1], &[0], Scorer::SumOfSquares(1), None, 0);
         assert_eq!(
             p.assigned[0],

@@ -3,6 +3,9 @@
 //! Every amount is an exact fixed-point number in units of [`Size::UNIT`] (1 = the largest machine
 //! of the trace, per resource), as in the queueing simulator.
 
+use std::sync::Arc;
+
+use crate::constraints::{Eligibility, Properties};
 use crate::model::Size;
 
 /// Resource dimensions of a snapshot: CPU, memory, and optionally disk.
@@ -11,26 +14,55 @@ pub const MAX_DIMS: usize = 3;
 /// An amount of each resource, in fixed-point units.
 pub type Resources = [u64; MAX_DIMS];
 
-/// A task's request and the job it belongs to.
+/// A task's request, the job it belongs to, and its constraint class (0: no constraint; see
+/// [`Placement`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Task {
     pub job: u32,
     pub request: Resources,
+    pub class: u32,
 }
 
-/// A machine's attributes: (name, value) pairs, e.g. ("gpu_model", "V100"), for placement
-/// constraints (Sharma et al. 2011).
-pub type Attributes = Vec<(String, String)>;
+impl Task {
+    /// A task without placement constraints.
+    pub fn new(job: u32, request: Resources) -> Self {
+        Task {
+            job,
+            request,
+            class: 0,
+        }
+    }
+}
+
+/// Placement constraints of a snapshot (Sharma et al., SoCC 2011): each machine's kind (its
+/// attributes) and the table of which task class may run on which kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// Per machine, its kind in `table`.
+    pub kind: Vec<u32>,
+    pub table: Arc<Eligibility>,
+}
+
+impl Placement {
+    /// From per-machine attribute rows (no task constraints yet).
+    pub fn from_machines(rows: &[Properties]) -> Self {
+        let (table, kind) = Eligibility::from_machines(rows);
+        Placement {
+            kind,
+            table: Arc::new(table),
+        }
+    }
+}
 
 /// Machines and tasks.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     /// Dimensions in use (1 to 3); the others are 0 everywhere.
     pub dims: usize,
     pub machines: Vec<Resources>,
-    /// One entry per machine (empty where a source has none).
-    pub attributes: Vec<Attributes>,
     pub tasks: Vec<Task>,
+    /// Machine attributes and task constraints, if the source has any.
+    pub placement: Option<Placement>,
 }
 
 /// A fraction of the largest machine as a fixed-point amount (negative or non-finite → None).
@@ -54,6 +86,24 @@ pub fn max_each(a: &Resources, b: &Resources) -> Resources {
 }
 
 impl Snapshot {
+    /// Machines and tasks without attributes or constraints.
+    pub fn new(dims: usize, machines: Vec<Resources>, tasks: Vec<Task>) -> Self {
+        Snapshot {
+            dims,
+            machines,
+            tasks,
+            placement: None,
+        }
+    }
+
+    /// Machine `m`'s attributes (empty without any).
+    pub fn properties(&self, m: usize) -> &[(String, String)] {
+        match &self.placement {
+            Some(p) => &p.table.kinds()[p.kind[m] as usize],
+            None => &[],
+        }
+    }
+
     /// Total capacity per dimension.
     pub fn capacity(&self) -> [u128; MAX_DIMS] {
         total(self.machines.iter())

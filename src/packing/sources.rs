@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use super::snapshot::{Attributes, Resources, Snapshot, Task, amount};
+use super::snapshot::{Placement, Resources, Snapshot, Task, amount};
+use crate::constraints::{Eligibility, Properties, parse_set};
 use crate::limits::{MAX_MACHINES, MAX_TASKS};
 use crate::model::Size;
 
@@ -67,6 +68,16 @@ fn check_fit(
     rows: &[(usize, Resources)],
     file: &str,
 ) -> Result<(), SourceError> {
+    check_fit_on(machines, rows, file, "of the file")
+}
+
+/// [`check_fit`], naming the machines `which` in the message.
+fn check_fit_on(
+    machines: &[Resources],
+    rows: &[(usize, Resources)],
+    file: &str,
+    which: &str,
+) -> Result<(), SourceError> {
     if machines.is_empty() {
         return Ok(());
     }
@@ -98,11 +109,49 @@ fn check_fit(
                 file,
                 line,
                 format!(
-                    "this task (request {}) fits on no machine of the file, so it could never be placed",
+                    "this task (request {}) fits on no machine {which}, so it could never be placed",
                     shown.join(", ")
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// [`check_fit`] for tasks with constraint classes: each task must fit a machine its class may
+/// run on. `rows` are (line, request, class).
+fn check_fit_classes(
+    machines: &[Resources],
+    placement: Option<&Placement>,
+    rows: &[(usize, Resources, u32)],
+    file: &str,
+) -> Result<(), SourceError> {
+    let mut classes: Vec<u32> = rows.iter().map(|r| r.2).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    for c in classes {
+        let eligible: Vec<Resources> = match placement {
+            Some(p) if c != 0 => machines
+                .iter()
+                .zip(&p.kind)
+                .filter(|(_, k)| p.table.allowed(c, **k))
+                .map(|(m, _)| *m)
+                .collect(),
+            _ => machines.to_vec(),
+        };
+        let of: Vec<(usize, Resources)> = rows
+            .iter()
+            .filter(|r| r.2 == c)
+            .map(|r| (r.0, r.1))
+            .collect();
+        let which = match placement {
+            Some(p) if c != 0 => format!(
+                "its constraints allow (column `constraints`: `{}`)",
+                crate::constraints::set_text(&p.table.classes()[c as usize])
+            ),
+            _ => "of the file".to_string(),
+        };
+        check_fit_on(&eligible, &of, file, &which)?;
     }
     Ok(())
 }
@@ -123,20 +172,15 @@ impl BinPacking {
     pub fn snapshot(&self) -> Snapshot {
         // the readers accept only capacities that divide the unit, so this is exact
         let scale = |x: u64| (x as u128 * Size::UNIT as u128 / self.capacity.max(1) as u128) as u64;
-        Snapshot {
-            dims: 1,
-            machines: vec![[Size::UNIT, 0, 0]; self.items.len()],
-            attributes: vec![Vec::new(); self.items.len()],
-            tasks: self
-                .items
+        Snapshot::new(
+            1,
+            vec![[Size::UNIT, 0, 0]; self.items.len()],
+            self.items
                 .iter()
                 .enumerate()
-                .map(|(i, &x)| Task {
-                    job: i as u32,
-                    request: [scale(x), 0, 0],
-                })
+                .map(|(i, &x)| Task::new(i as u32, [scale(x), 0, 0]))
                 .collect(),
-        }
+        )
     }
 }
 
@@ -348,10 +392,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
         let j = *jobs.entry(job).or_insert(next);
         grow(&mut total, 1, MAX_TASKS, "tasks", &file, n + 1)?;
         rows.push((n + 1, req));
-        tasks.push(Task {
-            job: j,
-            request: req,
-        });
+        tasks.push(Task::new(j, req));
     }
     let mut machines = Vec::new();
     for &(count, cpu, mem) in &GOOGLE_2011_MACHINES {
@@ -359,12 +400,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
         machines.extend(std::iter::repeat_n(m, count));
     }
     check_fit(&machines, &rows, &file)?;
-    Ok(Snapshot {
-        dims: 2,
-        attributes: vec![Vec::new(); machines.len()],
-        machines,
-        tasks,
-    })
+    Ok(Snapshot::new(2, machines, tasks))
 }
 
 /// A header-led CSV table: the column index of each wanted name, or a format error.
@@ -405,7 +441,7 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
     let header = lines.next().unwrap_or("");
     let c = columns(header, &["cpu_milli", "memory_mib", "gpu", "model"], &nfile)?;
     let mut raw_nodes = Vec::new();
-    let mut attributes = Vec::new();
+    let mut attributes: Vec<Properties> = Vec::new();
     let mut nodes_seen = 0u64;
     for (n, l) in lines.enumerate() {
         if l.trim().is_empty() {
@@ -471,21 +507,19 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
         let req = norm([v[0], v[1], v[2] * v[3] / 1000.0], &pfile, n + 2)?;
         grow(&mut total, 1, MAX_TASKS, "pods", &pfile, n + 2)?;
         rows.push((n + 2, req));
-        tasks.push(Task {
-            job: tasks.len() as u32,
-            request: req,
-        });
+        tasks.push(Task::new(tasks.len() as u32, req));
     }
     check_fit(&machines, &rows, &pfile)?;
-    Ok(Snapshot {
-        dims: 3,
-        machines,
-        attributes,
-        tasks,
-    })
+    let mut snap = Snapshot::new(3, machines, tasks);
+    snap.placement = Some(Placement::from_machines(&attributes));
+    Ok(snap)
 }
 
-/// packlab's own snapshot CSV (`kind,job,cpu,memory,disk,count`; see `data/README.md`).
+/// packlab's own snapshot CSV (`kind,job,cpu,memory,disk,count`, and optionally `attributes`
+/// on machine rows, `name=value` items separated by `;`, and `constraints` on task rows,
+/// `attribute op value` items separated by `;`; see `data/README.md`). A task's constraints
+/// must name attributes some machine has, use operators its type allows, and be satisfied by
+/// a machine it fits on.
 pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
     let file = path.display().to_string();
     let text = read_text(path)?;
@@ -500,12 +534,14 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
         &file,
     )?;
     let attr_col = header.split(',').position(|c| c.trim() == "attributes");
+    let cons_col = header.split(',').position(|c| c.trim() == "constraints");
     let mut machines = Vec::new();
-    let mut attributes: Vec<Attributes> = Vec::new();
-    let mut tasks = Vec::new();
+    let mut attributes: Vec<Properties> = Vec::new();
+    // task rows: (line, request, job, count, constraints text)
+    let mut task_rows: Vec<(usize, Resources, u32, usize, String)> = Vec::new();
     let mut disk = false;
     let mut jobs: std::collections::HashMap<u64, u32> = Default::default();
-    let (mut rows, mut tasks_seen, mut machines_seen) = (Vec::new(), 0u64, 0u64);
+    let (mut tasks_seen, mut machines_seen) = (0u64, 0u64);
     for (n, l) in lines {
         let f: Vec<&str> = l.split(',').map(|s| s.trim()).collect();
         let bad = |what: String| SourceError::Format {
@@ -536,19 +572,32 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
             })?,
         };
         let count_usize = count as usize;
+        let cell = |col: Option<usize>| col.and_then(|k| f.get(k)).copied().unwrap_or("");
         match get(0) {
             "machine" => {
-                let mut attrs = Attributes::new();
-                let text = attr_col.and_then(|k| f.get(k)).copied().unwrap_or("");
-                for kv in text.split(';').filter(|kv| !kv.is_empty()) {
+                if !cell(cons_col).is_empty() {
+                    return Err(bad(
+                        "column `constraints` is for task rows; a machine has `attributes`".into(),
+                    ));
+                }
+                let mut attrs = Properties::new();
+                for kv in cell(attr_col).split(';').filter(|kv| !kv.trim().is_empty()) {
                     let (k, v) = kv.split_once('=').ok_or_else(|| {
                         bad(format!(
-                            "attribute `{}` is not name=value",
+                            "column `attributes`: `{}` is not name=value",
                             crate::input::shown(kv)
                         ))
                     })?;
-                    attrs.push((k.trim().to_string(), v.trim().to_string()));
+                    let (k, v) = (k.trim(), v.trim());
+                    if k.is_empty() || v.is_empty() || attrs.iter().any(|(a, _)| a == k) {
+                        return Err(bad(format!(
+                            "column `attributes`: `{}` needs a name and a value, each name once",
+                            crate::input::shown(kv)
+                        )));
+                    }
+                    attrs.push((k.to_string(), v.to_string()));
                 }
+                attrs.sort();
                 grow(
                     &mut machines_seen,
                     count,
@@ -561,6 +610,11 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
                 attributes.extend(std::iter::repeat_n(attrs, count_usize));
             }
             "task" => {
+                if !cell(attr_col).is_empty() {
+                    return Err(bad(
+                        "column `attributes` is for machine rows; a task has `constraints`".into(),
+                    ));
+                }
                 let id: u64 = get(1).parse().map_err(|_| {
                     bad(format!(
                         "job `{}` is not an integer",
@@ -570,8 +624,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
                 let next = jobs.len() as u32;
                 let job = *jobs.entry(id).or_insert(next);
                 grow(&mut tasks_seen, count, MAX_TASKS, "tasks", &file, n + 1)?;
-                rows.push((n + 1, r));
-                tasks.extend(std::iter::repeat_n(Task { job, request: r }, count_usize));
+                task_rows.push((n + 1, r, job, count_usize, cell(cons_col).to_string()));
             }
             other => {
                 return Err(bad(format!(
@@ -581,11 +634,37 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
             }
         }
     }
-    check_fit(&machines, &rows, &file)?;
-    Ok(Snapshot {
-        dims: if disk { 3 } else { 2 },
-        machines,
-        attributes,
-        tasks,
-    })
+    let constrained = task_rows.iter().any(|t| !t.4.trim().is_empty());
+    let any_attrs = attributes.iter().any(|a| !a.is_empty());
+    let mut table = (any_attrs || constrained).then(|| Eligibility::from_machines(&attributes));
+    let mut tasks = Vec::new();
+    let mut rows = Vec::new();
+    for (line, r, job, count, text) in task_rows {
+        let class = match &mut table {
+            Some((t, _)) if !text.trim().is_empty() => {
+                let set = parse_set(&text)
+                    .map_err(|e| format(&file, line, format!("column `constraints`: {e}")))?;
+                t.class_of(&set)
+                    .map_err(|e| format(&file, line, format!("column `constraints`: {e}")))?
+            }
+            _ => 0,
+        };
+        rows.push((line, r, class));
+        tasks.extend(std::iter::repeat_n(
+            Task {
+                job,
+                request: r,
+                class,
+            },
+            count,
+        ));
+    }
+    let placement = table.map(|(t, kind)| Placement {
+        kind,
+        table: std::sync::Arc::new(t),
+    });
+    check_fit_classes(&machines, placement.as_ref(), &rows, &file)?;
+    let mut snap = Snapshot::new(if disk { 3 } else { 2 }, machines, tasks);
+    snap.placement = placement;
+    Ok(snap)
 }

@@ -220,11 +220,12 @@ fn alibaba_gpu_snapshot_loads_with_three_resources() {
     assert!(snap.machines.iter().any(|m| m[2] == 0));
     // GPU nodes carry their GPU model as an attribute
     assert!(
-        snap.attributes
-            .iter()
-            .any(|a| a.iter().any(|(k, _)| k == "gpu_model"))
+        (0..snap.machines.len()).any(|m| snap.properties(m).iter().any(|(k, _)| k == "gpu_model"))
     );
-    assert_eq!(snap.attributes.len(), snap.machines.len());
+    assert_eq!(
+        snap.placement.as_ref().unwrap().kind.len(),
+        snap.machines.len()
+    );
     let sched = ffd(&snap);
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     let p = sched.pack(&snap, &all, 1);
@@ -247,8 +248,8 @@ fn readers_reject_malformed_input_with_file_and_line() {
     assert_eq!((s.machines.len(), s.tasks.len(), s.dims), (3, 5, 2));
     assert_eq!(s.tasks[4].job, 1, "job ids are renumbered densely");
     assert_eq!(
-        s.attributes[2],
-        vec![("arch".into(), "x86".into()), ("zone".into(), "a".into())]
+        s.properties(2),
+        &[("arch".into(), "x86".into()), ("zone".into(), "a".into())]
     );
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "kind,job,cpu,memory,disk,count\nmachine,,1,x,,1\n").unwrap();

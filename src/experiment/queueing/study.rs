@@ -32,14 +32,16 @@ pub struct StudyRow {
 fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
     let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(exp.header.seed, &[0x636f_6d70]));
     let tasks: Vec<Task> = (0..spec.tasks)
-        .map(|i| Task {
-            job: i as u32,
-            request: if exp.workload.requests().is_empty() {
-                [exp.workload.sizes().sample(&mut rng).0, 0, 0]
-            } else {
-                let r = exp.workload.requests();
-                r[rng.random_range(0..r.len())]
-            },
+        .map(|i| {
+            Task::new(
+                i as u32,
+                if exp.workload.requests().is_empty() {
+                    [exp.workload.sizes().sample(&mut rng).0, 0, 0]
+                } else {
+                    let r = exp.workload.requests();
+                    r[rng.random_range(0..r.len())]
+                },
+            )
         })
         .collect();
     let mut cap = [0u64; 3];
@@ -51,12 +53,7 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
         .map(|&x| x as f64 / Size::UNIT as f64)
         .fold(0.0, f64::max);
     let machines = (demand.ceil() as usize).max(1);
-    let snap = Snapshot {
-        dims: exp.workload.dims(),
-        machines: vec![cap; machines],
-        attributes: vec![Vec::new(); machines],
-        tasks,
-    };
+    let snap = Snapshot::new(exp.workload.dims(), vec![cap; machines], tasks);
     let sched = Scheduler::new(&snap, spec.order, scorer);
     let c = compact(
         &snap,
