@@ -566,3 +566,128 @@ fn numa_queueing_files_that_cannot_run_are_refused() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn constraint_files_that_cannot_run_are_refused_naming_file_line_and_column() {
+    let header = "kind,job,cpu,memory,disk,count,attributes,constraints\n";
+    let machines = "machine,,1,1,,2,arch=x86;cores=8,\nmachine,,0.5,0.5,,1,arch=arm;cores=4,\n";
+    let cases: [(&str, &str, &[&str]); 6] = [
+        (
+            "unknown",
+            "task,1,0.2,0.2,,1,,disks >= 2\n",
+            &[
+                "snap:4",
+                "column `constraints`",
+                "unknown attribute `disks`",
+            ],
+        ),
+        (
+            "op-type",
+            "task,1,0.2,0.2,,1,,arch >= x86\n",
+            &[
+                "snap:4",
+                "column `constraints`",
+                "operator `>=`",
+                "categorical",
+            ],
+        ),
+        (
+            "not-number",
+            "task,1,0.2,0.2,,1,,cores > eight\n",
+            &["snap:4", "`cores` is numeric"],
+        ),
+        (
+            "never",
+            "task,1,0.2,0.2,,1,,\ntask,2,0.2,0.2,,1,,arch = arm; cores >= 8\n",
+            &[
+                "snap:5",
+                "no machine satisfies every constraint",
+                "could never run",
+            ],
+        ),
+        (
+            "no-room",
+            "task,1,0.6,0.2,,1,,arch = arm\n",
+            &[
+                "snap:4",
+                "fits on no machine its constraints allow",
+                "arch = arm",
+            ],
+        ),
+        (
+            "syntax",
+            "task,1,0.2,0.2,,1,,arch => x86\n",
+            &["snap:4", "column `constraints`", "unknown operator"],
+        ),
+    ];
+    for (name, tasks, words) in cases {
+        let text = format!("{header}{machines}{tasks}");
+        packing(&format!("cons-{name}"), "csv", text.as_bytes(), words);
+    }
+}
+
+#[test]
+fn constraint_characterisations_that_cannot_be_are_refused() {
+    let snap = b"kind,job,cpu,memory,disk,count\nmachine,0,1,1,,4\ntask,1,0.2,0.2,,3\n";
+    let d = tmp("characterisation");
+    write(&d, "snap", snap);
+    let base = PACKING.replace("SOURCE", "csv");
+    let good = "[constraints]\nvocabulary = [\"cores >= 8\", \"arch = x86\"]\n[constraints.values]\ncores = [4, 8]\narch = [\"x86\", \"arm\"]\n[[constraints.machines]]\nshare = 1.0\nfrequency = [0.5, 1.0]\n[[constraints.tasks]]\nshare = 1.0\nfrequency = [0.5, 0.5]\n";
+    for (from, to, words) in [
+        (
+            "\"cores >= 8\"",
+            "\"disks >= 8\"",
+            &["constraints.values.disks"][..],
+        ),
+        (
+            "\"arch = x86\"",
+            "\"arch > x86\"",
+            &["constraints.vocabulary[1]", "categorical"],
+        ),
+        (
+            "\"arch = x86\"",
+            "\"arch x86\"",
+            &["constraints.vocabulary[1]", "no operator"],
+        ),
+        (
+            "\"arch = x86\"",
+            "\"cores >= 8\"",
+            &["constraints.vocabulary[1]", "once"],
+        ),
+        (
+            "frequency = [0.5, 1.0]",
+            "frequency = [0.5]",
+            &[
+                "constraints.machines[0].frequency",
+                "one fraction per vocabulary item",
+            ],
+        ),
+        (
+            "frequency = [0.5, 0.5]",
+            "frequency = [0.5, 1.5]",
+            &["constraints.tasks[0].frequency", "[0, 1]"],
+        ),
+        (
+            "share = 1.0\nfrequency = [0.5, 1.0]",
+            "share = 0.5\nfrequency = [0.5, 1.0]",
+            &["constraints.machines", "adding up to 1"],
+        ),
+        (
+            "arch = [\"x86\", \"arm\"]",
+            "arch = [\"x86\", \"arm\"]\nzone = [\"a\"]",
+            &["constraints.values.zone"],
+        ),
+        // every machine arm, every task needs x86: no task can ever run
+        (
+            "frequency = [0.5, 1.0]\n[[constraints.tasks]]\nshare = 1.0\nfrequency = [0.5, 0.5]",
+            "frequency = [0.5, 0.0]\n[[constraints.tasks]]\nshare = 1.0\nfrequency = [0.5, 1.0]",
+            &["constraints.tasks", "1000 draws"],
+        ),
+    ] {
+        assert!(good.contains(from), "{from}");
+        let text = base.clone() + &good.replace(from, to);
+        let words: Vec<&str> = words.to_vec();
+        refused_in(&d, "p.toml", &text, &[], &words);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -3,6 +3,7 @@
 //! kind borrows from another; they all borrow from here.
 
 mod claim;
+mod constraints;
 mod context;
 mod files;
 mod header;
@@ -12,6 +13,7 @@ mod report;
 mod table;
 
 pub use claim::ClaimResult;
+pub use constraints::{RawConstraints, characterisation};
 pub use context::{Ctx, parse_toml};
 pub use files::{
     create_dir, render_figure, render_with, report_claims_and_figures, write, write_claims,

@@ -27,6 +27,10 @@ pub struct SchedulerResult {
     pub compaction: Vec<Compaction>,
     pub expansion: Vec<Expansion>,
     pub throughput: Vec<f64>,
+    /// With placement constraints: tasks left pending by the first packing, per constraint
+    /// (in the order of [`crate::constraints::vocabulary`]).
+    #[serde(default)]
+    pub pending_by_constraint: Vec<usize>,
 }
 
 /// Everything a packing experiment computed.
@@ -220,7 +224,24 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
         .iter()
         .map(|&x| throughput_at(snap, &sched, x, e.trials, seed))
         .collect();
+    let pending_by_constraint = match &snap.placement {
+        Some(pl) => {
+            let vocab = crate::constraints::vocabulary(&pl.table);
+            let mut n = vec![0; vocab.len()];
+            for (t, a) in snap.tasks.iter().zip(&p.assigned) {
+                if a.is_none() {
+                    let set = &pl.table.classes()[t.class as usize];
+                    for (k, c) in vocab.iter().enumerate() {
+                        n[k] += set.contains(c) as usize;
+                    }
+                }
+            }
+            n
+        }
+        None => Vec::new(),
+    };
     SchedulerResult {
+        pending_by_constraint,
         utilization: utilization(snap, &p),
         pending: p.pending,
         empty: empty_machines(snap, &p),

@@ -9,6 +9,7 @@
 //! CLOUD 2019) and the outputs add the NUMA-fit population, the expanded cluster and the net
 //! CPU savings against the default layer (its Figs. 2 and 3).
 
+mod constraint_output;
 mod execute;
 mod numa_output;
 mod output;
@@ -20,9 +21,10 @@ pub use execute::{PackingOutcome, SchedulerResult, execute_packing};
 pub use output::write_packing_outputs;
 
 use super::ExperimentError;
-use super::common::{ClaimResult, Ctx, Header, node_shares, parse_toml};
+use super::common::{ClaimResult, Ctx, Header, characterisation, node_shares, parse_toml};
 use super::engine::Kind;
 use crate::limits::{MAX_TASKS, MAX_TRIALS};
+use crate::packing::constrain::{SynthesisTally, synthesise};
 use crate::packing::numa::{Layer, Numa, NumaLayout};
 use crate::packing::place::{JobOrder, Scorer};
 use crate::packing::snapshot::Snapshot;
@@ -30,6 +32,7 @@ use crate::packing::snapshot::amount;
 use crate::packing::sources::{
     read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
 };
+use crate::rng::derive_seed;
 use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 
 /// A validated packing experiment.
@@ -41,6 +44,8 @@ pub struct PackingExperiment {
     pub schedulers: Vec<SchedulerSpec>,
     pub evaluate: Evaluate,
     pub claims: Vec<PackingClaim>,
+    /// What the synthesis of `[constraints]` did, if the file has one.
+    pub synthesis: Option<SynthesisTally>,
 }
 
 /// A `[[scheduler]]`, validated.
@@ -98,7 +103,21 @@ impl PackingExperiment {
         let raw: Raw = parse_toml(file, source)?;
         let cx = Ctx { file };
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
-        let (snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
+        let (mut snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
+        let mut synthesis = None;
+        if let Some(rc) = &raw.constraints {
+            let ch = characterisation(&cx, rc)?;
+            let seed = derive_seed(header.seed, &[0x636f_6e73]);
+            let (s, tally) = synthesise(&snapshot, &ch, seed).map_err(|e| {
+                cx.bad(
+                    "constraints.tasks",
+                    "a characterisation whose tasks the machines can run",
+                    e,
+                )
+            })?;
+            snapshot = s;
+            synthesis = Some(tally);
+        }
         if snapshot.machines.is_empty() {
             return Err(cx.bad(
                 "snapshot.file",
@@ -127,6 +146,7 @@ impl PackingExperiment {
             schedulers,
             evaluate,
             claims,
+            synthesis,
         })
     }
 

@@ -1,12 +1,14 @@
 //! The outputs of a packing experiment: summary.csv, hole_filling.csv, inflation.csv,
-//! compaction.csv, other.csv, claims.csv, with NUMA nodes numa.csv and savings.csv, the
-//! figures, report.md and experiment.toml.
+//! compaction.csv, other.csv, claims.csv, with NUMA nodes numa.csv and savings.csv, with
+//! placement constraints constraints.csv and constraint_pending.csv, the figures, report.md and
+//! experiment.toml.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::PackingExperiment;
+use super::constraint_output::{constraint_figures, constraint_report, constraint_tables};
 use super::execute::{PackingOutcome, SchedulerResult};
 use super::numa_output::{numa_figures, numa_report, numa_tables};
 use crate::experiment::common::{
@@ -90,7 +92,11 @@ pub fn write_packing_outputs(
         files.extend(paths);
     }
     files.extend(numa_tables(exp, out, dir)?);
-    for f in numa_figures(exp, out, dir)? {
+    files.extend(constraint_tables(exp, out, dir)?);
+    let extra = numa_figures(exp, out, dir)?
+        .into_iter()
+        .chain(constraint_figures(exp, dir)?);
+    for f in extra {
         if f.extension().is_some_and(|e| e == "png") {
             figures.push(f.clone());
         }
@@ -428,6 +434,9 @@ fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) ->
         for c in crossings {
             r.line(format!("- Net CPU savings: {c}."));
         }
+    }
+    if let Some(text) = constraint_report(exp, out) {
+        r.line(text);
     }
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()

@@ -15,6 +15,7 @@ pub(super) struct Raw {
     pub(super) scheduler: Vec<RawScheduler>,
     pub(super) evaluate: RawEvaluate,
     pub(super) numa: Option<RawNuma>,
+    pub(super) constraints: Option<crate::experiment::common::RawConstraints>,
     #[serde(default)]
     pub(super) claim: Vec<RawClaim>,
 }

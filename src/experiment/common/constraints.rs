@@ -1,0 +1,157 @@
+//! `[constraints]`: a constraint characterisation to synthesise placement constraints from
+//! (Sharma et al., SoCC 2011, Algorithms 2 and 3): the vocabulary of constraints, the values
+//! each attribute can take, and the machine and task statistical clusters (occurrence
+//! fraction `share`, constraint frequency vector `frequency`, one entry per vocabulary item).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::Ctx;
+use crate::constraints::{Characterisation, Constraint, StatCluster};
+use crate::experiment::ExperimentError;
+
+/// Vocabulary items and statistical clusters at most (a characterisation is a summary).
+pub const MAX_VOCABULARY: usize = 1000;
+
+/// `[constraints]` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConstraints {
+    pub vocabulary: Vec<String>,
+    pub values: BTreeMap<String, Vec<toml::Value>>,
+    pub machines: Vec<RawCluster>,
+    pub tasks: Vec<RawCluster>,
+}
+
+/// `[[constraints.machines]]` / `[[constraints.tasks]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCluster {
+    pub share: f64,
+    pub frequency: Vec<f64>,
+}
+
+/// The characterisation, validated: every vocabulary item reads as a constraint on an
+/// attribute with values, with an operator its type allows (numeric when every value is a
+/// number); shares add up to 1; one frequency in [0, 1] per vocabulary item.
+pub fn characterisation(
+    cx: &Ctx<'_>,
+    raw: &RawConstraints,
+) -> Result<Characterisation, ExperimentError> {
+    if raw.vocabulary.is_empty() || raw.vocabulary.len() > MAX_VOCABULARY {
+        return Err(cx.bad(
+            "constraints.vocabulary",
+            &format!("1 to {MAX_VOCABULARY} constraints `attribute op value`"),
+            raw.vocabulary.len(),
+        ));
+    }
+    let mut values: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (attr, vs) in &raw.values {
+        let key = format!("constraints.values.{attr}");
+        if vs.is_empty() || vs.len() > MAX_VOCABULARY {
+            return Err(cx.bad(&key, "a list of 1 to 1000 values", vs.len()));
+        }
+        let text = vs
+            .iter()
+            .map(|v| match v {
+                toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+                toml::Value::Integer(i) => Ok(i.to_string()),
+                toml::Value::Float(f) if f.is_finite() => Ok(f.to_string()),
+                other => Err(cx.bad(&key, "strings or finite numbers", other)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        values.insert(attr.clone(), text);
+    }
+    let mut vocabulary = Vec::new();
+    for (i, t) in raw.vocabulary.iter().enumerate() {
+        let key = format!("constraints.vocabulary[{i}]");
+        let c = Constraint::parse(t).map_err(|e| cx.bad(&key, "`attribute op value`", e))?;
+        let vs = values.get(&c.attr).ok_or_else(|| {
+            cx.bad(
+                &format!("constraints.values.{}", c.attr),
+                &format!("the values attribute `{}` can take (`{t}` uses it)", c.attr),
+                "none",
+            )
+        })?;
+        let numeric = vs.iter().all(|v| v.parse::<f64>().is_ok());
+        if !numeric && !c.op.is_equality() {
+            return Err(cx.bad(
+                &key,
+                &format!(
+                    "= or != on categorical attribute `{}` (a value of it is not a number)",
+                    c.attr
+                ),
+                t,
+            ));
+        }
+        if numeric && c.value.parse::<f64>().is_err() {
+            return Err(cx.bad(&key, &format!("a number: `{}` is numeric", c.attr), t));
+        }
+        if vocabulary.contains(&c) {
+            return Err(cx.bad(&key, "each constraint once", t));
+        }
+        vocabulary.push(c);
+    }
+    if let Some(a) = values
+        .keys()
+        .find(|a| !vocabulary.iter().any(|c| c.attr == **a))
+    {
+        return Err(cx.bad(
+            &format!("constraints.values.{a}"),
+            "values only for attributes the vocabulary uses",
+            a,
+        ));
+    }
+    let clusters = |what: &str, raw: &[RawCluster]| -> Result<Vec<StatCluster>, ExperimentError> {
+        if raw.is_empty() || raw.len() > MAX_VOCABULARY {
+            return Err(cx.bad(
+                &format!("constraints.{what}"),
+                "1 to 1000 statistical clusters",
+                raw.len(),
+            ));
+        }
+        let mut sum = 0.0;
+        for (k, c) in raw.iter().enumerate() {
+            let key = format!("constraints.{what}[{k}]");
+            if !(c.share.is_finite() && c.share > 0.0 && c.share <= 1.0) {
+                return Err(cx.bad(&format!("{key}.share"), "a fraction in (0, 1]", c.share));
+            }
+            sum += c.share;
+            if c.frequency.len() != vocabulary.len() {
+                return Err(cx.bad(
+                    &format!("{key}.frequency"),
+                    &format!("one fraction per vocabulary item ({})", vocabulary.len()),
+                    c.frequency.len(),
+                ));
+            }
+            if let Some(f) = c
+                .frequency
+                .iter()
+                .find(|f| !(f.is_finite() && (0.0..=1.0).contains(*f)))
+            {
+                return Err(cx.bad(&format!("{key}.frequency"), "fractions in [0, 1]", f));
+            }
+        }
+        if (sum - 1.0).abs() > 1e-6 {
+            return Err(cx.bad(
+                &format!("constraints.{what}"),
+                "occurrence fractions (share) adding up to 1",
+                sum,
+            ));
+        }
+        Ok(raw
+            .iter()
+            .map(|c| StatCluster {
+                share: c.share,
+                frequency: c.frequency.clone(),
+            })
+            .collect())
+    };
+    Ok(Characterisation {
+        machines: clusters("machines", &raw.machines)?,
+        tasks: clusters("tasks", &raw.tasks)?,
+        vocabulary,
+        values,
+    })
+}
