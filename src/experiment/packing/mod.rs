@@ -150,9 +150,10 @@ impl PackingExperiment {
         })
     }
 
-    /// About 1/100 of the trials (at least one).
+    /// About 1/100 of the trials (at least one), and the first two inflation factors.
     pub fn quick(&mut self) {
         self.evaluate.trials = (self.evaluate.trials / 100).max(1);
+        self.evaluate.factors.truncate(2);
     }
 }
 
