@@ -12,6 +12,6 @@ pub mod synthesis;
 pub mod table;
 
 pub use multiplier::{Multiplier, multipliers, vocabulary};
-pub use predicate::{Constraint, ConstraintSet, Op, parse_set};
+pub use predicate::{Constraint, ConstraintSet, Op, is_number, parse_set};
 pub use synthesis::{Characterisation, StatCluster, sort_and_merge};
 pub use table::{AttrType, ConstraintError, Eligibility, Properties, set_text};

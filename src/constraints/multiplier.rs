@@ -23,6 +23,24 @@ pub struct Multiplier {
     pub u_max: f64,
 }
 
+/// The number of `items` (amounts, tag) whose tag passes `keep`, and their amounts summed over
+/// the first `dims` resources.
+fn sum_where(
+    items: &[(&[u64], u32)],
+    dims: usize,
+    keep: impl Fn(u32) -> bool,
+) -> (usize, Vec<u128>) {
+    let mut sum = vec![0u128; dims];
+    let mut n = 0;
+    for (amounts, _) in items.iter().filter(|(_, t)| keep(*t)) {
+        n += 1;
+        for (s, &a) in sum.iter_mut().zip(amounts.iter()) {
+            *s += a as u128;
+        }
+    }
+    (n, sum)
+}
+
 /// Every constraint appearing in some class's set, in the order of first appearance.
 pub fn vocabulary(table: &Eligibility) -> Vec<&Constraint> {
     let mut vocab: Vec<&Constraint> = Vec::new();
@@ -45,18 +63,8 @@ pub fn multipliers(
     tasks: &[(&[u64], u32)],
 ) -> Vec<Multiplier> {
     let vocab = vocabulary(table);
-    let mut supply = vec![0u128; dims];
-    for (cap, _) in machines {
-        for d in 0..dims {
-            supply[d] += cap[d] as u128;
-        }
-    }
-    let mut demand = vec![0u128; dims];
-    for (req, _) in tasks {
-        for d in 0..dims {
-            demand[d] += req[d] as u128;
-        }
-    }
+    let (_, supply) = sum_where(machines, dims, |_| true);
+    let (_, demand) = sum_where(tasks, dims, |_| true);
     vocab
         .into_iter()
         .map(|c| {
@@ -65,25 +73,8 @@ pub fn multipliers(
             let sat: Vec<bool> = (0..table.kinds().len() as u32)
                 .map(|k| table.satisfies(k, c))
                 .collect();
-            let (mut dc, mut sc) = (vec![0u128; dims], vec![0u128; dims]);
-            let mut n_tasks = 0;
-            for (req, class) in tasks {
-                if has[*class as usize] {
-                    n_tasks += 1;
-                    for d in 0..dims {
-                        dc[d] += req[d] as u128;
-                    }
-                }
-            }
-            let mut n_machines = 0;
-            for (cap, kind) in machines {
-                if sat[*kind as usize] {
-                    n_machines += 1;
-                    for d in 0..dims {
-                        sc[d] += cap[d] as u128;
-                    }
-                }
-            }
+            let (n_tasks, dc) = sum_where(tasks, dims, |class| has[class as usize]);
+            let (n_machines, sc) = sum_where(machines, dims, |kind| sat[kind as usize]);
             let share = |a: u128, b: u128| {
                 if b == 0 {
                     f64::NAN

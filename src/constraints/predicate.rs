@@ -6,6 +6,12 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+/// Is `s` a number in the sense of attribute types: it parses as a finite `f64`. An attribute
+/// is numeric when every value of it is one.
+pub fn is_number(s: &str) -> bool {
+    s.parse::<f64>().is_ok_and(f64::is_finite)
+}
+
 /// A relational operator of a constraint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Op {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use rand::Rng;
 
-use super::predicate::{Constraint, ConstraintSet};
+use super::predicate::{Constraint, ConstraintSet, is_number};
 use super::table::Properties;
 
 /// A statistical cluster: occurrence fraction and constraint frequency vector.
@@ -46,11 +46,6 @@ fn weighted(clusters: &[StatCluster], rng: &mut impl Rng) -> usize {
     clusters.len() - 1
 }
 
-/// Is every value of `values` a number?
-fn numeric(values: &[String]) -> bool {
-    values.iter().all(|v| v.parse::<f64>().is_ok())
-}
-
 /// A machine drawn by Algorithm 2.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SynthMachine {
@@ -71,7 +66,7 @@ impl Characterisation {
         let mut properties = Properties::new();
         let mut inconsistent = false;
         for (attr, values) in &self.values {
-            let num = numeric(values);
+            let num = values.iter().all(|v| is_number(v));
             let on: Vec<usize> = (0..self.vocabulary.len())
                 .filter(|&i| self.vocabulary[i].attr == *attr)
                 .collect();

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::predicate::{Constraint, ConstraintSet};
+use super::predicate::{Constraint, ConstraintSet, is_number};
 
 /// A machine's attributes: (name, value) pairs sorted by name, e.g. `[("arch", "x86"),
 /// ("num_cores", "8")]`.
@@ -76,7 +76,7 @@ impl Eligibility {
         let mut types: BTreeMap<String, AttrType> = BTreeMap::new();
         for k in &kinds {
             for (a, v) in k {
-                let t = if v.parse::<f64>().is_ok_and(f64::is_finite) {
+                let t = if is_number(v) {
                     AttrType::Numeric
                 } else {
                     AttrType::Categorical
@@ -122,11 +122,6 @@ impl Eligibility {
         self.types.get(attr).copied()
     }
 
-    /// Every attribute's name and type.
-    pub fn attributes(&self) -> impl Iterator<Item = (&str, AttrType)> {
-        self.types.iter().map(|(a, t)| (a.as_str(), *t))
-    }
-
     /// Is `c` well formed for this cluster: a known attribute, an operator its type allows, a
     /// number where the attribute is numeric?
     pub fn check(&self, c: &Constraint) -> Result<(), ConstraintError> {
@@ -147,13 +142,11 @@ impl Eligibility {
                     constraint: c.to_string(),
                 })
             }
-            Some(AttrType::Numeric) if c.value.parse::<f64>().is_err() => {
-                Err(ConstraintError::NotANumber {
-                    attr: c.attr.clone(),
-                    value: c.value.clone(),
-                    constraint: c.to_string(),
-                })
-            }
+            Some(AttrType::Numeric) if !is_number(&c.value) => Err(ConstraintError::NotANumber {
+                attr: c.attr.clone(),
+                value: c.value.clone(),
+                constraint: c.to_string(),
+            }),
             _ => Ok(()),
         }
     }
@@ -213,21 +206,6 @@ impl Eligibility {
     pub fn classes(&self) -> &[ConstraintSet] {
         &self.classes
     }
-
-    /// Adds a machine kind (a machine with new attributes joining the cluster) and returns its
-    /// index; every class's eligibility on it is computed now.
-    pub fn add_kind(&mut self, props: Properties) -> u32 {
-        if let Some(k) = self.kinds.iter().position(|p| *p == props) {
-            return k as u32;
-        }
-        self.kinds.push(props);
-        let k = (self.kinds.len() - 1) as u32;
-        for c in 0..self.classes.len() {
-            let ok = self.classes[c].iter().all(|x| self.satisfies(k, x));
-            self.allowed[c].push(ok);
-        }
-        k
-    }
 }
 
 #[cfg(test)]
@@ -281,8 +259,5 @@ mod tests {
         assert_eq!(e.class_of(&set("cores >= 8; arch != arm")).unwrap(), b);
         assert_eq!(e.allowed_kinds(0), &[true, true]);
         assert!(!e.is_trivial());
-        let k = e.add_kind(props(&[("arch", "x86"), ("cores", "32")]));
-        assert_eq!(k, 2);
-        assert!(e.allowed(a, k) && e.allowed(b, k));
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
+use super::place::fits;
 use super::snapshot::{Placement, Resources, Snapshot};
 use crate::constraints::{Characterisation, ConstraintSet, Eligibility, set_text};
 
@@ -44,7 +45,7 @@ fn fits_some(allowed: &[bool], caps: &[Vec<Resources>], req: &Resources) -> bool
     allowed
         .iter()
         .zip(caps)
-        .any(|(ok, caps)| *ok && caps.iter().any(|c| c.iter().zip(req).all(|(c, r)| c >= r)))
+        .any(|(ok, caps)| *ok && caps.iter().any(|c| fits(c, req)))
 }
 
 /// `snap` with machine properties and task constraints drawn from `ch`, seeded by `seed`

@@ -7,7 +7,7 @@ use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
 use super::numa::{Numa, NumaCount};
-use super::place::{JobOrder, Packing, Placer, Scorer, pack, task_order};
+use super::place::{JobOrder, Packing, Placer, Scorer, fits, pack, task_order};
 use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
 use crate::rng::derive_seed;
@@ -237,7 +237,7 @@ pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
                 .iter()
                 .enumerate()
                 .filter(|(m, c)| {
-                    c.iter().zip(&t.request).all(|(c, r)| c >= r)
+                    fits(c, &t.request)
                         && snap
                             .placement
                             .as_ref()

@@ -147,8 +147,9 @@ impl Packing {
     }
 }
 
+/// Does `req` fit in `free`, in every resource?
 #[inline]
-fn fits(free: &Resources, req: &Resources) -> bool {
+pub(crate) fn fits(free: &Resources, req: &Resources) -> bool {
     free.iter().zip(req).all(|(f, r)| f >= r)
 }
 

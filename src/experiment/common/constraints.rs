@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::Ctx;
-use crate::constraints::{Characterisation, Constraint, StatCluster};
+use crate::constraints::{Characterisation, Constraint, StatCluster, is_number};
 use crate::experiment::ExperimentError;
 
 /// Vocabulary items and statistical clusters at most (a characterisation is a summary).
@@ -74,7 +74,7 @@ pub fn characterisation(
                 "none",
             )
         })?;
-        let numeric = vs.iter().all(|v| v.parse::<f64>().is_ok());
+        let numeric = vs.iter().all(|v| is_number(v));
         if !numeric && !c.op.is_equality() {
             return Err(cx.bad(
                 &key,
@@ -85,7 +85,7 @@ pub fn characterisation(
                 t,
             ));
         }
-        if numeric && c.value.parse::<f64>().is_err() {
+        if numeric && !is_number(&c.value) {
             return Err(cx.bad(&key, &format!("a number: `{}` is numeric", c.attr), t));
         }
         if vocabulary.contains(&c) {

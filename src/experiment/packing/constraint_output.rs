@@ -74,19 +74,20 @@ pub(super) fn snapshot_multipliers(exp: &PackingExperiment) -> Vec<Multiplier> {
     multipliers(&pl.table, snap.dims, &machines, &tasks)
 }
 
-/// `constraints.csv` and `constraint_pending.csv`, if the snapshot has constraints.
+/// `constraints.csv` and `constraint_pending.csv`, if the snapshot has constraints (`um`: its
+/// [`snapshot_multipliers`]).
 pub(super) fn constraint_tables(
     exp: &PackingExperiment,
     out: &PackingOutcome,
+    um: &[Multiplier],
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    let um = snapshot_multipliers(exp);
     if um.is_empty() {
         return Ok(Vec::new());
     }
     let names = resources(exp);
     let mut rows = Vec::new();
-    for m in &um {
+    for m in um {
         for (d, r) in names.iter().enumerate() {
             rows.push(MultiplierRow {
                 constraint: &m.constraint,
@@ -123,12 +124,13 @@ pub(super) fn constraint_tables(
 /// by decreasing u*.
 pub(super) fn constraint_figures(
     exp: &PackingExperiment,
+    um: &[Multiplier],
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    let mut um = snapshot_multipliers(exp);
     if um.is_empty() {
         return Ok(Vec::new());
     }
+    let mut um = um.to_vec();
     um.sort_by(|a, b| b.u_max.total_cmp(&a.u_max));
     let names = resources(exp);
     // a resource no task requests has no multiplier; an unbounded one is drawn at 0
@@ -156,8 +158,11 @@ pub(super) fn constraint_figures(
 
 /// The report's constraint section: the synthesis, then per constraint its multipliers and the
 /// share of its tasks each scheduler left pending.
-pub(super) fn constraint_report(exp: &PackingExperiment, out: &PackingOutcome) -> Option<String> {
-    let um = snapshot_multipliers(exp);
+pub(super) fn constraint_report(
+    exp: &PackingExperiment,
+    out: &PackingOutcome,
+    um: &[Multiplier],
+) -> Option<String> {
     if um.is_empty() {
         return None;
     }

@@ -8,9 +8,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::PackingExperiment;
-use super::constraint_output::{constraint_figures, constraint_report, constraint_tables};
+use super::constraint_output::{
+    constraint_figures, constraint_report, constraint_tables, snapshot_multipliers,
+};
 use super::execute::{PackingOutcome, SchedulerResult};
 use super::numa_output::{numa_figures, numa_report, numa_tables};
+use crate::constraints::Multiplier;
 use crate::experiment::common::{
     F6, MdTable, Report, create_dir, render_figure, report_claims_and_figures, write, write_claims,
     write_csv, write_provenance,
@@ -92,10 +95,11 @@ pub fn write_packing_outputs(
         files.extend(paths);
     }
     files.extend(numa_tables(exp, out, dir)?);
-    files.extend(constraint_tables(exp, out, dir)?);
+    let um = snapshot_multipliers(exp);
+    files.extend(constraint_tables(exp, out, &um, dir)?);
     let extra = numa_figures(exp, out, dir)?
         .into_iter()
-        .chain(constraint_figures(exp, dir)?);
+        .chain(constraint_figures(exp, &um, dir)?);
     for f in extra {
         if f.extension().is_some_and(|e| e == "png") {
             figures.push(f.clone());
@@ -103,7 +107,10 @@ pub fn write_packing_outputs(
         files.push(f);
     }
     files.push(write_provenance(dir, &exp.header.file, &exp.header.source)?);
-    files.push(write(dir.join("report.md"), &report(exp, out, &figures))?);
+    files.push(write(
+        dir.join("report.md"),
+        &report(exp, out, &um, &figures),
+    )?);
     Ok(files)
 }
 
@@ -385,7 +392,12 @@ fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
 }
 
 /// The report's text.
-fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) -> String {
+fn report(
+    exp: &PackingExperiment,
+    out: &PackingOutcome,
+    um: &[Multiplier],
+    figures: &[PathBuf],
+) -> String {
     let mut r = Report::new(&exp.header.name);
     if !exp.header.description.is_empty() {
         r.line(format!("{}\n", exp.header.description.trim()));
@@ -435,7 +447,7 @@ fn report(exp: &PackingExperiment, out: &PackingOutcome, figures: &[PathBuf]) ->
             r.line(format!("- Net CPU savings: {c}."));
         }
     }
-    if let Some(text) = constraint_report(exp, out) {
+    if let Some(text) = constraint_report(exp, out, um) {
         r.line(text);
     }
     report_claims_and_figures(&mut r, &out.claims, figures);
