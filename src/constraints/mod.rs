@@ -8,10 +8,12 @@
 
 pub mod multiplier;
 pub mod predicate;
+pub mod support;
 pub mod synthesis;
 pub mod table;
 
 pub use multiplier::{Multiplier, multipliers, vocabulary};
 pub use predicate::{Constraint, ConstraintSet, Op, is_number, parse_set};
+pub use support::{JobClasses, ServerMultiplier, SupportError};
 pub use synthesis::{Characterisation, StatCluster, sort_and_merge};
 pub use table::{AttrType, ConstraintError, Eligibility, Properties, set_text};

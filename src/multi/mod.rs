@@ -25,9 +25,12 @@ mod policy;
 mod source;
 
 pub use policy::{Discipline, ScoredPolicy, VectorSystem};
-pub use source::StrictJobs;
+pub use source::{ConstrainedJobs, StrictJobs};
 pub use source::{ScalarAsVector, VectorJobSource};
 
+use std::sync::Arc;
+
+use crate::constraints::Eligibility;
 use crate::model::ServerId;
 use crate::model::Size;
 use crate::packing::numa::{Allocation, Layer, MAX_NODES, NODE_DIMS, Numa};
@@ -48,6 +51,9 @@ pub struct VJob {
     pub arrival: u64,
     /// The job must run inside one NUMA node (on servers with nodes; ignored without).
     pub strict: bool,
+    /// Its placement constraint class (0: no constraints) in the cluster's eligibility table
+    /// ([`VectorCluster::with_constraints`]).
+    pub class: u32,
 }
 
 /// A job in service, as the calendar keeps it.
@@ -57,6 +63,7 @@ struct Due {
     /// Index of its node allocation in [`NumaTrack::allocs`] (servers with NUMA nodes).
     alloc: u32,
     strict: bool,
+    class: u32,
     req: Resources,
 }
 
@@ -95,6 +102,8 @@ pub struct VectorCluster {
     used: u128,
     capacity: u128,
     counts: Counters,
+    /// With placement constraints: per job class, jobs placed and the sum of their waits.
+    class_waits: Vec<(u64, u128)>,
 }
 
 impl VectorCluster {
@@ -120,7 +129,23 @@ impl VectorCluster {
             used: 0,
             capacity: servers as u128 * dims as u128 * Size::UNIT as u128,
             counts: Counters::default(),
+            class_waits: Vec::new(),
         }
+    }
+
+    /// The same cluster with placement constraints (Sharma et al., docs/theory.md section
+    /// 11.2): server `p` is of machine kind `kind[p]` in `table`, and a job of class c is
+    /// placed only on servers whose kind `table` allows for c. Waits are tallied per class.
+    pub fn with_constraints(mut self, kind: Vec<u32>, table: Arc<Eligibility>) -> Self {
+        self.class_waits = vec![(0, 0); table.classes().len()];
+        self.placer = self.placer.with_constraints(kind, table);
+        self
+    }
+
+    /// Per job class: jobs placed so far and the sum of their waits, slots (empty without
+    /// constraints).
+    pub fn class_waits(&self) -> &[(u64, u128)] {
+        &self.class_waits
     }
 
     /// The same cluster with NUMA nodes on every server, laid out by `numa.layout`, and the
@@ -150,10 +175,17 @@ impl VectorCluster {
             .map_or_else(Vec::new, |m| m.free(p).to_vec())
     }
 
-    /// Can server `p` host `job` now (it fits, and a strict job fits inside one node)?
+    /// Can server `p` host `job` now (the job may run there, it fits, and a strict job fits
+    /// inside one node)?
     #[inline]
     pub fn admits(&self, p: usize, job: &VJob) -> bool {
-        self.placer.admits(p, &job.req, job.strict)
+        self.placer.eligible(p, job.class) && self.placer.admits(p, &job.req, job.strict)
+    }
+
+    /// May `job` run on server `p` (its placement constraints)?
+    #[inline]
+    pub fn eligible(&self, p: usize, job: &VJob) -> bool {
+        self.placer.eligible(p, job.class)
     }
 
     /// The server the scheduler sends `job` to, if any fits it ([`Placer::choose_job`]): one
@@ -161,7 +193,7 @@ impl VectorCluster {
     /// strict job to a server whose nodes cannot hold it ([`VectorCluster::try_place`]).
     #[inline]
     pub fn choose(&mut self, job: &VJob) -> Option<usize> {
-        self.placer.choose_job(&job.req, job.strict)
+        self.placer.choose_job(&job.req, job.strict, job.class)
     }
 
     /// Sends `job` to the server the scheduler chooses in slot `now`. `Placed` if it went
@@ -218,8 +250,19 @@ impl VectorCluster {
         self.calendar.next_due(from)
     }
 
-    /// Puts `job` on server `p` in slot `now`; panics if `p` does not admit it.
+    /// Puts `job` on server `p` in slot `now`; panics if `p` does not admit it (a policy that
+    /// tries is wrong, and the run must not go on).
     pub fn place(&mut self, p: usize, job: &VJob, now: u64) {
+        assert!(
+            self.placer.eligible(p, job.class),
+            "policy placed job {} of constraint class {} on server {p}, which it may not use",
+            job.id,
+            job.class
+        );
+        if let Some(w) = self.class_waits.get_mut(job.class as usize) {
+            w.0 += 1;
+            w.1 += (now - job.arrival) as u128;
+        }
         let alloc = self.placer.take_job(p, &job.req, job.strict);
         let slot = match (&mut self.numa, alloc) {
             (Some(n), Some(a)) => {
@@ -242,6 +285,7 @@ impl VectorCluster {
                 server: p as ServerId,
                 alloc: slot,
                 strict: job.strict,
+                class: job.class,
                 req: job.req,
             },
         );
@@ -280,6 +324,12 @@ impl VectorCluster {
         for d in self.calendar.items() {
             for (u, &r) in used[d.server as usize].iter_mut().zip(&d.req) {
                 *u += r as u128;
+            }
+            if !self.placer.eligible(d.server as usize, d.class) {
+                return Err(Violation(format!(
+                    "a job of constraint class {} runs on server {}, which it may not use",
+                    d.class, d.server
+                )));
             }
             count += 1;
         }

@@ -47,7 +47,7 @@ impl ScoredPolicy {
             let queue = self.waiting.iter().map(|j| (j, false));
             let batch = self.fifo.iter().map(|j| (j, true));
             for (k, (j, in_batch)) in queue.enumerate().chain(batch.enumerate()) {
-                if !placer.admits(p, &j.req, j.strict) {
+                if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
                     continue;
                 }
                 let s = placer.score_on(p, &j.req);
@@ -169,5 +169,8 @@ impl System for VectorSystem {
     }
     fn numa(&self) -> Option<NumaTally> {
         self.cluster.numa_tally()
+    }
+    fn class_waits(&self) -> Vec<(u64, u128)> {
+        self.cluster.class_waits().to_vec()
     }
 }

@@ -1,9 +1,13 @@
 //! Sources of multi-resource jobs: i.i.d. draws from a list of request vectors, single-resource
 //! sources seen as vectors, and replayed traces.
 
-use rand::Rng;
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 use super::VJob;
+use crate::constraints::JobClasses;
 use crate::model::Job;
 use crate::packing::snapshot::Resources;
 use crate::rng::Streams;
@@ -58,6 +62,7 @@ impl Source<VJob> for VectorJobSource {
                 service,
                 arrival: t,
                 strict: false,
+                class: 0,
             });
             self.next_id += 1;
             self.work += req[0] as u128;
@@ -100,6 +105,7 @@ impl Source<VJob> for ScalarAsVector<JobSource> {
             service: j.service,
             arrival: j.arrival,
             strict: false,
+            class: 0,
         }));
     }
     fn arrived(&self) -> u64 {
@@ -122,6 +128,7 @@ impl Source<VJob> for TraceSource {
                 service: j.service,
                 arrival: t,
                 strict: false,
+                class: 0,
             })
         });
     }
@@ -169,6 +176,45 @@ impl<S: Source<VJob>> Source<VJob> for StrictJobs<S> {
         self.source.batch(t, out);
         for j in &mut out[from..] {
             j.strict = self.strict(j.id);
+        }
+    }
+    fn arrived(&self) -> u64 {
+        self.source.arrived()
+    }
+    fn arrived_work(&self) -> u128 {
+        self.source.arrived_work()
+    }
+    fn next_arrival(&self) -> u64 {
+        self.source.next_arrival()
+    }
+}
+
+/// Gives every job of another source a placement constraint class drawn by Algorithm 3
+/// ([`JobClasses::draw`]) from a stream of its own, in arrival order: the other source's
+/// streams are untouched, and every policy at a point sees the same jobs with the same
+/// constraints.
+pub struct ConstrainedJobs<S> {
+    source: S,
+    classes: Arc<JobClasses>,
+    rng: Pcg64Mcg,
+}
+
+impl<S> ConstrainedJobs<S> {
+    pub fn new(source: S, classes: Arc<JobClasses>, seed: u64) -> Self {
+        ConstrainedJobs {
+            source,
+            classes,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
+    }
+}
+
+impl<S: Source<VJob>> Source<VJob> for ConstrainedJobs<S> {
+    fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
+        let from = out.len();
+        self.source.batch(t, out);
+        for j in &mut out[from..] {
+            j.class = self.classes.draw(&mut self.rng);
         }
     }
     fn arrived(&self) -> u64 {

@@ -654,11 +654,12 @@ impl Placer {
     /// with machine + cluster awareness, a strict job is offered only the machines with a node
     /// that holds it; otherwise as [`Placer::choose`]. Without cluster awareness the machine
     /// chosen may not admit a strict job ([`Placer::admits`]): the caller finds out.
-    pub fn choose_job(&mut self, req: &Resources, strict: bool) -> Option<usize> {
+    /// Only machines a job of constraint class `class` may run on are offered.
+    pub fn choose_job(&mut self, req: &Resources, strict: bool, class: u32) -> Option<usize> {
         if strict && self.numa_layer() == Some(Layer::Cluster) {
-            self.choose_among(req, 0, true)
+            self.choose_among(req, class, true)
         } else {
-            self.choose(req)
+            self.choose_class(req, class)
         }
     }
 

@@ -104,6 +104,10 @@ pub struct RunResult {
     /// run (`None` without nodes).
     #[serde(default)]
     pub numa: Option<NumaTally>,
+    /// With placement constraints: per job constraint class, the jobs placed after warm-up and
+    /// their mean wait, slots (empty without constraints).
+    #[serde(default)]
+    pub class_waits: Vec<(u64, f64)>,
 }
 
 /// NUMA tallies of a run on servers with NUMA nodes (docs/theory.md section 11.1).
@@ -213,6 +217,11 @@ pub trait System {
     /// NUMA tallies, for servers with NUMA nodes.
     fn numa(&self) -> Option<NumaTally> {
         None
+    }
+    /// With placement constraints: per job constraint class, jobs placed so far and the sum of
+    /// their waits, slots.
+    fn class_waits(&self) -> Vec<(u64, u128)> {
+        Vec::new()
     }
 }
 
@@ -371,6 +380,7 @@ pub fn run_system<S: System>(
     let mut batch: Vec<S::Job> = Vec::new();
     let mut tally = Tally::new(cfg);
     let mut at_warmup = system.counters();
+    let mut classes_at_warmup = system.class_waits();
     let mut warm = false;
     let (mut t, mut q, mut end) = (0u64, 0u64, cfg.slots);
     let mut steps = 0u64;
@@ -381,6 +391,7 @@ pub fn run_system<S: System>(
             if !warm && t >= tally.warmup {
                 // the counters have not changed in the skipped slots before t
                 at_warmup = system.counters();
+                classes_at_warmup = system.class_waits();
                 warm = true;
             }
             // (1) departures
@@ -455,6 +466,7 @@ pub fn run_system<S: System>(
     }
     let end = End {
         at_warmup,
+        classes_at_warmup,
         t,
         q,
         capped,
@@ -467,6 +479,7 @@ pub fn run_system<S: System>(
 /// How a run ended: its last slot, queue and verdict, and the counters at warm-up.
 struct End {
     at_warmup: Counters,
+    classes_at_warmup: Vec<(u64, u128)>,
     /// Slots simulated.
     t: u64,
     /// The last Q(t).
@@ -485,6 +498,7 @@ fn finish<S: System>(
 ) -> RunResult {
     let End {
         at_warmup,
+        classes_at_warmup,
         t,
         q,
         capped,
@@ -548,7 +562,30 @@ fn finish<S: System>(
         verdict,
         evidence,
         numa: system.numa(),
+        class_waits: class_waits(system.class_waits(), &classes_at_warmup, t > warmup),
     }
+}
+
+/// Per class, (jobs placed, mean wait) from the cumulative tallies at the end and at warm-up
+/// (counted from the start when the run ended before warm-up).
+fn class_waits(stop: Vec<(u64, u128)>, start: &[(u64, u128)], warm: bool) -> Vec<(u64, f64)> {
+    stop.iter()
+        .enumerate()
+        .map(|(c, &(n, w))| {
+            let (n0, w0) = if warm {
+                start.get(c).copied().unwrap_or((0, 0))
+            } else {
+                (0, 0)
+            };
+            let placed = n - n0;
+            let mean = if placed > 0 {
+                (w - w0) as f64 / placed as f64
+            } else {
+                0.0
+            };
+            (placed, mean)
+        })
+        .collect()
 }
 
 /// Keeps the points of even index (the samples at every other sampling slot).

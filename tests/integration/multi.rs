@@ -108,6 +108,7 @@ fn the_servers_view_follows_the_score() {
                         service: 100,
                         arrival: 0,
                         strict: false,
+                        class: 0,
                     });
                 }
             }
@@ -269,6 +270,7 @@ fn a_source_under_reporting_its_work_is_an_invariant_error() {
                     service: 3,
                     arrival: 0,
                     strict: false,
+                    class: 0,
                 });
             }
         }

@@ -123,6 +123,7 @@ fn job(id: u64, x: f64, strict: bool) -> VJob {
         service: 100,
         arrival: 0,
         strict,
+        class: 0,
     }
 }
 
