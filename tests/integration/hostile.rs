@@ -691,3 +691,79 @@ fn constraint_characterisations_that_cannot_be_are_refused() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A queueing file with placement constraints, each case changing one thing.
+#[test]
+fn queueing_constraints_that_cannot_run_are_refused() {
+    let constraints = r#"
+[constraints]
+vocabulary = ["tier = gold", "cores >= 16"]
+[constraints.values]
+tier = ["gold", "silver"]
+cores = [8, 16]
+[[constraints.machines]]
+share = 1.0
+frequency = [0.3, 0.5]
+[[constraints.tasks]]
+share = 0.5
+frequency = [0, 0]
+[[constraints.tasks]]
+share = 0.5
+frequency = [0.5, 0.5]
+"#;
+    let scored = QUEUE.replace(
+        "name = \"bf-js\"",
+        "name = \"bf-js\"\nscore = \"bestfit-v1\"",
+    );
+    let d = tmp("queue-constraints");
+    for (text, words) in [
+        // a policy without a score: VQS-type policies have no constrained form
+        (
+            format!(
+                "{}{constraints}",
+                QUEUE.replace("\"bf-js\"", "\"vqs\"\nJ = 2")
+            ),
+            &["policy[0].score", "no constrained form", "q.toml"][..],
+        ),
+        (
+            format!("{QUEUE}{constraints}"),
+            &["policy[0].score", "multi-resource path"][..],
+        ),
+        // a constraint on an attribute without values
+        (
+            format!(
+                "{scored}{}",
+                constraints.replace("\"cores >= 16\"", "\"disks >= 2\"")
+            ),
+            &["constraints.values.disks", "the values attribute"][..],
+        ),
+        // an ordering operator on a categorical attribute
+        (
+            format!(
+                "{scored}{}",
+                constraints.replace("\"tier = gold\"", "\"tier >= gold\"")
+            ),
+            &["constraints.vocabulary[0]"][..],
+        ),
+        // a task cluster that always asks for what no server has
+        (
+            format!(
+                "{scored}{}",
+                constraints
+                    .replace("frequency = [0.3, 0.5]", "frequency = [0, 0.5]")
+                    .replace("frequency = [0.5, 0.5]", "frequency = [1, 0.5]")
+            ),
+            &["constraints.tasks[1].frequency", "could never run"][..],
+        ),
+        // a delay-trend claim without constraints
+        (
+            format!(
+                "{scored}[[claim]]\nkind = \"delay-trend\"\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nat_least = 0.5\n"
+            ),
+            &["claim[0].kind", "[constraints]"][..],
+        ),
+    ] {
+        refused_in(&d, "q.toml", &text, &[], words);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -2,6 +2,7 @@
 
 mod calibration;
 mod cli;
+mod constraints_sim;
 mod docs;
 mod figures;
 mod fuzz;

@@ -14,6 +14,9 @@
 //!   one's upper end was shown unstable at a load no higher than the next one's lower end.
 //! - `kind = "ranking"`: at a sweep point, the listed policies' mean queues increase in the
 //!   listed order and every consecutive pair's 95 % intervals are disjoint.
+//! - `kind = "delay-trend"` (with `[constraints]`): at a sweep point, the policy's normalised
+//!   scheduling delay per constraint increases with the constraint's u*_c: Kendall's τ_b over
+//!   the constraints some job requested is at least `at_least`.
 
 use super::limit::{SearchSpec, ThresholdResult};
 use super::results::{Outcome, mean_ci};
@@ -55,6 +58,11 @@ pub(super) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
                 paired,
             } => ranking(exp, out, order, *point, *paired),
             ClaimSpec::LimitOrder { order, search } => limit_order(exp, out, order, search),
+            ClaimSpec::DelayTrend {
+                policy,
+                point,
+                at_least,
+            } => delay_trend(exp, out, *policy, *point, *at_least),
         })
         .collect()
 }
@@ -67,6 +75,41 @@ fn missing(claim: String, what: &str) -> ClaimResult {
         observed: "not computed".into(),
         evidence: format!("{what} is missing from the outcome (this is a bug in packlab)"),
         holds: false,
+        unchecked: None,
+    }
+}
+
+fn delay_trend(
+    exp: &Experiment,
+    out: &Outcome,
+    policy: usize,
+    point: usize,
+    at_least: f64,
+) -> ClaimResult {
+    let claim = format!(
+        "{}'s normalised delay grows with u*_c at {} (Kendall's tau)",
+        exp.labels[policy],
+        at(exp, point)
+    );
+    let Some(q) = &exp.constraints else {
+        return missing(claim, "the constraints");
+    };
+    let pairs = super::constraints::trend(q, &super::constraints::delays(q, out), policy, point);
+    let tau = super::kendall_tau(&pairs);
+    let top = pairs.iter().copied().fold((f64::NAN, f64::NAN), |a, p| {
+        if a.0.is_nan() || p.0 > a.0 { p } else { a }
+    });
+    ClaimResult {
+        claim,
+        expected: format!("tau >= {at_least}"),
+        observed: format!("tau = {tau:.4}"),
+        evidence: format!(
+            "{} constraints requested; the largest u*_c = {:.4} has normalised delay {:.4}",
+            pairs.len(),
+            top.0,
+            top.1
+        ),
+        holds: pairs.len() >= 2 && tau >= at_least,
         unchecked: None,
     }
 }

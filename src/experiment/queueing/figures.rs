@@ -23,6 +23,19 @@ pub(super) fn draw(
                 let plot = study_plot(exp, out, title);
                 render_with(dir, file, |stem| render_dots(&plot, stem))?
             }
+            PlotSpec::ConstraintDelay { point, title, file } => {
+                let q = exp
+                    .constraints
+                    .as_ref()
+                    .ok_or_else(|| ExperimentError::Invalid {
+                        file: exp.header.file.clone(),
+                        key: "constraints".into(),
+                        expected: "a [constraints] table for a constraint-delay plot".into(),
+                        got: "none".into(),
+                    })?;
+                let chart = super::constraints::delay_chart(exp, q, out, *point, title);
+                render_figure(dir, &chart, file)?
+            }
             PlotSpec::MeanQueueVsLoad { title, file, log_y } => {
                 render_figure(dir, &mean_queue_chart(exp, out, title, *log_y), file)?
             }

@@ -11,6 +11,7 @@ mod budget;
 mod claims;
 mod cluster;
 mod compaction;
+mod constraints;
 mod figures;
 pub mod limit;
 mod numa;
@@ -30,6 +31,7 @@ mod workload;
 
 use std::path::{Path, PathBuf};
 
+pub use constraints::{ConstraintDelay, QueueConstraints, constrained_rho, kendall_tau};
 pub use numa::{NumaRho, numa_rho};
 pub use results::{Outcome, SummaryRow, majority, mean_ci};
 pub use simulate::{RunRecord, run_seed, simulate};
@@ -205,6 +207,13 @@ pub enum PlotSpec {
         file: String,
         log_y: Option<bool>,
     },
+    /// With `[constraints]`: normalised scheduling delay against u*_c at one sweep point, a
+    /// point per constraint and a colour per policy (Sharma et al.'s Fig. 10).
+    ConstraintDelay {
+        point: usize,
+        title: Option<String>,
+        file: String,
+    },
 }
 
 impl PlotSpec {
@@ -213,7 +222,8 @@ impl PlotSpec {
         match self {
             PlotSpec::MeanQueueVsLoad { file, .. }
             | PlotSpec::LimitVsCompaction { file, .. }
-            | PlotSpec::QueueVsTime { file, .. } => file,
+            | PlotSpec::QueueVsTime { file, .. }
+            | PlotSpec::ConstraintDelay { file, .. } => file,
         }
     }
 }
@@ -254,6 +264,14 @@ pub enum ClaimSpec {
         order: Vec<usize>,
         point: usize,
         paired: bool,
+    },
+    /// With `[constraints]`: at a sweep point, the policy's normalised scheduling delay per
+    /// constraint grows with the constraint's Utilization Multiplier u*_c: Kendall's τ_b over
+    /// the constraints some job requested is at least `at_least`.
+    DelayTrend {
+        policy: usize,
+        point: usize,
+        at_least: f64,
     },
 }
 
@@ -303,6 +321,8 @@ pub struct Experiment {
     pub compaction: Option<CompactionSpec>,
     /// Servers with NUMA nodes.
     pub numa: Option<QueueNuma>,
+    /// Servers with attributes and jobs with placement constraints.
+    pub constraints: Option<QueueConstraints>,
 }
 
 impl Experiment {
@@ -335,7 +355,14 @@ impl Experiment {
         let workload = workload::workload(&cx, &raw.workload)?;
         let run = run::run_spec(&cx, &raw.run, workload.trace().is_some())?;
         let mut numa = numa::setup(&cx, raw.numa.as_ref(), &workload)?;
-        let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref())?;
+        let constraints = constraints::setup(
+            &cx,
+            raw.constraints.as_ref(),
+            servers,
+            &workload,
+            header.seed,
+        )?;
+        let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
         let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
         let at = sweep::Finder {
             cx: &cx,
@@ -344,6 +371,21 @@ impl Experiment {
         };
         let (policies, labels) = policies::policies(&cx, &raw.policy, &workload)?;
         numa::layers(&cx, &raw.policy, &policies, &mut numa)?;
+        if constraints.is_some() {
+            constraints::policies(&cx, &raw.policy, &policies)?;
+            for (table, present) in [
+                ("numa", numa.is_some()),
+                ("compaction", raw.compaction.is_some()),
+            ] {
+                if present {
+                    return Err(cx.bad(
+                        table,
+                        &format!("no [{table}] with [constraints] (not modelled together)"),
+                        "both tables",
+                    ));
+                }
+            }
+        }
         if numa.is_some() && raw.compaction.is_some() {
             return Err(cx.bad(
                 "compaction",
@@ -369,6 +411,7 @@ impl Experiment {
             rho_star,
             compaction,
             numa,
+            constraints,
         };
         budget::check(&cx, &exp)?;
         validate_claims::passable(&cx, &exp)?;

@@ -41,6 +41,7 @@ pub(super) fn plots(
             file,
             replications,
             raw.compaction.is_some(),
+            raw.constraints.is_some(),
         )?);
     }
     Ok(plots)
@@ -54,6 +55,7 @@ fn plot(
     file: String,
     replications: u32,
     compaction: bool,
+    constraints: bool,
 ) -> Result<PlotSpec, ExperimentError> {
     let cx = at.cx;
     Ok(match p.kind.as_str() {
@@ -113,10 +115,28 @@ fn plot(
                 file,
             }
         }
+        "constraint-delay" => {
+            if !constraints {
+                return Err(cx.bad(
+                    &format!("plot[{i}].kind"),
+                    "a [constraints] table for \"constraint-delay\"",
+                    "none",
+                ));
+            }
+            let point = match [p.load, p.arrival_rate, p.fraction, p.scaling] {
+                [None, None, None, None] => at.points.len() - 1,
+                named => at.find(&format!("plot[{i}].load"), named)?,
+            };
+            PlotSpec::ConstraintDelay {
+                point,
+                title: p.title.clone(),
+                file,
+            }
+        }
         other => {
             return Err(cx.bad(
                 &format!("plot[{i}].kind"),
-                "\"mean-queue-vs-load\", \"queue-vs-time\" or \"limit-vs-compaction\"",
+                "\"mean-queue-vs-load\", \"queue-vs-time\", \"limit-vs-compaction\" or \"constraint-delay\"",
                 format!("\"{other}\""),
             ));
         }

@@ -25,6 +25,9 @@ pub(super) fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> St
     mixes(&mut r, exp, out);
     limits(&mut r, exp, out);
     numa(&mut r, exp, out);
+    if let Some(q) = &exp.constraints {
+        super::constraints::report(&mut r, exp, q, out);
+    }
     study(&mut r, exp, out);
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()
@@ -64,10 +67,15 @@ fn setting(r: &mut Report, exp: &Experiment) {
     }
     if let Some((a, b)) = exp.rho_star {
         let to_rate = exp.rate_per_load();
+        let how = if exp.constraints.is_some() {
+            "with the placement constraints: the linear programme over configurations per \
+             server group"
+        } else {
+            "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals"
+        };
         r.line(format!(
             "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \
-             λ* ∈ [{:.6}, {:.6}] jobs per slot (exact for finitely many sizes, else Theorem 1's \
-             bracket on 128 intervals).\n",
+             λ* ∈ [{:.6}, {:.6}] jobs per slot ({how}).\n",
             a * to_rate,
             b * to_rate
         ));

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::experiment::common::{RawService, RawSizes};
+use crate::experiment::common::{RawConstraints, RawService, RawSizes};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +25,7 @@ pub(super) struct RawExperiment {
     pub(super) claim: Vec<RawClaim>,
     pub(super) compaction: Option<RawCompaction>,
     pub(super) numa: Option<RawQueueNuma>,
+    pub(super) constraints: Option<RawConstraints>,
 }
 
 /// `[numa]`: NUMA nodes on every server and the share of jobs that must run inside one.

@@ -4,8 +4,8 @@
 use super::{Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
 use crate::multi::{
-    Discipline, ScalarAsVector, ScoredPolicy, StrictJobs, VJob, VectorCluster, VectorJobSource,
-    VectorSystem,
+    ConstrainedJobs, Discipline, ScalarAsVector, ScoredPolicy, StrictJobs, VJob, VectorCluster,
+    VectorJobSource, VectorSystem,
 };
 use crate::packing::numa::Numa;
 use crate::packing::place::Scorer;
@@ -122,8 +122,12 @@ pub(super) fn run_at(
     })
 }
 
+/// The stream of a run seed the jobs' constraint classes are drawn from.
+const CLASS_STREAM: u64 = 6;
+
 /// Runs a multi-resource system on `source`; with `[numa]`, a share of the jobs marked strict
-/// from a stream of the run seed (the same jobs for every policy).
+/// from a stream of the run seed (the same jobs for every policy); with `[constraints]`, every
+/// job's constraint class drawn from another stream of the run seed (likewise).
 fn run_vector<S: Source<VJob>>(
     exp: &Experiment,
     system: &mut VectorSystem,
@@ -131,12 +135,17 @@ fn run_vector<S: Source<VJob>>(
     cfg: &RunConfig,
     seed: u64,
 ) -> Result<RunResult, sim::SimError> {
-    match &exp.numa {
-        Some(n) => {
+    match (&exp.numa, &exp.constraints) {
+        (Some(n), _) => {
             let mut strict = StrictJobs::new(source, n.strict, derive_seed(seed, &[5]));
             sim::run_system(system, &mut strict, cfg)
         }
-        None => sim::run_system(system, &mut source, cfg),
+        (None, Some(q)) => {
+            let stream = derive_seed(seed, &[CLASS_STREAM]);
+            let mut constrained = ConstrainedJobs::new(source, q.classes.clone(), stream);
+            sim::run_system(system, &mut constrained, cfg)
+        }
+        (None, None) => sim::run_system(system, &mut source, cfg),
     }
 }
 
@@ -161,6 +170,9 @@ fn vector_system(
             layout: n.layout.clone(),
             layer: n.layers[policy],
         });
+    }
+    if let Some(q) = &exp.constraints {
+        cluster = cluster.with_constraints(q.classes.kind.clone(), q.table.clone());
     }
     VectorSystem::new(cluster, ScoredPolicy::new(discipline))
 }

@@ -2,7 +2,7 @@
 //! when anything asks for it.
 
 use super::schema::{RawExperiment, RawSweep};
-use super::{Point, QueueNuma, SweepKind, Workload};
+use super::{Point, QueueConstraints, QueueNuma, SweepKind, Workload};
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
@@ -38,6 +38,7 @@ pub(super) fn rho_star(
     raw: &RawExperiment,
     workload: &Workload,
     numa: Option<&QueueNuma>,
+    constraints: Option<&QueueConstraints>,
 ) -> Result<Option<(f64, f64)>, ExperimentError> {
     let needs_rho = raw.sweep.fraction.is_some()
         || raw.claim.iter().any(|c| {
@@ -65,6 +66,17 @@ pub(super) fn rho_star(
             None => Err(cx.bad(
                 "sweep",
                 "`load` or `arrival_rate` and no threshold claims with [numa] unless the sizes are finitely many (ρ* with NUMA nodes enumerates configurations)",
+                "`fraction` or a threshold claim",
+            )),
+        };
+    }
+    if let Some(q) = constraints {
+        // with placement constraints, ρ* of the constrained programme over server groups
+        return match q.rho {
+            Some((constrained, _)) => Ok(Some((constrained, constrained))),
+            None => Err(cx.bad(
+                "sweep",
+                "`load` or `arrival_rate` and no threshold claims with [constraints] unless the sizes are finitely many (ρ* with constraints enumerates configurations)",
                 "`fraction` or a threshold claim",
             )),
         };

@@ -187,6 +187,9 @@ pub(super) fn write_tables(
     if exp.numa.is_some() {
         files.push(write_csv(dir.join("numa.csv"), &numa_rows(exp, out))?);
     }
+    if let Some(q) = &exp.constraints {
+        files.push(super::constraints::write_delays(exp, q, out, dir)?);
+    }
     files.push(write_claims(dir, &out.claims)?);
     Ok(files)
 }

@@ -91,9 +91,10 @@ pub(super) fn claims(
                 "limit-order" => limit_order(&k),
                 "saturation" => saturation(&k, policies, traced),
                 "ranking" => ranking(&k),
+                "delay-trend" => delay_trend(&k),
                 other => Err(k.cx().bad(
                     &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\" or \"limit-order\"",
+                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\" or \"delay-trend\"",
                     format!("\"{other}\""),
                 )),
             }
@@ -205,6 +206,26 @@ fn limit_order(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     })
 }
 
+fn delay_trend(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let policy = k.policy()?;
+    let point = k.point()?;
+    let at_least = match k.c.at_least {
+        Some(t) if t > -1.0 && t <= 1.0 => t,
+        other => {
+            return Err(k.cx().bad(
+                &k.key("at_least"),
+                "Kendall's τ between u*_c and the normalised delay, in (−1, 1]",
+                other.map_or("nothing".into(), |t| t.to_string()),
+            ));
+        }
+    };
+    Ok(ClaimSpec::DelayTrend {
+        policy,
+        point,
+        at_least,
+    })
+}
+
 fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     let order = order(k, "a list of policy labels, best first")?;
     Ok(ClaimSpec::Ranking {
@@ -257,6 +278,13 @@ fn search(k: &ClaimCx<'_>) -> Result<SearchSpec, ExperimentError> {
 pub(super) fn passable(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentError> {
     let exact = exp.workload.trace().is_some() && exp.run.replications == 1;
     for (i, c) in exp.claims.iter().enumerate() {
+        if matches!(c, ClaimSpec::DelayTrend { .. }) && exp.constraints.is_none() {
+            return Err(cx.bad(
+                &format!("claim[{i}].kind"),
+                "a [constraints] table for a \"delay-trend\" claim",
+                "none",
+            ));
+        }
         if matches!(c, ClaimSpec::Ranking { .. }) && !exact && exp.run.replications < 2 {
             return Err(cx.bad(
                 &format!("claim[{i}]"),

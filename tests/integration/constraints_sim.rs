@@ -1,0 +1,186 @@
+//! Placement constraints in the slotted simulator: every job in service sits on a server that
+//! satisfies all its constraints and no waiting job is admitted by any server (checked after
+//! every slot), for every scorer and both disciplines; constraints that every server satisfies
+//! change no decision.
+
+use std::sync::Arc;
+
+use packlab::constraints::{Characterisation, Constraint, Eligibility, JobClasses, StatCluster};
+use packlab::model::Size;
+use packlab::multi::{
+    ConstrainedJobs, Discipline, ScalarAsVector, ScoredPolicy, VJob, VectorCluster, VectorSystem,
+};
+use packlab::packing::place::Scorer;
+use packlab::sim::{self, RunResult};
+use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+
+fn characterisation(gold_share: f64) -> Characterisation {
+    let c = |t: &str| Constraint::parse(t).unwrap();
+    Characterisation {
+        vocabulary: vec![c("tier = gold"), c("cores >= 16"), c("kernel != 3.10")],
+        values: [
+            ("tier", vec!["gold", "silver"]),
+            ("cores", vec!["8", "16", "32"]),
+            ("kernel", vec!["3.10", "4.4"]),
+        ]
+        .into_iter()
+        .map(|(a, v)| (a.to_string(), v.into_iter().map(String::from).collect()))
+        .collect(),
+        machines: vec![StatCluster {
+            share: 1.0,
+            frequency: vec![gold_share, 0.5, 0.6],
+        }],
+        tasks: vec![
+            StatCluster {
+                share: 0.4,
+                frequency: vec![0.0, 0.0, 0.0],
+            },
+            StatCluster {
+                share: 0.6,
+                frequency: vec![0.5, 0.4, 0.3],
+            },
+        ],
+    }
+}
+
+fn source(servers: usize, load: f64, seed: u64) -> ScalarAsVector<JobSource> {
+    let law = SizeLaw::uniform(Size::from_f64(0.1).unwrap(), Size::from_f64(0.7).unwrap());
+    let service = ServiceLaw::geometric(15.0);
+    let rate = load * servers as f64 / (law.mean() * service.mean());
+    let arrivals = Arrivals::new(ArrivalProcess::Poisson, rate).unwrap();
+    ScalarAsVector::new(JobSource::new(law, service, arrivals, seed))
+}
+
+fn run(
+    classes: &Arc<JobClasses>,
+    scorer: Scorer,
+    discipline: Discipline,
+    constrained: bool,
+    check: bool,
+) -> (RunResult, VectorSystem) {
+    let servers = classes.kind.len();
+    let mut cluster = VectorCluster::new(servers, 1, scorer, 3, 15.0);
+    if constrained {
+        cluster = cluster.with_constraints(classes.kind.clone(), Arc::new(classes.table.clone()));
+    }
+    let mut system = VectorSystem::new(cluster, ScoredPolicy::new(discipline));
+    let mut jobs = ConstrainedJobs::new(source(servers, 0.6, 5), classes.clone(), 9);
+    let cfg = crate::util::run_cfg(4_000, check);
+    let r = sim::run_system(&mut system, &mut jobs, &cfg).unwrap();
+    (r, system)
+}
+
+#[test]
+fn jobs_run_only_on_eligible_servers_every_slot() {
+    let classes = Arc::new(JobClasses::new(&characterisation(0.3), 12, 1).unwrap());
+    assert!(
+        classes.table.classes().len() > 4,
+        "several constraint classes"
+    );
+    assert!(
+        !classes.table.is_trivial(),
+        "some class is refused somewhere"
+    );
+    for discipline in [Discipline::BestFitJS, Discipline::Fifo] {
+        for scorer in [
+            Scorer::BestFit(1),
+            Scorer::FirstFit,
+            Scorer::Epvm,
+            Scorer::SumOfSquares(1),
+            Scorer::Random,
+            Scorer::RandomFirstFit,
+        ] {
+            let (r, system) = run(&classes, scorer, discipline, true, true);
+            // the run placed constrained jobs: the check saw them in service
+            let constrained: u64 = r.class_waits.iter().skip(1).map(|c| c.0).sum();
+            assert!(
+                constrained > 500,
+                "{discipline:?} {scorer:?}: {constrained}"
+            );
+            assert!(system.cluster.counters().placed > 1000);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "which it may not use")]
+fn placing_a_job_on_a_server_it_may_not_use_stops_the_run() {
+    let classes = JobClasses::new(&characterisation(0.3), 12, 1).unwrap();
+    let class = (0..classes.table.classes().len() as u32)
+        .find(|&c| classes.kind.iter().any(|&k| !classes.table.allowed(c, k)))
+        .unwrap();
+    let server = classes
+        .kind
+        .iter()
+        .position(|&k| !classes.table.allowed(class, k))
+        .unwrap();
+    let mut cluster = VectorCluster::new(12, 1, Scorer::BestFit(1), 0, 10.0)
+        .with_constraints(classes.kind.clone(), Arc::new(classes.table.clone()));
+    let job = VJob {
+        id: 0,
+        req: [Size::from_f64(0.2).unwrap().0, 0, 0],
+        service: 3,
+        arrival: 0,
+        strict: false,
+        class,
+    };
+    assert!(!cluster.admits(server, &job));
+    cluster.place(server, &job, 0);
+}
+
+#[test]
+fn constraints_every_server_satisfies_change_no_decision() {
+    // every server is gold, has 16 cores or more and is not on 3.10 … except that the
+    // synthesis may still leave a value unsatisfied: ask for frequencies of 1
+    let mut ch = characterisation(1.0);
+    ch.machines[0].frequency = vec![1.0, 1.0, 1.0];
+    let classes = Arc::new(JobClasses::new(&ch, 9, 2).unwrap());
+    let table: &Eligibility = &classes.table;
+    assert!(table.is_trivial());
+    for (scorer, discipline) in [
+        (Scorer::BestFit(1), Discipline::BestFitJS),
+        (Scorer::FirstFit, Discipline::Fifo),
+    ] {
+        let (mut with, _) = run(&classes, scorer, discipline, true, false);
+        let (mut without, _) = run(&classes, scorer, discipline, false, false);
+        assert!(!with.class_waits.is_empty());
+        with.class_waits.clear();
+        without.class_waits.clear();
+        assert_eq!(with, without, "{scorer:?}");
+    }
+}
+
+#[test]
+fn a_constraint_on_few_servers_makes_its_jobs_wait_longer() {
+    // gold on about a sixth of the servers, asked by 30 % of the jobs: u* ≈ 1.8
+    let classes = Arc::new(JobClasses::new(&characterisation(0.17), 30, 4).unwrap());
+    let gold = classes
+        .multipliers()
+        .into_iter()
+        .find(|m| m.constraint.to_string() == "tier = gold")
+        .unwrap();
+    assert!(gold.u > 1.2, "{}", gold.u);
+    let (r, _) = run(
+        &classes,
+        Scorer::BestFit(1),
+        Discipline::BestFitJS,
+        true,
+        false,
+    );
+    let (mut gold_n, mut gold_w, mut all_n, mut all_w) = (0u64, 0.0, 0u64, 0.0);
+    for (set, &(n, mean)) in classes.table.classes().iter().zip(&r.class_waits) {
+        all_n += n;
+        all_w += n as f64 * mean;
+        if set.iter().any(|c| c.to_string() == "tier = gold") {
+            gold_n += n;
+            gold_w += n as f64 * mean;
+        }
+    }
+    assert!(gold_n > 300 && all_n > gold_n);
+    assert!(
+        gold_w / gold_n as f64 > 1.5 * all_w / all_n as f64,
+        "gold {} vs all {}",
+        gold_w / gold_n as f64,
+        all_w / all_n as f64
+    );
+}
