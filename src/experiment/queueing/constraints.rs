@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::results::Outcome;
 use super::schema::RawPolicy;
-use super::{Experiment, Workload};
+use super::{Experiment, PlotSpec, Workload};
 use crate::configurations::constrained::{ConstrainedWorkload, max_supportable_constrained};
 use crate::constraints::{Eligibility, JobClasses, ServerMultiplier, SupportError};
 use crate::experiment::ExperimentError;
@@ -360,8 +360,9 @@ pub(super) fn delay_chart(
     }
 }
 
-/// The report's section: the servers, ρ* with and without the constraints, and per policy at
-/// the highest load the constraints by u*_c with their normalised delay.
+/// The report's section: the servers, ρ* with and without the constraints, and per policy the
+/// constraints by u*_c with their normalised delay, at the sweep point of the constraint-delay
+/// plot (else the last).
 pub(super) fn report(r: &mut Report, exp: &Experiment, q: &QueueConstraints, out: &Outcome) {
     let kinds = q.table.kinds().len();
     let classes = q.table.classes().len();
@@ -379,7 +380,15 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, q: &QueueConstraints, out
         ));
     }
     let rows = delays(q, out);
-    let top = exp.points.len() - 1;
+    // the point of the file's constraint-delay plot, else the last
+    let top = exp
+        .plots
+        .iter()
+        .find_map(|p| match p {
+            PlotSpec::ConstraintDelay { point, .. } => Some(*point),
+            _ => None,
+        })
+        .unwrap_or(exp.points.len() - 1);
     let mut order: Vec<usize> = (0..q.multipliers.len()).collect();
     order.sort_by(|&a, &b| q.multipliers[b].u.total_cmp(&q.multipliers[a].u));
     let mut head = vec!["constraint".to_string(), "u*_c".into()];
