@@ -16,7 +16,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::predicate::{Constraint, ConstraintSet};
-use super::synthesis::Characterisation;
+use super::synthesis::{Characterisation, sort_and_merge};
 use super::table::{ConstraintError, Eligibility};
 
 /// Frequencies strictly between 0 and 1 per task statistical cluster at most (its sets are
@@ -154,6 +154,42 @@ impl JobClasses {
         }
     }
 
+    /// The characterisation the classes were drawn from.
+    pub fn characterisation(&self) -> &Characterisation {
+        &self.ch
+    }
+
+    /// Characterises this cluster as Sharma et al.'s Section 5.1 does a real one: the servers'
+    /// binary feature vectors (satisfies each vocabulary item) and those of `tasks` jobs drawn
+    /// from the class law with `rng` (requests each item), each grouped into statistical
+    /// clusters by sort-and-merge with `tolerance` ([`sort_and_merge`]); attribute values as
+    /// before.
+    pub fn characterise(
+        &self,
+        tasks: usize,
+        tolerance: f64,
+        rng: &mut impl Rng,
+    ) -> Characterisation {
+        let vocab = &self.ch.vocabulary;
+        let machines: Vec<Vec<bool>> = self
+            .kind
+            .iter()
+            .map(|&k| vocab.iter().map(|c| self.table.satisfies(k, c)).collect())
+            .collect();
+        let jobs: Vec<Vec<bool>> = (0..tasks)
+            .map(|_| {
+                let set = &self.table.classes()[self.draw(rng) as usize];
+                vocab.iter().map(|c| set.contains(c)).collect()
+            })
+            .collect();
+        Characterisation {
+            vocabulary: vocab.clone(),
+            values: self.ch.values.clone(),
+            machines: sort_and_merge(&machines, tolerance).0,
+            tasks: sort_and_merge(&jobs, tolerance).0,
+        }
+    }
+
     /// The Utilization Multiplier of every distinct constraint of the vocabulary, in its order.
     pub fn multipliers(&self) -> Vec<ServerMultiplier> {
         let servers = self.kind.len().max(1) as f64;
@@ -288,5 +324,30 @@ mod tests {
             JobClasses::new(&ch, 50, 1).unwrap_err(),
             SupportError::NeverRunnable { cluster: 0 }
         );
+    }
+
+    #[test]
+    fn characterising_and_resynthesising_keeps_the_shares() {
+        // a large cluster: the re-synthesis's own sampling is small next to the tolerance
+        let j = JobClasses::new(&ch(), 5000, 7).unwrap();
+        let mut rng = Pcg64Mcg::seed_from_u64(8);
+        let found = j.characterise(100_000, 0.05, &mut rng);
+        let again = JobClasses::new(&found, 5000, 9).unwrap();
+        for (a, b) in j.multipliers().iter().zip(again.multipliers()) {
+            assert_eq!(a.constraint, b.constraint);
+            assert!(
+                (a.demand_share - b.demand_share).abs() < 0.01,
+                "{a:?} {b:?}"
+            );
+            assert!(
+                (a.supply_share - b.supply_share).abs() < 0.03,
+                "{a:?} {b:?}"
+            );
+        }
+        // the same constraint sets, with about the same probabilities
+        for (set, p) in j.table.classes().iter().zip(&j.probability) {
+            let k = again.table.classes().iter().position(|s| s == set).unwrap();
+            assert!((again.probability[k] - p).abs() < 0.01, "{set:?}");
+        }
     }
 }

@@ -22,6 +22,9 @@ pub struct RawConstraints {
     pub values: BTreeMap<String, Vec<toml::Value>>,
     pub machines: Vec<RawCluster>,
     pub tasks: Vec<RawCluster>,
+    /// Queueing files: also run every policy on a cluster re-synthesised from a
+    /// characterisation of this one (the synthesis validation).
+    pub resynthesise: Option<bool>,
 }
 
 /// `[[constraints.machines]]` / `[[constraints.tasks]]`.

@@ -106,6 +106,13 @@ impl PackingExperiment {
         let (mut snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
         let mut synthesis = None;
         if let Some(rc) = &raw.constraints {
+            if rc.resynthesise.is_some() {
+                return Err(cx.bad(
+                    "constraints.resynthesise",
+                    "nothing in a packing file (the synthesis validation runs in queueing files)",
+                    "a value",
+                ));
+            }
             let ch = characterisation(&cx, rc)?;
             let seed = derive_seed(header.seed, &[0x636f_6e73]);
             let (s, tally) = synthesise(&snapshot, &ch, seed).map_err(|e| {

@@ -94,7 +94,7 @@ fn delay_trend(
     let Some(q) = &exp.constraints else {
         return missing(claim, "the constraints");
     };
-    let pairs = super::constraints::trend(q, &super::constraints::delays(q, out), policy, point);
+    let pairs = super::constraints::trend(&super::constraints::delays(q, out), policy, point);
     let tau = super::kendall_tau(&pairs);
     let top = pairs.iter().copied().fold((f64::NAN, f64::NAN), |a, p| {
         if a.0.is_nan() || p.0 > a.0 { p } else { a }

@@ -185,7 +185,7 @@ fn probe(
             .into_par_iter()
             .map(|rep| {
                 let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
-                super::simulate::run_at(exp, policy, rate, seed).map(|r| (r.verdict, r.slots))
+                super::simulate::run_at(exp, policy, rate, seed, 0).map(|r| (r.verdict, r.slots))
             })
             .collect();
         for (v, s) in runs? {

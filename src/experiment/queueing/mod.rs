@@ -355,12 +355,13 @@ impl Experiment {
         let workload = workload::workload(&cx, &raw.workload)?;
         let run = run::run_spec(&cx, &raw.run, workload.trace().is_some())?;
         let mut numa = numa::setup(&cx, raw.numa.as_ref(), &workload)?;
-        let constraints = constraints::setup(
+        let mut constraints = constraints::setup(
             &cx,
             raw.constraints.as_ref(),
             servers,
             &workload,
             header.seed,
+            run.replications,
         )?;
         let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
         let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
@@ -369,10 +370,11 @@ impl Experiment {
             sweep,
             points: &points,
         };
-        let (policies, labels) = policies::policies(&cx, &raw.policy, &workload)?;
+        let (mut policies, mut labels) = policies::policies(&cx, &raw.policy, &workload)?;
         numa::layers(&cx, &raw.policy, &policies, &mut numa)?;
-        if constraints.is_some() {
+        if let Some(q) = &mut constraints {
             constraints::policies(&cx, &raw.policy, &policies)?;
+            constraints::resynthesised_copies(&cx, q, &mut policies, &mut labels)?;
             for (table, present) in [
                 ("numa", numa.is_some()),
                 ("compaction", raw.compaction.is_some()),

@@ -27,6 +27,7 @@ pub(super) fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> St
     numa(&mut r, exp, out);
     if let Some(q) = &exp.constraints {
         super::constraints::report(&mut r, exp, q, out);
+        super::constraints::report_validation(&mut r, exp, q, out);
     }
     study(&mut r, exp, out);
     report_claims_and_figures(&mut r, &out.claims, figures);

@@ -47,7 +47,7 @@ pub fn simulate(
     let seed = run_seed(exp, point, rep);
     let result = match &exp.workload {
         Workload::Trace(t) => run_trace(exp, &t.0, &t.1, policy, point, rep, seed)?,
-        _ => run_at(exp, policy, exp.points[point].arrival_rate, seed)?,
+        _ => run_at(exp, policy, exp.points[point].arrival_rate, seed, rep)?,
     };
     Ok(RunRecord {
         policy,
@@ -79,6 +79,7 @@ pub(super) fn run_at(
     policy: usize,
     rate: f64,
     seed: u64,
+    rep: u32,
 ) -> Result<RunResult, ExperimentError> {
     let w = &exp.workload;
     let arrivals = Arrivals::new(w.arrivals(), rate).map_err(|e| ExperimentError::Invalid {
@@ -106,9 +107,16 @@ pub(super) fn run_at(
             crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
         }
         Built::Scored { discipline, scorer } => {
-            let mut system = vector_system(exp, policy, discipline, scorer, seed);
+            let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             if w.requests().is_empty() {
-                run_vector(exp, &mut system, ScalarAsVector::new(source), &cfg, seed)?
+                run_vector(
+                    exp,
+                    (policy, rep),
+                    &mut system,
+                    ScalarAsVector::new(source),
+                    &cfg,
+                    seed,
+                )?
             } else {
                 let v = VectorJobSource::new(
                     w.requests().to_vec(),
@@ -116,7 +124,7 @@ pub(super) fn run_at(
                     arrivals,
                     seed,
                 );
-                run_vector(exp, &mut system, v, &cfg, seed)?
+                run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
         }
     })
@@ -130,6 +138,7 @@ const CLASS_STREAM: u64 = 6;
 /// job's constraint class drawn from another stream of the run seed (likewise).
 fn run_vector<S: Source<VJob>>(
     exp: &Experiment,
+    (policy, rep): (usize, u32),
     system: &mut VectorSystem,
     mut source: S,
     cfg: &RunConfig,
@@ -142,7 +151,8 @@ fn run_vector<S: Source<VJob>>(
         }
         (None, Some(q)) => {
             let stream = derive_seed(seed, &[CLASS_STREAM]);
-            let mut constrained = ConstrainedJobs::new(source, q.classes.clone(), stream);
+            let classes = q.world(policy, rep).classes.clone();
+            let mut constrained = ConstrainedJobs::new(source, classes, stream);
             sim::run_system(system, &mut constrained, cfg)
         }
         (None, None) => sim::run_system(system, &mut source, cfg),
@@ -153,7 +163,7 @@ fn run_vector<S: Source<VJob>>(
 /// The random scorers draw from a stream of the run seed, like the jobs.
 fn vector_system(
     exp: &Experiment,
-    policy: usize,
+    (policy, rep): (usize, u32),
     discipline: Discipline,
     scorer: Scorer,
     seed: u64,
@@ -172,7 +182,8 @@ fn vector_system(
         });
     }
     if let Some(q) = &exp.constraints {
-        cluster = cluster.with_constraints(q.classes.kind.clone(), q.table.clone());
+        let w = q.world(policy, rep);
+        cluster = cluster.with_constraints(w.classes.kind.clone(), w.table.clone());
     }
     VectorSystem::new(cluster, ScoredPolicy::new(discipline))
 }
@@ -214,8 +225,8 @@ fn run_trace(
             crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
         }
         Built::Scored { discipline, scorer } => {
-            let mut system = vector_system(exp, policy, discipline, scorer, seed);
-            run_vector(exp, &mut system, &mut source, &cfg, seed)?
+            let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
+            run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
         }
     };
     if let Some(e) = source.error() {

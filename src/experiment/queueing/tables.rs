@@ -189,6 +189,9 @@ pub(super) fn write_tables(
     }
     if let Some(q) = &exp.constraints {
         files.push(super::constraints::write_delays(exp, q, out, dir)?);
+        if q.validates() {
+            files.push(super::constraints::write_validation(exp, q, out, dir)?);
+        }
     }
     files.push(write_claims(dir, &out.claims)?);
     Ok(files)
