@@ -182,12 +182,6 @@ impl VectorCluster {
         self.placer.eligible(p, job.class) && self.placer.admits(p, &job.req, job.strict)
     }
 
-    /// May `job` run on server `p` (its placement constraints)?
-    #[inline]
-    pub fn eligible(&self, p: usize, job: &VJob) -> bool {
-        self.placer.eligible(p, job.class)
-    }
-
     /// The server the scheduler sends `job` to, if any fits it ([`Placer::choose_job`]): one
     /// that admits it, except that a scheduler without cluster-level NUMA awareness may send a
     /// strict job to a server whose nodes cannot hold it ([`VectorCluster::try_place`]).
