@@ -194,6 +194,28 @@ impl Eligibility {
         &self.allowed[class as usize]
     }
 
+    /// Machine kinds that every class treats alike (the same column of the table) form one
+    /// group: each kind's group, numbered in order of first appearance, and
+    /// `allowed[class][group]`.
+    pub fn groups(&self) -> (Vec<u32>, Vec<Vec<bool>>) {
+        let classes = self.classes.len() as u32;
+        let mut index: HashMap<Vec<bool>, u32> = HashMap::new();
+        let mut allowed: Vec<Vec<bool>> = vec![Vec::new(); classes as usize];
+        let group_of_kind = (0..self.kinds.len() as u32)
+            .map(|k| {
+                let column: Vec<bool> = (0..classes).map(|c| self.allowed(c, k)).collect();
+                let next = index.len() as u32;
+                *index.entry(column.clone()).or_insert_with(|| {
+                    for (row, ok) in allowed.iter_mut().zip(&column) {
+                        row.push(*ok);
+                    }
+                    next
+                })
+            })
+            .collect();
+        (group_of_kind, allowed)
+    }
+
     /// Is every class allowed on every kind (nothing to filter)?
     pub fn is_trivial(&self) -> bool {
         self.allowed.iter().all(|r| r.iter().all(|&b| b))

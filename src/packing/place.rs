@@ -219,21 +219,7 @@ struct Constrained {
 impl Constrained {
     /// Machines of kinds `kind` (by position) under `table`.
     fn new(kind: &[u32], table: Arc<Eligibility>) -> Self {
-        let classes = table.classes().len() as u32;
-        let mut index: std::collections::HashMap<Vec<bool>, u32> = Default::default();
-        let mut allowed: Vec<Vec<bool>> = vec![Vec::new(); classes as usize];
-        let group_of_kind: Vec<u32> = (0..table.kinds().len() as u32)
-            .map(|k| {
-                let column: Vec<bool> = (0..classes).map(|c| table.allowed(c, k)).collect();
-                let next = index.len() as u32;
-                *index.entry(column.clone()).or_insert_with(|| {
-                    for (row, ok) in allowed.iter_mut().zip(&column) {
-                        row.push(*ok);
-                    }
-                    next
-                })
-            })
-            .collect();
+        let (group_of_kind, allowed) = table.groups();
         Constrained {
             group: kind.iter().map(|&k| group_of_kind[k as usize]).collect(),
             allowed,

@@ -7,7 +7,6 @@
 //! without the constraints, by the linear programme over configurations per server group
 //! ([`max_supportable_constrained`]).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,6 +26,7 @@ use crate::plot::{Chart, Series};
 use crate::policy::PolicySpec;
 use crate::policy::registry;
 use crate::rng::derive_seed;
+use crate::stability::region::rho_star;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -188,26 +188,13 @@ pub(super) fn policies(
 
 /// ρ* (traffic intensity) of size law `atoms` with and without the job classes' constraints
 /// on these servers: the constrained programme over the server groups (kinds the classes
-/// treat alike), sizes and classes independent.
+/// treat alike), sizes and classes independent; without, section 2's.
 pub fn constrained_rho(classes: &JobClasses, atoms: &[(Size, f64)]) -> Result<(f64, f64), String> {
-    let t = &classes.table;
-    let n_classes = t.classes().len();
-    let mut group_of: HashMap<Vec<bool>, usize> = HashMap::new();
-    let mut shares: Vec<f64> = Vec::new();
+    let (group_of_kind, allowed) = classes.table.groups();
+    let mut shares = vec![0.0; allowed.first().map_or(0, |r| r.len())];
     let l = classes.kind.len() as f64;
     for &k in &classes.kind {
-        let column: Vec<bool> = (0..n_classes as u32).map(|a| t.allowed(a, k)).collect();
-        let g = *group_of.entry(column).or_insert_with(|| {
-            shares.push(0.0);
-            shares.len() - 1
-        });
-        shares[g] += 1.0 / l;
-    }
-    let mut allowed = vec![vec![false; shares.len()]; n_classes];
-    for (column, &g) in &group_of {
-        for (a, &ok) in column.iter().enumerate() {
-            allowed[a][g] = ok;
-        }
+        shares[group_of_kind[k as usize] as usize] += 1.0 / l;
     }
     let sizes: Vec<Size> = atoms.iter().map(|a| a.0).collect();
     let mean: f64 = atoms.iter().map(|(s, p)| s.as_f64() * p).sum();
@@ -222,14 +209,8 @@ pub fn constrained_rho(classes: &JobClasses, atoms: &[(Size, f64)]) -> Result<(f
         group_shares: &shares,
     })
     .map_err(|e| e.to_string())?;
-    let free = max_supportable_constrained(&ConstrainedWorkload {
-        sizes: &sizes,
-        demand: &atoms.iter().map(|a| vec![a.1]).collect::<Vec<_>>(),
-        allowed: &[vec![true]],
-        group_shares: &[1.0],
-    })
-    .map_err(|e| e.to_string())?;
-    Ok((constrained * mean, free * mean))
+    let free = rho_star(atoms).map_err(|e| e.to_string())?.traffic;
+    Ok((constrained * mean, free))
 }
 
 /// One constraint's delay at one (policy, point), pooled over the replications.
