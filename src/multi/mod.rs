@@ -25,7 +25,7 @@ mod policy;
 mod source;
 
 pub use policy::{Discipline, ScoredPolicy, VectorSystem};
-pub use source::{ConstrainedJobs, StrictJobs};
+pub use source::{Constrained, Mark, Marked, Strict};
 pub use source::{ScalarAsVector, VectorJobSource};
 
 use std::sync::Arc;

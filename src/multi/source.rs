@@ -143,39 +143,30 @@ impl Source<VJob> for TraceSource {
     }
 }
 
-/// Marks a share of another source's jobs as strict (they must run inside one NUMA node): job
-/// `id` is strict when a uniform number drawn from (`seed`, `id`) is below `share`. The mark
-/// depends on the job's id and the run seed only, so every policy at a point sees the same
-/// strict jobs, and the other source's streams are untouched.
-pub struct StrictJobs<S> {
+/// Something set on every job of a source after it is drawn ([`Marked`]).
+pub trait Mark {
+    fn mark(&mut self, job: &mut VJob);
+}
+
+/// Another source's jobs, each marked by `M` in arrival order; the other source's streams are
+/// untouched, so every policy at a point sees the same jobs with the same marks.
+pub struct Marked<S, M> {
     source: S,
-    seed: u64,
-    /// `share` × 2⁶⁴, saturating (a share of 1 marks every job).
-    threshold: u128,
+    mark: M,
 }
 
-impl<S> StrictJobs<S> {
-    /// `share` in [0, 1].
-    pub fn new(source: S, share: f64, seed: u64) -> Self {
-        assert!((0.0..=1.0).contains(&share), "a share in [0, 1]");
-        StrictJobs {
-            source,
-            seed,
-            threshold: (share * 2f64.powi(64)) as u128 + u128::from(share >= 1.0),
-        }
-    }
-
-    fn strict(&self, id: u64) -> bool {
-        (crate::rng::derive_seed(self.seed, &[id]) as u128) < self.threshold
+impl<S, M> Marked<S, M> {
+    pub fn new(source: S, mark: M) -> Self {
+        Marked { source, mark }
     }
 }
 
-impl<S: Source<VJob>> Source<VJob> for StrictJobs<S> {
+impl<S: Source<VJob>, M: Mark> Source<VJob> for Marked<S, M> {
     fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
         let from = out.len();
         self.source.batch(t, out);
         for j in &mut out[from..] {
-            j.strict = self.strict(j.id);
+            self.mark.mark(j);
         }
     }
     fn arrived(&self) -> u64 {
@@ -189,41 +180,50 @@ impl<S: Source<VJob>> Source<VJob> for StrictJobs<S> {
     }
 }
 
-/// Gives every job of another source a placement constraint class drawn by Algorithm 3
-/// ([`JobClasses::draw`]) from a stream of its own, in arrival order: the other source's
-/// streams are untouched, and every policy at a point sees the same jobs with the same
-/// constraints.
-pub struct ConstrainedJobs<S> {
-    source: S,
+/// Marks a share of the jobs as strict (they must run inside one NUMA node): job `id` is
+/// strict when a uniform number drawn from (`seed`, `id`) is below `share`. The mark depends
+/// on the job's id and the run seed only.
+pub struct Strict {
+    seed: u64,
+    /// `share` × 2⁶⁴, saturating (a share of 1 marks every job).
+    threshold: u128,
+}
+
+impl Strict {
+    /// `share` in [0, 1].
+    pub fn new(share: f64, seed: u64) -> Self {
+        assert!((0.0..=1.0).contains(&share), "a share in [0, 1]");
+        Strict {
+            seed,
+            threshold: (share * 2f64.powi(64)) as u128 + u128::from(share >= 1.0),
+        }
+    }
+}
+
+impl Mark for Strict {
+    fn mark(&mut self, job: &mut VJob) {
+        job.strict = (crate::rng::derive_seed(self.seed, &[job.id]) as u128) < self.threshold;
+    }
+}
+
+/// Gives every job a placement constraint class drawn by Algorithm 3 ([`JobClasses::draw`])
+/// from a stream of its own, in arrival order.
+pub struct Constrained {
     classes: Arc<JobClasses>,
     rng: Pcg64Mcg,
 }
 
-impl<S> ConstrainedJobs<S> {
-    pub fn new(source: S, classes: Arc<JobClasses>, seed: u64) -> Self {
-        ConstrainedJobs {
-            source,
+impl Constrained {
+    pub fn new(classes: Arc<JobClasses>, seed: u64) -> Self {
+        Constrained {
             classes,
             rng: Pcg64Mcg::seed_from_u64(seed),
         }
     }
 }
 
-impl<S: Source<VJob>> Source<VJob> for ConstrainedJobs<S> {
-    fn batch(&mut self, t: u64, out: &mut Vec<VJob>) {
-        let from = out.len();
-        self.source.batch(t, out);
-        for j in &mut out[from..] {
-            j.class = self.classes.draw(&mut self.rng);
-        }
-    }
-    fn arrived(&self) -> u64 {
-        self.source.arrived()
-    }
-    fn arrived_work(&self) -> u128 {
-        self.source.arrived_work()
-    }
-    fn next_arrival(&self) -> u64 {
-        self.source.next_arrival()
+impl Mark for Constrained {
+    fn mark(&mut self, job: &mut VJob) {
+        job.class = self.classes.draw(&mut self.rng);
     }
 }

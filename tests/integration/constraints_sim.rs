@@ -8,7 +8,8 @@ use std::sync::Arc;
 use packlab::constraints::{Characterisation, Constraint, Eligibility, JobClasses, StatCluster};
 use packlab::model::Size;
 use packlab::multi::{
-    ConstrainedJobs, Discipline, ScalarAsVector, ScoredPolicy, VJob, VectorCluster, VectorSystem,
+    Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, VJob, VectorCluster,
+    VectorSystem,
 };
 use packlab::packing::place::Scorer;
 use packlab::sim::{self, RunResult};
@@ -64,7 +65,10 @@ fn run(
         cluster = cluster.with_constraints(classes.kind.clone(), Arc::new(classes.table.clone()));
     }
     let mut system = VectorSystem::new(cluster, ScoredPolicy::new(discipline));
-    let mut jobs = ConstrainedJobs::new(source(servers, 0.6, 5), classes.clone(), 9);
+    let mut jobs = Marked::new(
+        source(servers, 0.6, 5),
+        Constrained::new(classes.clone(), 9),
+    );
     let cfg = crate::util::run_cfg(4_000, check);
     let r = sim::run_system(&mut system, &mut jobs, &cfg).unwrap();
     (r, system)

@@ -5,7 +5,7 @@
 
 use packlab::model::Size;
 use packlab::multi::{
-    Attempt, Discipline, ScalarAsVector, ScoredPolicy, StrictJobs, VJob, VectorCluster,
+    Attempt, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
     VectorJobSource, VectorSystem,
 };
 use packlab::packing::numa::{Layer, Numa, NumaLayout};
@@ -64,7 +64,7 @@ fn node_bookkeeping_holds_every_slot_and_strict_jobs_are_never_split() {
                 for k in [2, 3] {
                     let arrivals = Arrivals::new(ArrivalProcess::Poisson, 1.0).unwrap();
                     let src = VectorJobSource::new(requests.clone(), service.clone(), arrivals, 9);
-                    let mut src = StrictJobs::new(src, 0.5, case as u64);
+                    let mut src = Marked::new(src, Strict::new(0.5, case as u64));
                     let n = numa(k, layer);
                     let mut s = system(6, 2, scorer, d, Some(&n));
                     let r = sim::run_system(&mut s, &mut src, &cfg(3_000, true)).unwrap();
@@ -106,7 +106,7 @@ fn one_node_per_server_changes_nothing_run_for_run() {
         for layer in LAYERS {
             let n = numa(1, layer);
             let mut s = system(8, 1, scorer, d, Some(&n));
-            let mut strict = StrictJobs::new(ScalarAsVector::new(src()), 1.0, 3);
+            let mut strict = Marked::new(ScalarAsVector::new(src()), Strict::new(1.0, 3));
             let mut r = sim::run_system(&mut s, &mut strict, &cfg(40_000, false)).unwrap();
             let t = r.numa.take().expect("tallies");
             assert_eq!(t.fit, t.placed);

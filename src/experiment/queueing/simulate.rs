@@ -4,7 +4,7 @@
 use super::{Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
 use crate::multi::{
-    ConstrainedJobs, Discipline, ScalarAsVector, ScoredPolicy, StrictJobs, VJob, VectorCluster,
+    Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
     VectorJobSource, VectorSystem,
 };
 use crate::packing::numa::Numa;
@@ -146,13 +146,13 @@ fn run_vector<S: Source<VJob>>(
 ) -> Result<RunResult, sim::SimError> {
     match (&exp.numa, &exp.constraints) {
         (Some(n), _) => {
-            let mut strict = StrictJobs::new(source, n.strict, derive_seed(seed, &[5]));
+            let mut strict = Marked::new(source, Strict::new(n.strict, derive_seed(seed, &[5])));
             sim::run_system(system, &mut strict, cfg)
         }
         (None, Some(q)) => {
             let stream = derive_seed(seed, &[CLASS_STREAM]);
             let classes = q.world(policy, rep).classes.clone();
-            let mut constrained = ConstrainedJobs::new(source, classes, stream);
+            let mut constrained = Marked::new(source, Constrained::new(classes, stream));
             sim::run_system(system, &mut constrained, cfg)
         }
         (None, None) => sim::run_system(system, &mut source, cfg),
