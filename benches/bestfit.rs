@@ -14,11 +14,10 @@ use packlab::policy::index::BestFitServers;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+mod common;
+
 fn main() {
-    let ops: usize = std::env::var("PACKLAB_BENCH_OPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4_000_000);
+    let ops: usize = common::env("PACKLAB_BENCH_OPS", 4_000_000);
     println!("{:>8} {:>14}", "L", "ns per update+query");
     for servers in [64usize, 1000, 1024, 10_000, 100_000] {
         let mut rng = Pcg64Mcg::seed_from_u64(1);

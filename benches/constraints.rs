@@ -12,6 +12,8 @@ use std::time::Instant;
 use packlab::experiment::packing::PackingExperiment;
 use packlab::packing::place::{JobOrder, Scorer, pack, task_order};
 
+mod common;
+
 fn main() {
     let file = Path::new("experiments/constraints_google2011.toml");
     let text = std::fs::read_to_string(file).expect("the shipped experiment");
@@ -22,10 +24,7 @@ fn main() {
     for t in &mut plain.tasks {
         t.class = 0;
     }
-    let reps: usize = std::env::var("PACKLAB_BENCH_REPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
+    let reps: usize = common::env("PACKLAB_BENCH_REPS", 5);
     let order = task_order(&snap, JobOrder::Arrival);
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     let pl = snap.placement.as_ref().expect("constraints");

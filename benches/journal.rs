@@ -19,6 +19,8 @@ use packlab::experiment::engine::{Options, journal_header, run_in_memory, run_ki
 use packlab::experiment::journal::Journal;
 use packlab::experiment::{Experiment, Kind};
 
+mod common;
+
 const SWEEP: &str = r#"
 name = "journal-bench"
 seed = 1
@@ -41,14 +43,8 @@ name = "fifo-ff"
 "#;
 
 fn main() {
-    let reps: usize = std::env::var("PACKLAB_BENCH_REPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let threads: usize = std::env::var("PACKLAB_BENCH_THREADS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
+    let reps: usize = common::env("PACKLAB_BENCH_REPS", 5);
+    let threads: usize = common::env("PACKLAB_BENCH_THREADS", 2);
     let exp = Experiment::parse(Path::new("journal-bench.toml"), SWEEP).unwrap();
     let dir = std::env::temp_dir().join(format!("packlab-bench-journal-{}", std::process::id()));
     direct(&exp, &dir);

@@ -11,13 +11,12 @@ use packlab::packing::numa::{Layer, Numa, NumaLayout};
 use packlab::packing::place::{JobOrder, Scorer, pack, task_order};
 use packlab::packing::sources::read_google_snapshot;
 
+mod common;
+
 fn main() {
     let snap = read_google_snapshot(Path::new("data/google2011/task_events_t0_snapshot.csv.gz"))
         .expect("the shipped snapshot");
-    let reps: usize = std::env::var("PACKLAB_BENCH_REPS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
+    let reps: usize = common::env("PACKLAB_BENCH_REPS", 5);
     let order = task_order(&snap, JobOrder::Arrival);
     let all: Vec<usize> = (0..snap.machines.len()).collect();
     println!(

@@ -29,16 +29,13 @@ use packlab::rng::Streams;
 use packlab::sim::{Calendar, Cluster, RunConfig};
 use packlab::workload::{ArrivalClock, ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
+mod common;
+
+use common::env;
+
 const MEAN_SERVICE: f64 = 100.0;
 const LOAD: f64 = 0.7;
 const SEED: u64 = 42;
-
-fn env<T: std::str::FromStr>(key: &str, default: T) -> T {
-    std::env::var(key)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 fn sz(x: f64) -> Size {
     Size::from_f64(x).expect("a size in (0, 1]")
