@@ -17,7 +17,7 @@ use rand_pcg::Pcg64Mcg;
 
 use super::predicate::{Constraint, ConstraintSet};
 use super::synthesis::{Characterisation, sort_and_merge};
-use super::table::{ConstraintError, Eligibility};
+use super::table::{ConstraintError, Eligibility, Properties};
 
 /// Frequencies strictly between 0 and 1 per task statistical cluster at most (its sets are
 /// enumerated: 2¹² at most).
@@ -69,11 +69,32 @@ impl JobClasses {
     /// `servers` servers drawn by Algorithm 2 from `ch` with `seed` (in order, one stream), and
     /// every constraint set the task clusters can draw.
     pub fn new(ch: &Characterisation, servers: usize, seed: u64) -> Result<Self, SupportError> {
+        Self::split(ch, ch, servers, seed)
+    }
+
+    /// Servers drawn by Algorithm 2 from `machines` (as [`JobClasses::new`] draws them from
+    /// it with `seed`), jobs by Algorithm 3 from `tasks`: the two halves of a synthesis taken
+    /// from different characterisations (Sharma et al.'s Fig. 17 synthesises tasks only,
+    /// machines only, or both). The two must share the vocabulary and the values.
+    pub fn split(
+        machines: &Characterisation,
+        tasks: &Characterisation,
+        servers: usize,
+        seed: u64,
+    ) -> Result<Self, SupportError> {
+        debug_assert_eq!(machines.vocabulary, tasks.vocabulary);
+        debug_assert_eq!(machines.values, tasks.values);
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let rows: Vec<_> = (0..servers)
-            .map(|_| ch.machine(&mut rng).properties)
+            .map(|_| machines.machine(&mut rng).properties)
             .collect();
-        let (mut table, kind) = Eligibility::from_machines(&rows);
+        Self::on_servers(tasks, &rows)
+    }
+
+    /// Servers with the properties `rows` (one per server, in order), jobs by Algorithm 3
+    /// from `ch`.
+    pub fn on_servers(ch: &Characterisation, rows: &[Properties]) -> Result<Self, SupportError> {
+        let (mut table, kind) = Eligibility::from_machines(rows);
         // every set each cluster can draw, with its probability within the cluster
         let mut sets: BTreeMap<ConstraintSet, Vec<(usize, f64)>> = BTreeMap::new();
         for (k, cluster) in ch.tasks.iter().enumerate() {
@@ -154,7 +175,8 @@ impl JobClasses {
         }
     }
 
-    /// The characterisation the classes were drawn from.
+    /// The characterisation the jobs' classes are drawn from (Algorithm 3's; the servers may
+    /// have been drawn from another, [`JobClasses::split`]).
     pub fn characterisation(&self) -> &Characterisation {
         &self.ch
     }
@@ -324,6 +346,28 @@ mod tests {
             JobClasses::new(&ch, 50, 1).unwrap_err(),
             SupportError::NeverRunnable { cluster: 0 }
         );
+    }
+
+    #[test]
+    fn split_keeps_the_servers_and_takes_the_other_job_law() {
+        let a = ch();
+        let mut b = ch();
+        b.tasks[0].frequency = vec![1.0, 0.0];
+        b.machines[0].frequency[0] = 0.9; // not used: the servers come from `a`
+        let truth = JobClasses::new(&a, 300, 7).unwrap();
+        let split = JobClasses::split(&a, &b, 300, 7).unwrap();
+        let kinds = |j: &JobClasses| -> Vec<Properties> {
+            j.kind
+                .iter()
+                .map(|&k| j.table.kinds()[k as usize].clone())
+                .collect()
+        };
+        assert_eq!(kinds(&truth), kinds(&split));
+        // jobs: {tier = a} half the time (all of cluster 0), {cores >= 8} the other half
+        let m = split.multipliers();
+        assert!((m[0].demand_share - 0.5).abs() < 1e-12);
+        assert_eq!(m[0].supply_share, truth.multipliers()[0].supply_share);
+        assert_eq!(split.characterisation(), &b);
     }
 
     #[test]

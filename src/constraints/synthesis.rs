@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use rand::Rng;
+use rand::seq::SliceRandom;
 
 use super::predicate::{Constraint, ConstraintSet, is_number};
 use super::table::Properties;
@@ -46,6 +47,26 @@ fn weighted(clusters: &[StatCluster], rng: &mut impl Rng) -> usize {
     clusters.len() - 1
 }
 
+/// `n` split by `weights` (which sum to about 1) into whole parts adding up to `n`, by largest
+/// remainders (ties to the first).
+fn quota(weights: impl Iterator<Item = f64>, n: usize) -> Vec<usize> {
+    let w: Vec<f64> = weights.collect();
+    let total: f64 = w.iter().sum();
+    let exact: Vec<f64> = w.iter().map(|x| x / total * n as f64).collect();
+    let mut parts: Vec<usize> = exact.iter().map(|x| x.floor() as usize).collect();
+    let mut order: Vec<usize> = (0..w.len()).collect();
+    order.sort_by(|&a, &b| {
+        (exact[b] - exact[b].floor())
+            .total_cmp(&(exact[a] - exact[a].floor()))
+            .then(a.cmp(&b))
+    });
+    let short = n.saturating_sub(parts.iter().sum());
+    for &i in order.iter().cycle().take(short) {
+        parts[i] += 1;
+    }
+    parts
+}
+
 /// A machine drawn by Algorithm 2.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SynthMachine {
@@ -63,6 +84,35 @@ impl Characterisation {
         let cluster = weighted(&self.machines, rng);
         let f = &self.machines[cluster].frequency;
         let drawn: Vec<bool> = f.iter().map(|&p| rng.random::<f64>() < p).collect();
+        self.assign(cluster, &drawn, rng)
+    }
+
+    /// `n` machines by quota, Algorithm 2 without its sampling noise: cluster k gets its share
+    /// of the `n` (largest remainders), and within it exactly its frequency's share of the
+    /// members (rounded) draw each constraint, the members chosen at random independently per
+    /// constraint; properties then as [`Characterisation::machine`] gives them. The occurrence
+    /// fractions and frequency vectors are met as exactly as `n` allows; what is left to
+    /// chance is which constraints meet on which machine.
+    pub fn machines_by_quota(&self, n: usize, rng: &mut impl Rng) -> Vec<SynthMachine> {
+        let counts = quota(self.machines.iter().map(|c| c.share), n);
+        let mut out = Vec::with_capacity(n);
+        for (cluster, &m) in counts.iter().enumerate() {
+            let mut drawn = vec![vec![false; self.vocabulary.len()]; m];
+            for (i, &p) in self.machines[cluster].frequency.iter().enumerate() {
+                let k = ((p * m as f64).round() as usize).min(m);
+                for j in rand::seq::index::sample(rng, m, k) {
+                    drawn[j][i] = true;
+                }
+            }
+            out.extend(drawn.iter().map(|d| self.assign(cluster, d, rng)));
+        }
+        // no trace of the clusters in the machines' order
+        out.shuffle(rng);
+        out
+    }
+
+    /// Properties for a machine of `cluster` that drew the constraints `drawn`.
+    fn assign(&self, cluster: usize, drawn: &[bool], rng: &mut impl Rng) -> SynthMachine {
         let mut properties = Properties::new();
         let mut inconsistent = false;
         for (attr, values) in &self.values {
@@ -276,6 +326,48 @@ mod tests {
                 close(*h as f64 / count[k] as f64, *f, count[k] as f64);
             }
         }
+    }
+
+    #[test]
+    fn quota_splits_exactly() {
+        let share = |w: &[f64], n| quota(w.iter().copied(), n);
+        assert_eq!(share(&[0.35, 0.4, 0.25], 100), vec![35, 40, 25]);
+        // 3.33.., 3.33.., 3.33..: the first takes the odd one
+        assert_eq!(share(&[1.0, 1.0, 1.0], 10), vec![4, 3, 3]);
+        assert_eq!(share(&[0.05, 0.95], 7), vec![0, 7]);
+        assert_eq!(share(&[0.5, 0.5], 0), vec![0, 0]);
+    }
+
+    #[test]
+    fn machines_by_quota_meet_shares_and_frequencies_exactly() {
+        let ch = example();
+        let mut rng = Pcg64Mcg::seed_from_u64(6);
+        let n = 200;
+        let ms = ch.machines_by_quota(n, &mut rng);
+        assert_eq!(ms.len(), n);
+        // 60 of cluster 0, 140 of cluster 1, not in cluster order
+        let count = |k| ms.iter().filter(|m| m.cluster == k).count();
+        assert_eq!((count(0), count(1)), (60, 140));
+        assert!(ms[..60].iter().any(|m| m.cluster == 1));
+        for (k, m) in [(0, 60.0), (1, 140.0)] {
+            for (i, con) in ch.vocabulary.iter().enumerate() {
+                let num = con.attr == "cores";
+                let sat = ms
+                    .iter()
+                    .filter(|x| x.cluster == k)
+                    .filter(|x| {
+                        let v = x.properties.iter().find(|(a, _)| *a == con.attr);
+                        con.satisfied_by(v.map(|(_, v)| v.as_str()), num)
+                    })
+                    .count();
+                let want = (ch.machines[k].frequency[i] * m).round() as usize;
+                assert_eq!(sat, want, "cluster {k}, {con}");
+            }
+        }
+        // Algorithm 2's draws on as many machines miss them by sampling
+        let mut rng = Pcg64Mcg::seed_from_u64(6);
+        let drawn: Vec<_> = (0..n).map(|_| ch.machine(&mut rng)).collect();
+        assert_ne!(drawn.iter().filter(|m| m.cluster == 0).count(), 60);
     }
 
     #[test]

@@ -188,3 +188,99 @@ fn a_constraint_on_few_servers_makes_its_jobs_wait_longer() {
         all_w / all_n as f64
     );
 }
+
+/// The synthesis validation's halves (Sharma et al.'s Fig. 17): synthesising only the jobs'
+/// constraints keeps the ground truth's servers (the same supply of every constraint), only
+/// the servers keeps the ground truth's job law (the same demand); both change both.
+#[test]
+fn resynthesising_one_half_keeps_the_other() {
+    use crate::util::{packlab, tmp, write};
+    let file = |mode: &str| {
+        format!(
+            r#"
+name = "halves"
+seed = 4
+[cluster]
+servers = 30
+[workload]
+sizes = {{ dist = "discrete", values = [0.3, 0.45], probs = [0.5, 0.5] }}
+service = {{ dist = "geometric", mean = 10.0 }}
+[run]
+slots = 2_000
+replications = 2
+[sweep]
+fraction = [0.5]
+[[policy]]
+name = "bf-js"
+score = "bestfit-v1"
+[constraints]
+resynthesise = {mode}
+vocabulary = ["tier = gold", "cores >= 16", "kernel = 4.4"]
+[constraints.values]
+tier = ["gold", "silver"]
+cores = [8, 16]
+kernel = ["3.10", "4.4"]
+[[constraints.machines]]
+share = 0.6
+frequency = [0.2, 0.7, 0.5]
+[[constraints.machines]]
+share = 0.4
+frequency = [0.6, 0.1, 0.3]
+[[constraints.tasks]]
+share = 0.5
+frequency = [0, 0, 0]
+[[constraints.tasks]]
+share = 0.5
+frequency = [0.5, 0.4, 0.3]
+"#
+        )
+    };
+    let d = tmp("constraints", "halves");
+    // (constraint, demand, supply) of the truth's and the copy's rows
+    let shares = |mode: &str| {
+        let exp = write(&d, &format!("{}.toml", mode.replace('"', "")), file(mode));
+        let out = d.join(mode.replace('"', ""));
+        let o = packlab(&[
+            exp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
+        let mut truth = Vec::new();
+        let mut copy = Vec::new();
+        for line in csv.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let row = (f[2].to_string(), f[3].to_string(), f[4].to_string());
+            if f[0].ends_with("-synthetic") {
+                copy.push(row);
+            } else {
+                truth.push(row);
+            }
+        }
+        assert!(out.join("synthesis_validation.csv").exists());
+        (truth, copy)
+    };
+    let (t, c) = shares("\"tasks\"");
+    assert_eq!(t.len(), 3);
+    for (a, b) in t.iter().zip(&c) {
+        assert_eq!((&a.0, &a.2), (&b.0, &b.2), "tasks only: same supply");
+    }
+    assert!(
+        t.iter().zip(&c).any(|(a, b)| a.1 != b.1),
+        "the job law is re-synthesised"
+    );
+    let (t, c) = shares("\"machines\"");
+    for (a, b) in t.iter().zip(&c) {
+        assert_eq!((&a.0, &a.1), (&b.0, &b.1), "machines only: same demand");
+    }
+    assert!(
+        t.iter().zip(&c).any(|(a, b)| a.2 != b.2),
+        "the servers are re-synthesised"
+    );
+    let (t, c) = shares("true");
+    assert!(t.iter().zip(&c).any(|(a, b)| a.1 != b.1));
+    assert!(t.iter().zip(&c).any(|(a, b)| a.2 != b.2));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -755,6 +755,34 @@ frequency = [0.5, 0.5]
             ),
             &["constraints.tasks[1].frequency", "could never run"][..],
         ),
+        // the synthesis validation: what to synthesise again, and quota only with servers to draw
+        (
+            format!(
+                "{scored}{}",
+                constraints.replace(
+                    "[constraints.values]",
+                    "resynthesise = \"servers\"\n[constraints.values]"
+                )
+            ),
+            &["constraints.resynthesise", "\"machines\"", "servers"][..],
+        ),
+        (
+            format!(
+                "{scored}{}",
+                constraints.replace(
+                    "[constraints.values]",
+                    "resynthesise = \"tasks\"\nquota = true\n[constraints.values]"
+                )
+            ),
+            &["constraints.quota", "resynthesise = \"tasks\""][..],
+        ),
+        (
+            format!(
+                "{scored}{}",
+                constraints.replace("[constraints.values]", "quota = true\n[constraints.values]")
+            ),
+            &["constraints.quota", "(absent)"][..],
+        ),
         // a delay-trend claim without constraints
         (
             format!(

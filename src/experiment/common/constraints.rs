@@ -23,8 +23,12 @@ pub struct RawConstraints {
     pub machines: Vec<RawCluster>,
     pub tasks: Vec<RawCluster>,
     /// Queueing files: also run every policy on a cluster re-synthesised from a
-    /// characterisation of this one (the synthesis validation).
-    pub resynthesise: Option<bool>,
+    /// characterisation of this one (the synthesis validation): `true` or "both", "tasks",
+    /// "machines" (checked where it is used).
+    pub resynthesise: Option<toml::Value>,
+    /// Queueing files, with a re-synthesis of the servers: draw them by quota
+    /// ([`Characterisation::machines_by_quota`]) instead of Algorithm 2's independent draws.
+    pub quota: Option<bool>,
 }
 
 /// `[[constraints.machines]]` / `[[constraints.tasks]]`.

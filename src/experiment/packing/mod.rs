@@ -106,12 +106,17 @@ impl PackingExperiment {
         let (mut snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
         let mut synthesis = None;
         if let Some(rc) = &raw.constraints {
-            if rc.resynthesise.is_some() {
-                return Err(cx.bad(
-                    "constraints.resynthesise",
-                    "nothing in a packing file (the synthesis validation runs in queueing files)",
-                    "a value",
-                ));
+            for (key, set) in [
+                ("resynthesise", rc.resynthesise.is_some()),
+                ("quota", rc.quota.is_some()),
+            ] {
+                if set {
+                    return Err(cx.bad(
+                        &format!("constraints.{key}"),
+                        "nothing in a packing file (the synthesis validation runs in queueing files)",
+                        "a value",
+                    ));
+                }
             }
             let ch = characterisation(&cx, rc)?;
             let seed = derive_seed(header.seed, &[0x636f_6e73]);

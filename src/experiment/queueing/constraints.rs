@@ -43,6 +43,51 @@ pub const MAX_SYNTHESES: u32 = 100;
 /// The paper's tolerance of sort-and-merge (Section 5.1).
 pub const MERGE_TOLERANCE: f64 = 0.05;
 
+/// What the synthesis validation synthesises again from the characterisation (Sharma et al.,
+/// Fig. 17 (a)–(c)); the rest is the ground truth's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resynthesis {
+    /// The jobs' constraints (Algorithm 3); the ground truth's servers.
+    Tasks,
+    /// The servers' properties (Algorithm 2); the ground truth's law of job constraints.
+    Machines,
+    /// Both.
+    Both,
+}
+
+impl Resynthesis {
+    /// `constraints.resynthesise`: `true` (both), `false` (none), or "tasks", "machines",
+    /// "both".
+    fn parse(cx: &Ctx<'_>, v: &toml::Value) -> Result<Option<Self>, ExperimentError> {
+        match v {
+            toml::Value::Boolean(b) => Ok(b.then_some(Resynthesis::Both)),
+            toml::Value::String(s) if s == "tasks" => Ok(Some(Resynthesis::Tasks)),
+            toml::Value::String(s) if s == "machines" => Ok(Some(Resynthesis::Machines)),
+            toml::Value::String(s) if s == "both" => Ok(Some(Resynthesis::Both)),
+            other => Err(cx.bad(
+                "constraints.resynthesise",
+                "true, false, \"tasks\", \"machines\" or \"both\"",
+                other,
+            )),
+        }
+    }
+
+    /// What is synthesised, in words.
+    pub fn what(self) -> &'static str {
+        match self {
+            Resynthesis::Tasks => {
+                "the jobs' constraints (Algorithm 3) on the ground truth's servers"
+            }
+            Resynthesis::Machines => {
+                "the servers' properties (Algorithm 2) under the ground truth's job constraints"
+            }
+            Resynthesis::Both => {
+                "the servers' properties and the jobs' constraints (Algorithms 2 and 3)"
+            }
+        }
+    }
+}
+
 /// Servers with attributes and the law of the jobs' constraint classes: the file's synthesis
 /// (the ground truth) or its re-synthesis.
 #[derive(Clone, Debug)]
@@ -75,6 +120,9 @@ pub struct QueueConstraints {
     /// sampling); for each policy whether it runs there (the file's policies are then followed
     /// by their copies, labelled `<label>-synthetic`).
     pub found: Option<Characterisation>,
+    pub mode: Option<Resynthesis>,
+    /// Whether the re-synthesised servers were drawn by quota.
+    pub quota: bool,
     pub synthetic: Vec<World>,
     pub on_synthetic: Vec<bool>,
     /// ρ* as a traffic intensity (constrained, unconstrained), for finitely many sizes of one
@@ -123,19 +171,48 @@ pub(super) fn setup(
         }
     }
     };
-    let classes = JobClasses::new(&ch, servers, derive_seed(seed, &[SERVERS_STREAM]))
-        .map_err(|e| refused(e, ""))?;
-    let (found, synthetic) = if raw.resynthesise == Some(true) {
+    let truth_seed = derive_seed(seed, &[SERVERS_STREAM]);
+    let classes = JobClasses::new(&ch, servers, truth_seed).map_err(|e| refused(e, ""))?;
+    let mode = match &raw.resynthesise {
+        Some(v) => Resynthesis::parse(cx, v)?,
+        None => None,
+    };
+    let quota = raw.quota == Some(true);
+    if quota && !matches!(mode, Some(Resynthesis::Machines | Resynthesis::Both)) {
+        return Err(cx.bad(
+            "constraints.quota",
+            "quota = true only with resynthesise = true, \"machines\" or \"both\" (it draws the re-synthesised servers)",
+            format!("resynthesise = {}", raw.resynthesise.as_ref().map_or("(absent)".into(), |v| v.to_string())),
+        ));
+    }
+    let (found, synthetic) = if let Some(mode) = mode {
         let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[SERVERS_STREAM, 1]));
         let found = classes.characterise(CHARACTERISED_JOBS, MERGE_TOLERANCE, &mut rng);
         let worlds = (0..replications.clamp(1, MAX_SYNTHESES))
             .map(|r| {
                 let s = derive_seed(seed, &[SERVERS_STREAM, 2, r as u64]);
-                JobClasses::new(&found, servers, s)
-                    .map(World::new)
-                    .map_err(|e| {
-                        refused(e, " (in the re-synthesis from the characterised cluster)")
-                    })
+                match mode {
+                    // the ground truth's servers: the same draws from the file's clusters
+                    Resynthesis::Tasks => JobClasses::split(&ch, &found, servers, truth_seed),
+                    Resynthesis::Machines | Resynthesis::Both if quota => {
+                        let mut rng = Pcg64Mcg::seed_from_u64(s);
+                        let rows: Vec<_> = found
+                            .machines_by_quota(servers, &mut rng)
+                            .into_iter()
+                            .map(|m| m.properties)
+                            .collect();
+                        let tasks = if mode == Resynthesis::Both {
+                            &found
+                        } else {
+                            &ch
+                        };
+                        JobClasses::on_servers(tasks, &rows)
+                    }
+                    Resynthesis::Machines => JobClasses::split(&found, &ch, servers, s),
+                    Resynthesis::Both => JobClasses::new(&found, servers, s),
+                }
+                .map(World::new)
+                .map_err(|e| refused(e, " (in the re-synthesis from the characterised cluster)"))
             })
             .collect::<Result<Vec<_>, _>>()?;
         (Some(found), worlds)
@@ -157,6 +234,8 @@ pub(super) fn setup(
     Ok(Some(QueueConstraints {
         truth: World::new(classes),
         found,
+        mode,
+        quota,
         synthetic,
         on_synthetic: Vec::new(),
         rho,
@@ -652,7 +731,9 @@ pub(super) fn report_validation(
     q: &QueueConstraints,
     out: &Outcome,
 ) {
-    let Some(ch) = &q.found else { return };
+    let (Some(ch), Some(mode)) = (&q.found, q.mode) else {
+        return;
+    };
     let kinds: Vec<usize> = q.synthetic.iter().map(|w| w.table.kinds().len()).collect();
     let classes: Vec<usize> = q
         .synthetic
@@ -671,8 +752,8 @@ pub(super) fn report_validation(
         "\n## Synthesis validation\n\nThe cluster above was characterised as Sharma et al. do a \
          real one (Section 5.1): the servers' and {CHARACTERISED_JOBS} jobs' binary feature \
          vectors grouped by sort-and-merge with tolerance {MERGE_TOLERANCE}, giving {} machine \
-         and {} task statistical clusters; Algorithms 2 and 3 then synthesised a new cluster \
-         from it for every replication ({} server kinds, {} job classes), on which every policy \
+         and {} task statistical clusters; from it, {}{} were synthesised again for every \
+         replication ({} server kinds, {} job classes), and every policy \
          ran again (`-synthetic`) with the same run seeds, so the intervals include the \
          synthesis's own sampling. Relative errors (synthetic − truth) / truth of the means over \
          the replications whose runs on both clusters were judged stable, at the points where \
@@ -680,6 +761,14 @@ pub(super) fn report_validation(
          counted apart:\n",
         ch.machines.len(),
         ch.tasks.len(),
+        mode.what(),
+        if q.quota {
+            ", the servers by quota (each machine cluster's share of the servers and each \
+             constraint's frequency within it met exactly, rounded; which constraints meet on \
+             which server left to chance)"
+        } else {
+            ""
+        },
         range(&kinds),
         range(&classes)
     ));
