@@ -10,7 +10,7 @@
 //!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
 
 use super::entry::PolicyEntry;
-use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeKey, SizeQueue};
+use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue};
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Job, ServerId};
@@ -73,13 +73,74 @@ fn nothing_fits(
 /// This slot's batch is kept apart in arrival order and only the jobs still waiting after BF-J
 /// enter the size-ordered queue, so a job placed on arrival costs no tree operation. BF-S then
 /// looks at both: the largest fitting job of the queue and of the batch (the queue's wins a tie
-/// in size, having arrived earlier). A batch larger than [`BATCH_SCAN`] goes into the queue
-/// first, so the scan stays short.
+/// in size, having arrived earlier). A batch up to [`BATCH_SCAN`] jobs is scanned; a larger one
+/// is sorted by size once ([`SortedBatch`]), so BF-S finds its largest fitting job by bisection.
 #[derive(Clone, Debug)]
 pub struct BestFitJS {
     queue: SizeQueue,
     servers: BestFitServers,
     batch: Vec<Job>,
+    sorted: SortedBatch,
+}
+
+/// A large batch sorted for BF-S: (size, position in the batch) by size, and among equal sizes
+/// the earliest arrival last, so the largest fitting job is the last entry of size ≤ the free
+/// capacity. Taken entries are skipped through `link` (a disjoint-set forest with path halving:
+/// entry `p` (1-based) is untaken when `link[p] == p`, else it points to a lower one; 0 stands
+/// for "none"), so a slot costs O(n log n) for the sort and about O(1) per query and take.
+#[derive(Clone, Debug, Default)]
+struct SortedBatch {
+    order: Vec<(u64, std::cmp::Reverse<u32>)>,
+    link: Vec<u32>,
+    taken: Vec<bool>,
+}
+
+impl SortedBatch {
+    fn fill(&mut self, batch: &[Job]) {
+        self.order.clear();
+        self.order.extend(
+            batch
+                .iter()
+                .enumerate()
+                .map(|(p, j)| (j.size.0, std::cmp::Reverse(p as u32))),
+        );
+        self.order.sort_unstable();
+        self.link.clear();
+        self.link.extend(0..=batch.len() as u32);
+        self.taken.clear();
+        self.taken.resize(batch.len(), false);
+    }
+
+    fn is_active(&self) -> bool {
+        !self.taken.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.order.clear();
+        self.link.clear();
+        self.taken.clear();
+    }
+
+    /// The untaken entry (1-based; 0: none) with the largest size ≤ `free`, earliest first.
+    #[inline]
+    fn largest_at_most(&mut self, free: u64) -> usize {
+        let mut p = self.order.partition_point(|&(s, _)| s <= free);
+        while self.link[p] as usize != p {
+            let up = self.link[p] as usize;
+            self.link[p] = self.link[up];
+            p = up;
+        }
+        p
+    }
+
+    /// Takes entry `p` (1-based, untaken): its position in the batch.
+    #[inline]
+    fn take(&mut self, p: usize) -> usize {
+        self.link[p] = (p - 1) as u32;
+        let pos = self.order[p - 1].1.0 as usize;
+        self.taken[pos] = true;
+        pos
+    }
 }
 
 /// Largest batch scanned linearly by BF-S.
@@ -91,6 +152,24 @@ impl BestFitJS {
             queue: SizeQueue::default(),
             servers: BestFitServers::new(servers),
             batch: Vec::new(),
+            sorted: SortedBatch::default(),
+        }
+    }
+
+    /// BF-S on server `i` over the queue and the sorted (large) batch.
+    fn best_fit_server_sorted(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
+        loop {
+            let free = cluster.free(i);
+            let p = self.sorted.largest_at_most(free.0);
+            let from_queue = self.queue.largest_at_most(free).map(|(k, j)| (k, j.size));
+            let job = match from_queue {
+                None if p == 0 => return,
+                Some((k, s)) if p == 0 || s.0 >= self.sorted.order[p - 1].0 => {
+                    self.queue.remove(&k).expect("present")
+                }
+                _ => self.batch[self.sorted.take(p)],
+            };
+            cluster.place(i, &job, now);
         }
     }
 
@@ -124,39 +203,34 @@ impl Policy for BestFitJS {
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
-        let spilled = self.batch.len() > BATCH_SCAN;
-        if spilled {
-            for j in &self.batch {
-                self.queue.insert(*j);
-            }
+        let large = self.batch.len() > BATCH_SCAN;
+        if large && !view.departed.is_empty() {
+            self.sorted.fill(&self.batch);
         }
         for &i in view.departed {
-            if spilled {
-                best_fit_server(&mut self.queue, cluster, i, view.now);
+            if large {
+                self.best_fit_server_sorted(cluster, i, view.now);
             } else if !self.queue.is_empty() || !self.batch.is_empty() {
                 self.best_fit_server_with_batch(cluster, i, view.now);
             }
             self.servers.update(i, cluster.free(i));
         }
-        for job in self.batch.drain(..) {
-            let k = SizeKey::of(&job);
-            if spilled && !self.queue.contains(&k) {
+        let sorted = self.sorted.is_active();
+        for (pos, job) in self.batch.drain(..).enumerate() {
+            if sorted && self.sorted.taken[pos] {
                 continue; // placed by BF-S
             }
             match self.servers.best_fit(job.size) {
                 Some(i) => {
-                    if spilled {
-                        self.queue.remove(&k);
-                    }
                     cluster.place(i, &job, view.now);
                     self.servers.update(i, cluster.free(i));
                 }
-                None if !spilled => {
+                None => {
                     self.queue.insert(job);
                 }
-                None => {}
             }
         }
+        self.sorted.clear();
     }
 
     fn waiting(&self) -> usize {

@@ -186,10 +186,34 @@ fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Place
     cluster.log().to_vec()
 }
 
+/// Batches of dozens of jobs a slot: small sizes, short services, 8 servers (BF-J/S sorts a
+/// batch above 16 jobs instead of scanning it).
+fn busy_instance(rng: &mut Pcg64Mcg) -> Instance {
+    let values: Vec<Size> = [1, 2, 5]
+        .iter()
+        .map(|&k| Size(k * Size::UNIT / 12))
+        .collect();
+    let sizes = SizeLaw::discrete(values, vec![1.0; 3]).unwrap();
+    let service = ServiceLaw::Deterministic(rng.random_range(1..4));
+    let load = rng.random_range(0.8..1.3);
+    let rate = load * 8.0 / (sizes.mean() * service.mean());
+    Instance {
+        servers: 8,
+        sizes,
+        service,
+        rate,
+        seed: rng.random(),
+    }
+}
+
 fn compare(spec: PolicySpec, rule: Rule) {
+    compare_on(spec, rule, random_instance);
+}
+
+fn compare_on(spec: PolicySpec, rule: Rule, instance: fn(&mut Pcg64Mcg) -> Instance) {
     let mut rng = Pcg64Mcg::seed_from_u64(0xB357 + rule as u64);
     for case in 0..60 {
-        let inst = random_instance(&mut rng);
+        let inst = instance(&mut rng);
         let mut fast = spec.build(inst.servers).expect("a single-resource policy");
         let mut slow = Reference::new(rule);
         let a = run_logged(&inst, fast.as_mut(), 3_000);
@@ -208,6 +232,11 @@ fn compare(spec: PolicySpec, rule: Rule) {
 #[test]
 fn bf_js_matches_reference() {
     compare(PolicySpec::BfJs, Rule::BfJs);
+}
+
+#[test]
+fn bf_js_matches_reference_on_large_batches() {
+    compare_on(PolicySpec::BfJs, Rule::BfJs, busy_instance);
 }
 
 #[test]
