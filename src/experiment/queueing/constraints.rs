@@ -115,9 +115,10 @@ pub struct QueueConstraints {
     /// The file's synthesis.
     pub truth: World,
     /// With `resynthesise`: the characterisation of `truth` (Sharma et al.'s Section 5.1), and
-    /// the clusters synthesised from it by Algorithms 2 and 3, one per replication (servers
-    /// drawn anew each time, so the intervals over replications include the synthesis's own
-    /// sampling); for each policy whether it runs there (the file's policies are then followed
+    /// the clusters synthesised from it by Algorithms 2 and 3 (what `mode` says), one per
+    /// replication (servers drawn anew each time, so the intervals over replications include
+    /// the synthesis's own sampling; one for all when only the jobs are synthesised again);
+    /// for each policy whether it runs there (the file's policies are then followed
     /// by their copies, labelled `<label>-synthetic`).
     pub found: Option<Characterisation>,
     pub mode: Option<Resynthesis>,
@@ -188,28 +189,34 @@ pub(super) fn setup(
     let (found, synthetic) = if let Some(mode) = mode {
         let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[SERVERS_STREAM, 1]));
         let found = classes.characterise(CHARACTERISED_JOBS, MERGE_TOLERANCE, &mut rng);
-        let worlds = (0..replications.clamp(1, MAX_SYNTHESES))
+        // the jobs' law: the characterisation's, or the ground truth's when only the servers
+        // are synthesised again; with only the jobs, the servers are the ground truth's (the
+        // same draws from the file's clusters), one world for every replication
+        let tasks = if mode == Resynthesis::Machines {
+            &ch
+        } else {
+            &found
+        };
+        let syntheses = if mode == Resynthesis::Tasks {
+            1
+        } else {
+            replications.clamp(1, MAX_SYNTHESES)
+        };
+        let worlds = (0..syntheses)
             .map(|r| {
                 let s = derive_seed(seed, &[SERVERS_STREAM, 2, r as u64]);
                 match mode {
-                    // the ground truth's servers: the same draws from the file's clusters
-                    Resynthesis::Tasks => JobClasses::split(&ch, &found, servers, truth_seed),
-                    Resynthesis::Machines | Resynthesis::Both if quota => {
+                    Resynthesis::Tasks => JobClasses::split(&ch, tasks, servers, truth_seed),
+                    _ if quota => {
                         let mut rng = Pcg64Mcg::seed_from_u64(s);
                         let rows: Vec<_> = found
                             .machines_by_quota(servers, &mut rng)
                             .into_iter()
                             .map(|m| m.properties)
                             .collect();
-                        let tasks = if mode == Resynthesis::Both {
-                            &found
-                        } else {
-                            &ch
-                        };
                         JobClasses::on_servers(tasks, &rows)
                     }
-                    Resynthesis::Machines => JobClasses::split(&found, &ch, servers, s),
-                    Resynthesis::Both => JobClasses::new(&found, servers, s),
+                    _ => JobClasses::split(&found, tasks, servers, s),
                 }
                 .map(World::new)
                 .map_err(|e| refused(e, " (in the re-synthesis from the characterised cluster)"))
