@@ -161,11 +161,11 @@ impl BestFitJS {
         loop {
             let free = cluster.free(i);
             let p = self.sorted.largest_at_most(free.0);
-            let from_queue = self.queue.largest_at_most(free).map(|(k, j)| (k, j.size));
+            let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
             let job = match from_queue {
                 None if p == 0 => return,
-                Some((k, s)) if p == 0 || s.0 >= self.sorted.order[p - 1].0 => {
-                    self.queue.remove(&k).expect("present")
+                Some(s) if p == 0 || s.0 >= self.sorted.order[p - 1].0 => {
+                    self.queue.take_largest_at_most(free).expect("present")
                 }
                 _ => self.batch[self.sorted.take(p)],
             };
@@ -183,11 +183,11 @@ impl BestFitJS {
                     pick = Some(k);
                 }
             }
-            let from_queue = self.queue.largest_at_most(free).map(|(k, j)| (k, j.size));
+            let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
             let job = match (from_queue, pick) {
                 (None, None) => return,
-                (Some((k, s)), p) if p.is_none_or(|p| s >= self.batch[p].size) => {
-                    self.queue.remove(&k).expect("present")
+                (Some(s), p) if p.is_none_or(|p| s >= self.batch[p].size) => {
+                    self.queue.take_largest_at_most(free).expect("present")
                 }
                 (_, Some(p)) => self.batch.remove(p),
                 (Some(_), None) => unreachable!("handled by the arm above"),

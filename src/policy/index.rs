@@ -9,106 +9,207 @@
 //! - [`ArrivalIndex`]: min-tree over waiting jobs in arrival order; "first job, in arrival
 //!   order, of size ≤ x" (BF-J on its own).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::model::{Job, ServerId, Size};
 
-/// Key of a waiting job in a [`SizeQueue`]: by size, and among equal sizes the earliest arrival
-/// is the greatest (so "largest" breaks ties towards the earliest arrival).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SizeKey(u64, u64);
-
-impl SizeKey {
-    pub fn of(job: &Job) -> Self {
-        SizeKey(job.size.0, u64::MAX - job.id)
-    }
-}
-
-/// Waiting jobs ordered by size. A job's size and id live in its key only, so a waiting job
-/// costs its key and [`Rest`], 32 bytes, plus the tree's share (see the README's memory notes).
+/// Waiting jobs ordered by size, for "the largest job ≤ free, earliest among equal sizes".
+///
+/// Jobs are grouped by exact size, each group in arrival order, so a workload with few distinct
+/// sizes (a trace, a discrete law) costs one tree entry per size and 24 bytes per job, however
+/// long the queue. While at most [`SMALL`] jobs wait they are kept in one sorted vector instead:
+/// no tree node is allocated, and a queue that keeps emptying and refilling stays cheap.
 #[derive(Clone, Debug, Default)]
 pub struct SizeQueue {
-    jobs: BTreeMap<SizeKey, Rest>,
+    /// Up to [`SMALL`] jobs by (size, arrival), while `groups` is empty.
+    small: Vec<(u64, Waiting)>,
+    /// Above: the jobs of each size, earliest first.
+    groups: BTreeMap<u64, Group>,
+    len: usize,
 }
 
-/// What a [`SizeQueue`] keeps of a job besides its key.
+/// Most jobs a [`SizeQueue`] keeps in its sorted vector.
+pub const SMALL: usize = 32;
+
+/// What a [`SizeQueue`] keeps of a job besides its size: 24 bytes.
 #[derive(Clone, Copy, Debug)]
-struct Rest {
+struct Waiting {
+    id: u64,
     arrival: u64,
     service: u32,
     class: u8,
 }
 
-impl SizeKey {
-    /// The job with this key and `rest`.
+impl Waiting {
     #[inline]
-    fn job(self, rest: &Rest) -> Job {
+    fn of(job: &Job) -> Self {
+        Waiting {
+            id: job.id,
+            arrival: job.arrival,
+            service: job.service,
+            class: job.class,
+        }
+    }
+
+    #[inline]
+    fn job(self, size: u64) -> Job {
         Job {
-            id: u64::MAX - self.1,
-            size: Size(self.0),
-            service: rest.service,
-            arrival: rest.arrival,
-            class: rest.class,
+            id: self.id,
+            size: Size(size),
+            service: self.service,
+            arrival: self.arrival,
+            class: self.class,
+        }
+    }
+}
+
+/// The waiting jobs of one size, earliest first (a single job without a buffer).
+#[derive(Clone, Debug)]
+enum Group {
+    One(Waiting),
+    Many(VecDeque<Waiting>),
+}
+
+impl Group {
+    #[inline]
+    fn front(&self) -> Waiting {
+        match self {
+            Group::One(w) => *w,
+            Group::Many(q) => q[0],
+        }
+    }
+
+    /// Adds `w` in arrival order (at the back unless it arrived before a job already here).
+    fn add(&mut self, w: Waiting) {
+        match self {
+            Group::One(first) => {
+                let first = *first;
+                let pair = if w.id < first.id {
+                    [w, first]
+                } else {
+                    [first, w]
+                };
+                *self = Group::Many(VecDeque::from(pair));
+            }
+            Group::Many(q) => {
+                if q.back().is_some_and(|b| b.id > w.id) {
+                    let p = q.partition_point(|x| x.id < w.id);
+                    q.insert(p, w);
+                } else {
+                    q.push_back(w);
+                }
+            }
+        }
+    }
+
+    /// Removes the earliest job; true when the group is left empty.
+    #[inline]
+    fn pop(&mut self) -> (Waiting, bool) {
+        match self {
+            Group::One(w) => (*w, true),
+            Group::Many(q) => {
+                let w = q.pop_front().expect("a group is never empty");
+                (w, q.is_empty())
+            }
         }
     }
 }
 
 impl SizeQueue {
-    pub fn insert(&mut self, job: Job) -> SizeKey {
-        let k = SizeKey::of(&job);
-        let rest = Rest {
-            arrival: job.arrival,
-            service: job.service,
-            class: job.class,
-        };
-        self.jobs.insert(k, rest);
-        k
+    pub fn insert(&mut self, job: Job) {
+        let w = Waiting::of(&job);
+        self.len += 1;
+        if self.groups.is_empty() && self.small.len() < SMALL {
+            let key = (job.size.0, job.id);
+            let p = self.small.partition_point(|(s, x)| (*s, x.id) < key);
+            self.small.insert(p, (job.size.0, w));
+            return;
+        }
+        if !self.small.is_empty() {
+            for (s, x) in std::mem::take(&mut self.small) {
+                self.add(s, x);
+            }
+        }
+        self.add(job.size.0, w);
+    }
+
+    fn add(&mut self, size: u64, w: Waiting) {
+        match self.groups.entry(size) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(Group::One(w));
+            }
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().add(w),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.jobs.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
-    }
-
-    pub fn contains(&self, k: &SizeKey) -> bool {
-        self.jobs.contains_key(k)
-    }
-
-    pub fn get(&self, k: &SizeKey) -> Option<Job> {
-        self.jobs.get(k).map(|r| k.job(r))
-    }
-
-    pub fn remove(&mut self, k: &SizeKey) -> Option<Job> {
-        self.jobs.remove(k).map(|r| k.job(&r))
+        self.len == 0
     }
 
     /// The smallest waiting size.
     pub fn min_size(&self) -> Option<Size> {
-        self.jobs.keys().next().map(|k| Size(k.0))
+        match self.small.first() {
+            Some(&(s, _)) => Some(Size(s)),
+            None => self.groups.keys().next().map(|&s| Size(s)),
+        }
+    }
+
+    /// Position in `small` of the earliest of the largest jobs of size ≤ `free`.
+    #[inline]
+    fn small_pick(&self, free: Size) -> Option<usize> {
+        let end = self.small.partition_point(|(s, _)| *s <= free.0);
+        let size = self.small[..end].last()?.0;
+        Some(self.small[..end].partition_point(|(s, _)| *s < size))
     }
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes).
     #[inline]
-    pub fn largest_at_most(&self, free: Size) -> Option<(SizeKey, Job)> {
-        self.jobs
-            .range(..=SizeKey(free.0, u64::MAX))
-            .next_back()
-            .map(|(k, r)| (*k, k.job(r)))
+    pub fn largest_at_most(&self, free: Size) -> Option<Job> {
+        if self.groups.is_empty() {
+            let p = self.small_pick(free)?;
+            let (s, w) = self.small[p];
+            return Some(w.job(s));
+        }
+        let (&s, g) = self.groups.range(..=free.0).next_back()?;
+        Some(g.front().job(s))
     }
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
     #[inline]
     pub fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
-        let (&k, _) = self.jobs.range(..=SizeKey(free.0, u64::MAX)).next_back()?;
-        self.remove(&k)
+        if self.groups.is_empty() {
+            let p = self.small_pick(free)?;
+            let (s, w) = self.small.remove(p);
+            self.len -= 1;
+            return Some(w.job(s));
+        }
+        let e = self.groups.range_mut(..=free.0).next_back()?;
+        let s = *e.0;
+        let (w, emptied) = e.1.pop();
+        if emptied {
+            self.groups.remove(&s);
+        }
+        self.len -= 1;
+        Some(w.job(s))
     }
 
-    /// Waiting jobs from smallest to largest.
+    /// Waiting jobs from smallest to largest (earliest first among equal sizes).
     pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
-        self.jobs.iter().map(|(k, r)| k.job(r))
+        let small = self.small.iter().map(|&(s, w)| w.job(s));
+        let grouped = self.groups.iter().flat_map(|(&s, g)| {
+            let (one, many) = match g {
+                Group::One(w) => (Some(*w), None),
+                Group::Many(q) => (None, Some(q.iter().copied())),
+            };
+            one.into_iter()
+                .chain(many.into_iter().flatten())
+                .map(move |w| w.job(s))
+        });
+        small.chain(grouped)
     }
 }
 
@@ -671,6 +772,56 @@ mod tests {
             }
             assert_eq!(idx.len(), model.len());
         }
+    }
+
+    /// Against a linear model, through the switch between the sorted vector and the groups
+    /// both ways, with sizes from a small set (long groups) and jobs sometimes inserted out of
+    /// arrival order.
+    #[test]
+    fn size_queue_matches_a_linear_model() {
+        let mut rng = Pcg64Mcg::seed_from_u64(17);
+        let mut q = SizeQueue::default();
+        let mut model: Vec<Job> = Vec::new();
+        let mut next = 0u64;
+        let mut grouped = false;
+        for step in 0..60_000 {
+            // phases that fill past SMALL and drain to empty
+            let fill = (step / 2000) % 2 == 0;
+            if rng.random_bool(if fill { 0.6 } else { 0.35 }) {
+                let id = if rng.random_bool(0.1) && next > 5 {
+                    // an id below the latest, never used: out of arrival order
+                    next += 3;
+                    next - 5
+                } else {
+                    next += 1;
+                    next - 1
+                };
+                let j = job(id, rng.random_range(1..=6));
+                if model.iter().any(|m| m.id == j.id) {
+                    continue;
+                }
+                q.insert(j);
+                model.push(j);
+            } else {
+                let x = Size(rng.random_range(1..=7));
+                let want = model
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| m.size <= x)
+                    .max_by_key(|(_, m)| (m.size, std::cmp::Reverse(m.id)))
+                    .map(|(k, _)| k);
+                assert_eq!(q.largest_at_most(x), want.map(|k| model[k]));
+                let got = q.take_largest_at_most(x);
+                assert_eq!(got, want.map(|k| model.swap_remove(k)));
+            }
+            grouped |= !q.groups.is_empty();
+            assert_eq!(q.len(), model.len());
+            assert_eq!(q.min_size(), model.iter().map(|m| m.size).min());
+            let mut sorted = model.clone();
+            sorted.sort_by_key(|m| (m.size, m.id));
+            assert!(q.iter().eq(sorted.into_iter()));
+        }
+        assert!(grouped, "the queue never left its sorted vector");
     }
 
     #[test]

@@ -348,11 +348,11 @@ impl VqsBf {
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
     fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
         let cap = free.min(self.c.partition.upper(j));
-        let (k, job) = self.queue.largest_at_most(cap)?;
+        let job = self.queue.largest_at_most(cap)?;
         if job.size <= self.c.partition.lower(j) {
             return None;
         }
-        self.queue.remove(&k)
+        self.queue.take_largest_at_most(cap)
     }
 
     fn put(&mut self, i: ServerId, job: Job, cluster: &mut Cluster, now: u64) {
