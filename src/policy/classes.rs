@@ -4,13 +4,12 @@
 //! Those policies visit every server in index order every slot (docs/theory.md sections 6 and 7).
 //! A visit changes nothing unless the server is empty while jobs wait (it renews and takes at
 //! least one job), or the head-of-line job of a class the server serves fits in what the server
-//! offers that class. [`Activity`] keeps, per class, a max-tree of what each server offers, so
-//! the next server whose visit matters is found in O(classes · log L) and the others are
-//! skipped with the same outcome as visiting them.
+//! offers that class. [`Activity`] keeps, per class, a max-tree of what each server offers, and
+//! finds the next server whose visit matters by one descent that looks only at the classes with
+//! a waiting job, in O(nonempty classes · log L); the servers it skips would change nothing.
 
 use std::collections::VecDeque;
 
-use super::index::FirstFitServers;
 use crate::model::{Job, ServerId, Size};
 
 /// One FIFO queue per class.
@@ -19,6 +18,11 @@ pub struct ClassQueues {
     queues: Vec<VecDeque<Job>>,
     lens: Vec<u64>,
     total: usize,
+    /// What a server must offer to act, by [`Activity`]'s columns: 1 (an empty server), then
+    /// each class's head-of-line size (`u64::MAX` for an empty class).
+    need: Vec<u64>,
+    /// The columns whose need is finite: 0 (empty servers) and 1 + c for every nonempty class c.
+    live: Vec<usize>,
 }
 
 impl ClassQueues {
@@ -27,12 +31,20 @@ impl ClassQueues {
             queues: vec![VecDeque::new(); classes],
             lens: vec![0; classes],
             total: 0,
+            need: std::iter::once(Size::ONE.0)
+                .chain(std::iter::repeat_n(u64::MAX, classes))
+                .collect(),
+            live: vec![0],
         }
     }
 
     /// Appends `job` to the queue of `job.class`.
     pub fn push(&mut self, job: Job) {
         let c = job.class as usize;
+        if self.queues[c].is_empty() {
+            self.need[1 + c] = job.size.0;
+            self.live.push(1 + c);
+        }
         self.queues[c].push_back(job);
         self.lens[c] += 1;
         self.total += 1;
@@ -47,6 +59,14 @@ impl ClassQueues {
     /// Removes the head-of-line job of class `c`.
     pub fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
+        match self.queues[c].front() {
+            Some(h) => self.need[1 + c] = h.size.0,
+            None => {
+                self.need[1 + c] = u64::MAX;
+                let at = self.live.iter().position(|&k| k == 1 + c);
+                self.live.swap_remove(at.expect("a nonempty class is live"));
+            }
+        }
         self.lens[c] -= 1;
         self.total -= 1;
         Some(j)
@@ -69,55 +89,165 @@ impl ClassQueues {
 
 /// Which servers can act: empty ones (when jobs wait) and, per class, what capacity each busy
 /// server offers to that class's head-of-line job.
+///
+/// One max-tree over the servers per column, stored one after another: column 0 is "the server
+/// is empty" (capacity 1 or 0) and column 1 + c what it offers class c, each node the maximum
+/// over its subtree. The next server that can act is found by one descent that compares, at
+/// each node, only the live columns (empty servers and the nonempty classes) with what their
+/// heads of line need.
 #[derive(Clone, Debug)]
 pub struct Activity {
     servers: usize,
-    empty: FirstFitServers,
-    offers: Vec<FirstFitServers>,
+    /// Leaves of each column's tree (a power of two); a column spans `2 * leaves` nodes.
+    leaves: usize,
+    /// Node v (1 = root, leaves from `leaves`) of column k: `tree[k * 2 * leaves + v]`.
+    tree: Vec<u64>,
 }
 
 impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
+        let leaves = servers.next_power_of_two().max(1);
+        let mut tree = vec![0; 2 * leaves * (1 + classes)];
+        for i in 0..servers {
+            tree[leaves + i] = Size::ONE.0;
+        }
+        for v in (1..leaves).rev() {
+            tree[v] = tree[2 * v].max(tree[2 * v + 1]);
+        }
         Activity {
             servers,
-            empty: FirstFitServers::new(servers),
-            offers: (0..classes)
-                .map(|_| FirstFitServers::with_value(servers, Size::ZERO))
-                .collect(),
+            leaves,
+            tree,
+        }
+    }
+
+    /// Sets column `k` of server `i` to `x` and the maxima above it.
+    #[inline]
+    fn set(&mut self, i: ServerId, k: usize, x: u64) {
+        let col = &mut self.tree[k * 2 * self.leaves..(k + 1) * 2 * self.leaves];
+        let mut v = self.leaves + i as usize;
+        if col[v] == x {
+            return;
+        }
+        col[v] = x;
+        while v > 1 {
+            v /= 2;
+            let m = col[2 * v].max(col[2 * v + 1]);
+            if col[v] == m {
+                break;
+            }
+            col[v] = m;
         }
     }
 
     /// Marks server `i` empty or busy.
     #[inline]
     pub fn set_empty(&mut self, i: ServerId, empty: bool) {
-        self.empty
-            .update(i, if empty { Size::ONE } else { Size::ZERO });
+        self.set(i, 0, if empty { Size::ONE.0 } else { 0 });
     }
 
     /// Server `i` offers `cap` to class `c`'s head-of-line job (zero: nothing).
     #[inline]
     pub fn offer(&mut self, i: ServerId, c: usize, cap: Size) {
-        self.offers[c].update(i, cap);
+        self.set(i, 1 + c, cap.0);
+    }
+
+    /// Whether some live column of node `v` offers what its head of line needs.
+    #[inline]
+    fn meets(&self, v: usize, queues: &ClassQueues) -> bool {
+        let span = 2 * self.leaves;
+        queues
+            .live
+            .iter()
+            .any(|&k| self.tree[k * span + v] >= queues.need[k])
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job.
     pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
-        if queues.total() == 0 || from as usize >= self.servers {
+        let from = from as usize;
+        if queues.total() == 0 || from >= self.servers || !self.meets(1, queues) {
             return None;
         }
-        let mut best = self.empty.first_fit_from(from, Size::ONE);
-        for c in 0..queues.classes() {
-            let Some(h) = queues.head(c) else { continue };
-            if best == Some(from) {
-                break;
-            }
-            if let Some(i) = self.offers[c].first_fit_from(from, h.size)
-                && best.is_none_or(|b| i < b)
-            {
-                best = Some(i);
+        // up from the leaf `from` until a right sibling meets the need, then down into it
+        let mut v = self.leaves + from;
+        if self.meets(v, queues) {
+            return Some(from as ServerId);
+        }
+        while v > 1 && (v & 1 == 1 || !self.meets(v + 1, queues)) {
+            v /= 2;
+        }
+        if v <= 1 {
+            return None;
+        }
+        v += 1;
+        while v < self.leaves {
+            v = if self.meets(2 * v, queues) {
+                2 * v
+            } else {
+                2 * v + 1
+            };
+        }
+        Some((v - self.leaves) as ServerId)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    /// `next` agrees with a scan of every server against the heads of line, across random
+    /// offers, emptiness, pushes and pops, at server counts on and off powers of two.
+    #[test]
+    fn next_matches_a_linear_scan() {
+        let mut rng = Pcg64Mcg::seed_from_u64(7);
+        let unit = Size::ONE.0;
+        for servers in [1usize, 3, 8, 37, 130] {
+            let classes = 4;
+            let mut act = Activity::new(servers, classes);
+            let mut queues = ClassQueues::new(classes);
+            let mut empty = vec![true; servers];
+            let mut offers = vec![vec![0u64; classes]; servers];
+            let mut id = 0;
+            for _ in 0..3000 {
+                match rng.random_range(0..4) {
+                    0 => {
+                        let i = rng.random_range(0..servers);
+                        empty[i] = rng.random_bool(0.3);
+                        act.set_empty(i as ServerId, empty[i]);
+                    }
+                    1 => {
+                        let (i, c) = (rng.random_range(0..servers), rng.random_range(0..classes));
+                        offers[i][c] = rng.random_range(0..=8) * unit / 8;
+                        act.offer(i as ServerId, c, Size(offers[i][c]));
+                    }
+                    2 => {
+                        let c = rng.random_range(0..classes);
+                        let size = Size(rng.random_range(1..=8) * unit / 8);
+                        queues.push(Job {
+                            id,
+                            size,
+                            service: 1,
+                            arrival: 0,
+                            class: c as u8,
+                        });
+                        id += 1;
+                    }
+                    _ => {
+                        queues.pop(rng.random_range(0..classes));
+                    }
+                }
+                let from = rng.random_range(0..=servers) as ServerId;
+                let scan = (from as usize..servers).find(|&i| {
+                    queues.total() > 0
+                        && (empty[i]
+                            || (0..classes)
+                                .any(|c| queues.head(c).is_some_and(|h| h.size.0 <= offers[i][c])))
+                });
+                assert_eq!(act.next(from, &queues), scan.map(|i| i as ServerId));
             }
         }
-        best
     }
 }

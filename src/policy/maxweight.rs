@@ -47,6 +47,8 @@ pub struct MaxWeight {
     servers: Vec<ServerState>,
     usage: BTreeMap<Counts, u64>,
     weights: Vec<f64>,
+    /// After the last slot's visits no server's visit could place a job.
+    settled: bool,
 }
 
 impl MaxWeight {
@@ -70,6 +72,7 @@ impl MaxWeight {
             usage: BTreeMap::new(),
             weights: vec![0.0; n],
             types,
+            settled: true,
         }
     }
 
@@ -124,6 +127,7 @@ impl Policy for MaxWeight {
             .expect("every job size is one of the types (checked with the spec)");
         job.class = t as u8;
         self.queues.push(job);
+        self.settled = false;
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
@@ -150,11 +154,13 @@ impl Policy for MaxWeight {
             self.visit(i, cluster, view.now);
             from = i + 1;
         }
+        // with no visit nothing changed since the search from server 0 found none
+        self.settled = from == 0 || self.activity.next(0, &self.queues).is_none();
     }
 
     /// No server's visit can place a job.
     fn idle(&self) -> bool {
-        self.activity.next(0, &self.queues).is_none()
+        self.settled
     }
 
     fn waiting(&self) -> usize {

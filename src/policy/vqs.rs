@@ -184,6 +184,8 @@ pub struct Vqs {
     c: Common,
     queues: ClassQueues,
     activity: Activity,
+    /// After the last slot's visits no server's visit could place a job.
+    settled: bool,
 }
 
 impl Vqs {
@@ -195,6 +197,7 @@ impl Vqs {
             c: Common::new(partition, servers, stall),
             queues: ClassQueues::new(n),
             activity: Activity::new(servers, n),
+            settled: stall.is_none(),
         }
     }
 
@@ -258,6 +261,7 @@ impl Policy for Vqs {
     fn enqueue(&mut self, mut job: Job) {
         job.class = self.c.partition.index(job.size) as u8;
         self.queues.push(job);
+        self.settled = false;
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
@@ -272,6 +276,7 @@ impl Policy for Vqs {
             for i in 0..cluster.servers() as ServerId {
                 self.visit(i, cluster, view.now);
             }
+            self.settled = false;
             return;
         }
         let mut from = 0;
@@ -279,6 +284,8 @@ impl Policy for Vqs {
             self.visit(i, cluster, view.now);
             from = i + 1;
         }
+        // with no visit nothing changed since the search from server 0 found none
+        self.settled = from == 0 || self.activity.next(0, &self.queues).is_none();
     }
 
     fn waiting(&self) -> usize {
@@ -286,9 +293,10 @@ impl Policy for Vqs {
     }
 
     /// No server's visit can place a job (a later server may have taken a head of line that
-    /// an earlier one could not, so this is asked, not assumed). With stalling every slot runs.
+    /// an earlier one could not, so this is asked at the end of each slot's visits, not
+    /// assumed). With stalling every slot runs.
     fn idle(&self) -> bool {
-        self.c.stall.is_none() && self.activity.next(0, &self.queues).is_none()
+        self.settled
     }
 
     fn class_lengths(&self) -> &[u64] {
