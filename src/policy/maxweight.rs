@@ -45,6 +45,7 @@ pub struct MaxWeight {
     queues: ClassQueues,
     activity: Activity,
     servers: Vec<ServerState>,
+    /// Busy servers per configuration (entries that fell to zero are kept).
     usage: BTreeMap<Counts, u64>,
     weights: Vec<f64>,
     /// After the last slot's visits no server's visit could place a job.
@@ -101,7 +102,12 @@ impl MaxWeight {
                 s.held[t] += 1;
                 if !s.busy {
                     s.busy = true;
-                    *self.usage.entry(s.cfg.clone()).or_default() += 1;
+                    match self.usage.get_mut(&s.cfg) {
+                        Some(n) => *n += 1,
+                        None => {
+                            self.usage.insert(s.cfg.clone(), 1);
+                        }
+                    }
                 }
             }
         }
@@ -142,10 +148,8 @@ impl Policy for MaxWeight {
                     .usage
                     .get_mut(&s.cfg)
                     .expect("counted when it became busy");
+                // kept at zero: the configuration is likely to be chosen again
                 *n -= 1;
-                if *n == 0 {
-                    self.usage.remove(&s.cfg);
-                }
             }
             self.refresh(i);
         }
@@ -172,7 +176,7 @@ impl Policy for MaxWeight {
     }
 
     fn config_usage(&self, out: &mut Vec<(String, u64)>) {
-        for (k, &n) in &self.usage {
+        for (k, &n) in self.usage.iter().filter(|(_, n)| **n > 0) {
             out.push((self.label(k), n));
         }
     }
