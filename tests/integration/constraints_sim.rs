@@ -189,15 +189,11 @@ fn a_constraint_on_few_servers_makes_its_jobs_wait_longer() {
     );
 }
 
-/// The synthesis validation's halves (Sharma et al.'s Fig. 17): synthesising only the jobs'
-/// constraints keeps the ground truth's servers (the same supply of every constraint), only
-/// the servers keeps the ground truth's job law (the same demand); both change both.
-#[test]
-fn resynthesising_one_half_keeps_the_other() {
-    use crate::util::{packlab, tmp, write};
-    let file = |mode: &str| {
-        format!(
-            r#"
+/// A small synthesis validation: 30 servers, three constraints, `mode` re-synthesised, with
+/// `claims` (TOML `[[claim]]` tables) after the policy.
+fn halves_file(mode: &str, claims: &str) -> String {
+    format!(
+        r#"
 name = "halves"
 seed = 4
 [cluster]
@@ -213,6 +209,7 @@ fraction = [0.5]
 [[policy]]
 name = "bf-js"
 score = "bestfit-v1"
+{claims}
 [constraints]
 resynthesise = {mode}
 vocabulary = ["tier = gold", "cores >= 16", "kernel = 4.4"]
@@ -233,12 +230,23 @@ frequency = [0, 0, 0]
 share = 0.5
 frequency = [0.5, 0.4, 0.3]
 "#
-        )
-    };
+    )
+}
+
+/// The synthesis validation's halves (Sharma et al.'s Fig. 17): synthesising only the jobs'
+/// constraints keeps the ground truth's servers (the same supply of every constraint), only
+/// the servers keeps the ground truth's job law (the same demand); both change both.
+#[test]
+fn resynthesising_one_half_keeps_the_other() {
+    use crate::util::{packlab, tmp, write};
     let d = tmp("constraints", "halves");
     // (constraint, demand, supply) of the truth's and the copy's rows
     let shares = |mode: &str| {
-        let exp = write(&d, &format!("{}.toml", mode.replace('"', "")), file(mode));
+        let exp = write(
+            &d,
+            &format!("{}.toml", mode.replace('"', "")),
+            halves_file(mode, ""),
+        );
         let out = d.join(mode.replace('"', ""));
         let o = packlab(&[
             exp.to_str().unwrap(),
@@ -281,5 +289,58 @@ frequency = [0.5, 0.4, 0.3]
     let (t, c) = shares("true");
     assert!(t.iter().zip(&c).any(|(a, b)| a[1] != b[1]));
     assert!(t.iter().zip(&c).any(|(a, b)| a[2] != b[2]));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The `synthesis-error` claim reports the mean of the validation rows' absolute wait errors
+/// (recomputed here from `synthesis_validation.csv`) and holds exactly when that is within its
+/// bound.
+#[test]
+fn synthesis_error_claim_checks_the_mean_absolute_wait_error() {
+    use crate::util::{packlab, tmp, write};
+    let d = tmp("constraints", "synthesis_claim");
+    let claims = "[[claim]]\nkind = \"synthesis-error\"\nat_most = 1e-9\n\
+                  [[claim]]\nkind = \"synthesis-error\"\nat_most = 100.0\n";
+    // long enough for stable verdicts, which the validation rows need
+    let text = halves_file("true", claims).replace("slots = 2_000", "slots = 20_000");
+    let exp = write(&d, "claim.toml", text);
+    let out = d.join("out");
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let rows = std::fs::read_to_string(out.join("synthesis_validation.csv")).unwrap();
+    let header: Vec<&str> = rows.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (err, failed) = (col("wait_relative_error"), col("synthetic_not_stable"));
+    let mut errors = Vec::new();
+    let mut not_stable = 0;
+    for line in rows.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        errors.push(f[err].parse::<f64>().unwrap().abs());
+        not_stable += f[failed].parse::<usize>().unwrap();
+    }
+    assert!(!errors.is_empty());
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    assert!(mean > 1e-6, "a re-synthesis changes the wait: {mean}");
+    let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    let lines: Vec<&str> = claims.lines().skip(1).collect();
+    assert_eq!(lines.len(), 2, "{claims}");
+    let observed = |line: &str| {
+        let pct = line.split(',').nth(2).unwrap().trim_end_matches(" %");
+        pct.parse::<f64>().unwrap() / 100.0
+    };
+    for line in &lines {
+        assert!(
+            (observed(line) - mean).abs() < 0.0006,
+            "{line} against {mean}"
+        );
+    }
+    assert!(lines[0].ends_with(",false"), "{}", lines[0]);
+    assert_eq!(lines[1].ends_with(",true"), not_stable == 0, "{}", lines[1]);
+    // a claim that does not hold exits 1
+    assert_eq!(o.status.code(), Some(1));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -790,6 +790,15 @@ frequency = [0.5, 0.5]
             ),
             &["claim[0].kind", "[constraints]"][..],
         ),
+        // a synthesis-error claim with constraints but no synthesis validation, and with no bound
+        (
+            format!("{scored}[[claim]]\nkind = \"synthesis-error\"\nat_most = 0.13\n{constraints}"),
+            &["claim[0].kind", "resynthesise"][..],
+        ),
+        (
+            format!("{scored}[[claim]]\nkind = \"synthesis-error\"\nat_most = -1\n{constraints}"),
+            &["claim[0].at_most", "-1"][..],
+        ),
     ] {
         refused_in(&d, "q.toml", &text, &[], words);
     }

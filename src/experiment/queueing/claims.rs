@@ -17,6 +17,10 @@
 //! - `kind = "delay-trend"` (with `[constraints]`): at a sweep point, the policy's normalised
 //!   scheduling delay per constraint increases with the constraint's u*_c: Kendall's τ_b over
 //!   the constraints some job requested is at least `at_least`.
+//! - `kind = "synthesis-error"` (with `[constraints] resynthesise`): the synthesis validation
+//!   (Sharma et al.'s comparison of a ground truth with its re-synthesis) has a mean absolute
+//!   relative error of the mean wait of at most `at_most` over its rows, and no re-synthesised
+//!   cluster failed to carry a load its ground truth carried.
 
 use super::limit::{SearchSpec, ThresholdResult};
 use super::results::{Outcome, mean_ci};
@@ -63,6 +67,7 @@ pub(super) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
                 point,
                 at_least,
             } => delay_trend(exp, out, *policy, *point, *at_least),
+            ClaimSpec::SynthesisError { at_most } => synthesis_error(exp, out, *at_most),
         })
         .collect()
 }
@@ -110,6 +115,41 @@ fn delay_trend(
             top.1
         ),
         holds: pairs.len() >= 2 && tau >= at_least,
+        unchecked: None,
+    }
+}
+
+fn synthesis_error(exp: &Experiment, out: &Outcome, at_most: f64) -> ClaimResult {
+    let claim = format!(
+        "the re-synthesis reproduces the mean wait within {:.1} % on average",
+        100.0 * at_most
+    );
+    let Some(q) = &exp.constraints else {
+        return missing(claim, "the constraints");
+    };
+    let rows = super::constraints::validations(exp, q, out);
+    let failed: usize = rows.iter().map(|v| v.synthetic_not_stable).sum();
+    let pairs: usize = rows.iter().map(|v| v.replications).sum();
+    let mean = super::constraints::mean_abs_errors(&rows);
+    let (observed, evidence) = match mean {
+        Some((wait, util, k)) => (
+            format!("{:.1} %", 100.0 * wait),
+            format!(
+                "over {k} rows ({pairs} paired replications); utilisation {:.2} %; {failed} re-synthesised runs not stable where the ground truth was",
+                100.0 * util
+            ),
+        ),
+        None => (
+            "no row".into(),
+            "no policy and load with a stable ground truth".into(),
+        ),
+    };
+    ClaimResult {
+        claim,
+        expected: format!("<= {:.1} % and every re-synthesis stable", 100.0 * at_most),
+        observed,
+        evidence,
+        holds: failed == 0 && mean.is_some_and(|(w, _, _)| w <= at_most),
         unchecked: None,
     }
 }

@@ -795,14 +795,8 @@ pub(super) fn report_validation(
         Some((a, b)) => format!("{m:.4} [{a:.4}, {b:.4}]"),
         None => format!("{m:.4}"),
     };
-    let (mut wsum, mut usum, mut k) = (0.0, 0.0, 0usize);
     for v in &rows {
         let (we, ue) = v.errors();
-        if we.is_finite() {
-            wsum += we.abs();
-            usum += ue.abs();
-            k += 1;
-        }
         t.row([
             exp.labels[v.policy].clone(),
             format!("{:.4}", exp.points[v.point].load),
@@ -816,13 +810,26 @@ pub(super) fn report_validation(
         ]);
     }
     r.table(&t);
-    if k > 0 {
+    if let Some((wait, util, k)) = mean_abs_errors(&rows) {
         r.line(format!(
             "\nMean absolute error over these {k} rows: delay {:.1} %, utilisation {:.2} % \
              (the paper reports 13 % and 5 % on average for its synthesis of Google's \
              clusters).\n",
-            100.0 * wsum / k as f64,
-            100.0 * usum / k as f64
+            100.0 * wait,
+            100.0 * util
         ));
     }
+}
+
+/// The mean absolute relative errors (wait, utilisation) over the validation rows with a
+/// nonzero ground-truth wait, and how many rows that is; `None` without such a row.
+pub fn mean_abs_errors(rows: &[Validation]) -> Option<(f64, f64, usize)> {
+    let errors: Vec<(f64, f64)> = rows
+        .iter()
+        .map(Validation::errors)
+        .filter(|(w, _)| w.is_finite())
+        .collect();
+    let k = errors.len();
+    let mean = |f: fn(&(f64, f64)) -> f64| errors.iter().map(f).sum::<f64>() / k as f64;
+    (k > 0).then(|| (mean(|e| e.0.abs()), mean(|e| e.1.abs()), k))
 }

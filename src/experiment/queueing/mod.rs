@@ -273,6 +273,10 @@ pub enum ClaimSpec {
         point: usize,
         at_least: f64,
     },
+    /// `kind = "synthesis-error"` (with `[constraints] resynthesise`): over the synthesis
+    /// validation's rows, the mean absolute relative error of the mean wait is at most
+    /// `at_most`, and every re-synthesised cluster carried the load its ground truth carried.
+    SynthesisError { at_most: f64 },
 }
 
 /// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with

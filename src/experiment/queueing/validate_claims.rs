@@ -92,9 +92,10 @@ pub(super) fn claims(
                 "saturation" => saturation(&k, policies, traced),
                 "ranking" => ranking(&k),
                 "delay-trend" => delay_trend(&k),
+                "synthesis-error" => synthesis_error(&k),
                 other => Err(k.cx().bad(
                     &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\" or \"delay-trend\"",
+                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\", \"delay-trend\" or \"synthesis-error\"",
                     format!("\"{other}\""),
                 )),
             }
@@ -226,6 +227,17 @@ fn delay_trend(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     })
 }
 
+fn synthesis_error(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    match k.c.at_most {
+        Some(e) if e > 0.0 && e.is_finite() => Ok(ClaimSpec::SynthesisError { at_most: e }),
+        other => Err(k.cx().bad(
+            &k.key("at_most"),
+            "the largest mean absolute relative error of the mean wait, a number > 0 (0.13 for 13 %)",
+            other.map_or("nothing".into(), |e| e.to_string()),
+        )),
+    }
+}
+
 fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     let order = order(k, "a list of policy labels, best first")?;
     Ok(ClaimSpec::Ranking {
@@ -283,6 +295,15 @@ pub(super) fn passable(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentE
                 &format!("claim[{i}].kind"),
                 "a [constraints] table for a \"delay-trend\" claim",
                 "none",
+            ));
+        }
+        if matches!(c, ClaimSpec::SynthesisError { .. })
+            && !exp.constraints.as_ref().is_some_and(|q| q.validates())
+        {
+            return Err(cx.bad(
+                &format!("claim[{i}].kind"),
+                "[constraints] with resynthesise = true for a \"synthesis-error\" claim",
+                "no synthesis validation",
             ));
         }
         if matches!(c, ClaimSpec::Ranking { .. }) && !exact && exp.run.replications < 2 {
