@@ -302,7 +302,7 @@ pub(super) fn passable(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentE
         {
             return Err(cx.bad(
                 &format!("claim[{i}].kind"),
-                "[constraints] with resynthesise = true for a \"synthesis-error\" claim",
+                "[constraints] with resynthesise (true, \"tasks\" or \"machines\") for a \"synthesis-error\" claim",
                 "no synthesis validation",
             ));
         }
