@@ -10,6 +10,7 @@
 
 use std::collections::VecDeque;
 
+use super::index::{FirstFitServers, leftmost_from};
 use crate::model::{Job, ServerId, Size};
 
 /// One FIFO queue per class.
@@ -90,105 +91,55 @@ impl ClassQueues {
 /// Which servers can act: empty ones (when jobs wait) and, per class, what capacity each busy
 /// server offers to that class's head-of-line job.
 ///
-/// One max-tree over the servers per column, stored one after another: column 0 is "the server
-/// is empty" (capacity 1 or 0) and column 1 + c what it offers class c, each node the maximum
-/// over its subtree. The next server that can act is found by one descent that compares, at
-/// each node, only the live columns (empty servers and the nonempty classes) with what their
-/// heads of line need.
+/// One max-tree over the servers per column: column 0 is "the server is empty" (capacity 1 or
+/// 0) and column 1 + c what it offers class c. The next server that can act is found by one
+/// descent that compares, at each node, only the live columns (empty servers and the nonempty
+/// classes) with what their heads of line need.
 #[derive(Clone, Debug)]
 pub struct Activity {
     servers: usize,
-    /// Leaves of each column's tree (a power of two); a column spans `2 * leaves` nodes.
+    /// Leaves of each column's tree (a power of two).
     leaves: usize,
-    /// Node v (1 = root, leaves from `leaves`) of column k: `tree[k * 2 * leaves + v]`.
-    tree: Vec<u64>,
+    columns: Vec<FirstFitServers>,
 }
 
 impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
-        let leaves = servers.next_power_of_two().max(1);
-        let mut tree = vec![0; 2 * leaves * (1 + classes)];
-        for i in 0..servers {
-            tree[leaves + i] = Size::ONE.0;
-        }
-        for v in (1..leaves).rev() {
-            tree[v] = tree[2 * v].max(tree[2 * v + 1]);
-        }
+        let columns = std::iter::once(FirstFitServers::new(servers))
+            .chain((0..classes).map(|_| FirstFitServers::with_value(servers, Size::ZERO)))
+            .collect();
         Activity {
             servers,
-            leaves,
-            tree,
-        }
-    }
-
-    /// Sets column `k` of server `i` to `x` and the maxima above it.
-    #[inline]
-    fn set(&mut self, i: ServerId, k: usize, x: u64) {
-        let col = &mut self.tree[k * 2 * self.leaves..(k + 1) * 2 * self.leaves];
-        let mut v = self.leaves + i as usize;
-        if col[v] == x {
-            return;
-        }
-        col[v] = x;
-        while v > 1 {
-            v /= 2;
-            let m = col[2 * v].max(col[2 * v + 1]);
-            if col[v] == m {
-                break;
-            }
-            col[v] = m;
+            leaves: servers.next_power_of_two().max(1),
+            columns,
         }
     }
 
     /// Marks server `i` empty or busy.
     #[inline]
     pub fn set_empty(&mut self, i: ServerId, empty: bool) {
-        self.set(i, 0, if empty { Size::ONE.0 } else { 0 });
+        self.columns[0].update(i, if empty { Size::ONE } else { Size::ZERO });
     }
 
     /// Server `i` offers `cap` to class `c`'s head-of-line job (zero: nothing).
     #[inline]
     pub fn offer(&mut self, i: ServerId, c: usize, cap: Size) {
-        self.set(i, 1 + c, cap.0);
-    }
-
-    /// Whether some live column of node `v` offers what its head of line needs.
-    #[inline]
-    fn meets(&self, v: usize, queues: &ClassQueues) -> bool {
-        let span = 2 * self.leaves;
-        queues
-            .live
-            .iter()
-            .any(|&k| self.tree[k * span + v] >= queues.need[k])
+        self.columns[1 + c].update(i, cap);
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job.
     pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
-        let from = from as usize;
-        if queues.total() == 0 || from >= self.servers || !self.meets(1, queues) {
+        if queues.total() == 0 {
             return None;
         }
-        // up from the leaf `from` until a right sibling meets the need, then down into it
-        let mut v = self.leaves + from;
-        if self.meets(v, queues) {
-            return Some(from as ServerId);
-        }
-        while v > 1 && (v & 1 == 1 || !self.meets(v + 1, queues)) {
-            v /= 2;
-        }
-        if v <= 1 {
-            return None;
-        }
-        v += 1;
-        while v < self.leaves {
-            v = if self.meets(2 * v, queues) {
-                2 * v
-            } else {
-                2 * v + 1
-            };
-        }
-        Some((v - self.leaves) as ServerId)
+        // node v meets when some live column offers what its head of line needs
+        leftmost_from(self.leaves, self.servers, from, |v| {
+            queues
+                .live
+                .iter()
+                .any(|&k| self.columns[k].node(v) >= queues.need[k])
+        })
     }
 }
 

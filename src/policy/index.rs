@@ -507,32 +507,47 @@ impl FirstFitServers {
     /// The lowest server index ≥ `from` with free capacity ≥ `size`.
     #[inline]
     pub fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
-        let from = from as usize;
-        if from >= self.n || self.tree[1] < size.0 {
-            return None;
-        }
-        // Walk up from the leaf `from`, looking at right siblings, then descend.
-        let mut v = self.leaves + from;
-        if self.tree[v] >= size.0 {
-            return Some(from as ServerId);
-        }
-        // go up until v is a left child whose right sibling holds a fit, then descend into it
-        while v > 1 && (v & 1 == 1 || self.tree[v + 1] < size.0) {
-            v /= 2;
-        }
-        if v <= 1 {
-            return None;
-        }
-        v += 1;
-        while v < self.leaves {
-            v = if self.tree[2 * v] >= size.0 {
-                2 * v
-            } else {
-                2 * v + 1
-            };
-        }
-        Some((v - self.leaves) as ServerId)
+        leftmost_from(self.leaves, self.n, from, |v| self.tree[v] >= size.0)
     }
+
+    /// Node `v` of the tree (1 = root, leaf of server i at `leaves + i`): the largest free
+    /// capacity below it.
+    #[inline]
+    pub(super) fn node(&self, v: usize) -> u64 {
+        self.tree[v]
+    }
+}
+
+/// The lowest leaf index ≥ `from` (of `n` used among `leaves`, a power of two) whose node
+/// `meets`, in a tree where a node meets whenever one of its children does (a max-tree with a
+/// threshold, or several at once): up from the leaf until a right sibling meets, then down.
+#[inline]
+pub(super) fn leftmost_from(
+    leaves: usize,
+    n: usize,
+    from: ServerId,
+    meets: impl Fn(usize) -> bool,
+) -> Option<ServerId> {
+    let from = from as usize;
+    if from >= n || !meets(1) {
+        return None;
+    }
+    let mut v = leaves + from;
+    if meets(v) {
+        return Some(from as ServerId);
+    }
+    // go up until v is a left child whose right sibling meets, then descend into it
+    while v > 1 && (v & 1 == 1 || !meets(v + 1)) {
+        v /= 2;
+    }
+    if v <= 1 {
+        return None;
+    }
+    v += 1;
+    while v < leaves {
+        v = if meets(2 * v) { 2 * v } else { 2 * v + 1 };
+    }
+    Some((v - leaves) as ServerId)
 }
 
 /// Waiting jobs in arrival order with a min-tree of their sizes.
