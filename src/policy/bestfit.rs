@@ -210,7 +210,9 @@ impl Policy for BestFitJS {
         for &i in view.departed {
             if large {
                 self.best_fit_server_sorted(cluster, i, view.now);
-            } else if !self.queue.is_empty() || !self.batch.is_empty() {
+            } else if self.batch.is_empty() {
+                best_fit_server(&mut self.queue, cluster, i, view.now);
+            } else {
                 self.best_fit_server_with_batch(cluster, i, view.now);
             }
             self.servers.update(i, cluster.free(i));

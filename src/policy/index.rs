@@ -272,9 +272,15 @@ impl BestFitServers {
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
         let old = std::mem::replace(&mut self.free[i as usize], free);
-        if old == free {
-            return;
+        if old != free && !matches!(self.order, Order::Scan) {
+            self.reorder(i, old, free);
         }
+    }
+
+    /// Moves server `i`'s key from free capacity `old` to `free` in the sorted order (kept
+    /// out of line, so that the scanned case of [`Self::update`] stays one store).
+    #[inline(never)]
+    fn reorder(&mut self, i: ServerId, old: Size, free: Size) {
         match &mut self.order {
             Order::Scan => {}
             Order::Narrow(o) => o.replace(narrow(old, i), narrow(free, i)),
@@ -290,13 +296,12 @@ impl BestFitServers {
             Order::Narrow(o) => o.successor(narrow(size, 0)).map(|k| (k & MASK) as ServerId),
             Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
             Order::Scan => {
-                let mut best: Option<(u64, usize)> = None;
-                for (i, f) in self.free.iter().enumerate() {
-                    if f.0 >= size.0 && best.is_none_or(|(b, _)| f.0 < b) {
-                        best = Some((f.0, i));
-                    }
-                }
-                best.map(|(_, i)| i as ServerId)
+                // the least key (free, index) among the servers that fit, without branches
+                let best = (self.free.iter().zip(0..))
+                    .map(|(&f, i)| if f >= size { narrow(f, i) } else { u64::MAX })
+                    .min()
+                    .unwrap_or(u64::MAX);
+                (best != u64::MAX).then_some((best & MASK) as ServerId)
             }
         }
     }

@@ -10,15 +10,15 @@ use crate::workload::Source;
 
 /// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them: the twin of
 /// [`crate::multi::VectorSystem`].
-pub struct ScalarSystem<'a> {
-    policy: &'a mut dyn Policy,
+pub struct ScalarSystem<'a, P: Policy + ?Sized = dyn Policy> {
+    policy: &'a mut P,
     cluster: &'a mut Cluster,
     departures: Vec<Departure>,
     departed: Vec<ServerId>,
     all: Vec<ServerId>,
 }
 
-impl System for ScalarSystem<'_> {
+impl<P: Policy + ?Sized> System for ScalarSystem<'_, P> {
     type Job = Job;
     fn servers(&self) -> usize {
         self.cluster.servers()
@@ -75,8 +75,8 @@ impl System for ScalarSystem<'_> {
 }
 
 /// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.
-pub fn run(
-    policy: &mut dyn Policy,
+pub fn run<P: Policy + ?Sized>(
+    policy: &mut P,
     source: &mut impl Source<Job>,
     cluster: &mut Cluster,
     cfg: &RunConfig,

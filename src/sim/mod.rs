@@ -284,6 +284,42 @@ impl Tally {
     #[inline]
     fn record<S: System>(&mut self, t: u64, n: u64, q: u64, used: u128, work: u128, system: &S) {
         self.max_queue = self.max_queue.max(q);
+        // the common case: after warm-up, no sample due, no boundary crossed
+        if n < self.to_sample && t >= self.warmup {
+            let in_batches = self.batch_len > 0 && t >= self.judged_from;
+            if in_batches && n < self.left_in_batch {
+                self.batch_sums[self.b] += q as u128 * n as u128;
+                self.left_in_batch -= n;
+            } else if in_batches || (self.batch_len > 0 && t + n > self.judged_from) {
+                return self.record_split(t, n, q, used, work, system);
+            }
+            self.add(n, q, used, work);
+            self.to_sample -= n;
+            return;
+        }
+        self.record_split(t, n, q, used, work, system);
+    }
+
+    /// Adds `n` slots of queue `q`, capacity in use `used` and waiting work `work` to the sums.
+    #[inline]
+    fn add(&mut self, n: u64, q: u64, used: u128, work: u128) {
+        let k = n as u128;
+        self.q_sum += q as u128 * k;
+        self.used_sum += used * k;
+        self.work_sum += work * k;
+        self.counted += n;
+    }
+
+    /// [`Self::record`] slot run by slot run, split at every boundary.
+    fn record_split<S: System>(
+        &mut self,
+        t: u64,
+        n: u64,
+        q: u64,
+        used: u128,
+        work: u128,
+        system: &S,
+    ) {
         let (mut t, end) = (t, t + n);
         while t < end {
             if self.to_sample == 0 {
@@ -301,13 +337,9 @@ impl Tally {
                 } else if self.batch_len > 0 {
                     m = m.min(self.judged_from - t);
                 }
-                let k = m as u128;
-                self.q_sum += q as u128 * k;
-                self.used_sum += used * k;
-                self.work_sum += work * k;
-                self.counted += m;
+                self.add(m, q, used, work);
                 if batched {
-                    self.batch_sums[self.b] += q as u128 * k;
+                    self.batch_sums[self.b] += q as u128 * m as u128;
                     self.left_in_batch -= m;
                     if self.left_in_batch == 0 {
                         self.b += 1;

@@ -255,8 +255,9 @@ impl ArrivalProcess {
 pub struct Arrivals {
     process: ArrivalProcess,
     rate: f64,
-    /// θ = −ln P(A = 0), per slot (∞ when every slot has an arrival).
-    empty_rate: f64,
+    /// 1 / θ with θ = −ln P(A = 0) per slot: the mean of E / θ (0 when every slot has an
+    /// arrival). A product, not a quotient, on the hot path.
+    mean_gap: f64,
     /// P(A = 1 | A ≥ 1) = λ / (e^λ − 1), for Poisson batches.
     one_given_some: f64,
     poisson: Option<Poisson<f64>>,
@@ -288,7 +289,7 @@ impl Arrivals {
         Ok(Arrivals {
             process,
             rate,
-            empty_rate,
+            mean_gap: empty_rate.recip(),
             one_given_some: rate / rate.exp_m1(),
             poisson,
         })
@@ -310,7 +311,7 @@ impl Arrivals {
             ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {
                 let e: f64 = rng.sample(Exp1);
                 // saturating float-to-int cast; θ = ∞ gives 0 empty slots
-                let gap = (e / self.empty_rate) as u64;
+                let gap = (e * self.mean_gap) as u64;
                 let slot = from.checked_add(gap).filter(|&s| s < u64::MAX)?;
                 let n = match &self.poisson {
                     Some(p) => self.truncated_poisson(p, rng),
