@@ -11,6 +11,10 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+mod buckets;
+
+use buckets::FreeBuckets;
+
 use crate::model::{Job, ServerId, Size};
 
 /// Waiting jobs ordered by size, for "the largest job ≤ free, earliest among equal sizes".
@@ -215,9 +219,12 @@ impl SizeQueue {
 
 /// Servers ordered by free capacity, for best fit: "least free ≥ size, lowest index".
 ///
-/// Up to [`SCAN`] servers the free capacities are scanned (an update is one store); above, the
-/// keys (free, index) are kept in [`SortedBlocks`], where an update and a query cost
-/// O(log L + B) with a fixed block size B, and no update moves more than one block.
+/// Up to [`SCAN`] servers the free capacities are scanned (an update is one store). Up to 2^18
+/// servers the keys (free, index) are kept in buckets of free capacity ([`buckets`]): an update
+/// moves a key between two short sorted vectors, and no update costs more than O(log L + B)
+/// even when many servers share a free capacity. Above, in [`SortedBlocks`], where an update and
+/// a query cost O(log L + B) with a fixed block size B, and no update moves more than one
+/// block.
 #[derive(Clone, Debug)]
 pub struct BestFitServers {
     free: Vec<Size>,
@@ -225,11 +232,11 @@ pub struct BestFitServers {
 }
 
 /// The sorted keys (free, index) of [`BestFitServers`], packed in 64 bits while the indices fit
-/// beside a capacity (free < 2^46), in 128 bits above.
+/// beside a capacity (free < 2^46) and bucketed, in 128 bits above.
 #[derive(Clone, Debug)]
 enum Order {
     Scan,
-    Narrow(SortedBlocks<u64>),
+    Narrow(FreeBuckets),
     Wide(SortedBlocks<u128>),
 }
 
@@ -261,7 +268,7 @@ impl BestFitServers {
             order: if servers <= SCAN {
                 Order::Scan
             } else if servers <= 1 << NARROW_INDEX_BITS {
-                Order::Narrow(SortedBlocks::new(ids.map(|i| narrow(Size::ONE, i))))
+                Order::Narrow(FreeBuckets::new(servers))
             } else {
                 Order::Wide(SortedBlocks::new(ids.map(|i| wide(Size::ONE, i))))
             },
@@ -283,7 +290,7 @@ impl BestFitServers {
     fn reorder(&mut self, i: ServerId, old: Size, free: Size) {
         match &mut self.order {
             Order::Scan => {}
-            Order::Narrow(o) => o.replace(narrow(old, i), narrow(free, i)),
+            Order::Narrow(o) => o.replace(i, old, free),
             Order::Wide(o) => o.replace(wide(old, i), wide(free, i)),
         }
     }
@@ -293,7 +300,7 @@ impl BestFitServers {
     pub fn best_fit(&self, size: Size) -> Option<ServerId> {
         const MASK: u64 = (1 << NARROW_INDEX_BITS) - 1;
         match &self.order {
-            Order::Narrow(o) => o.successor(narrow(size, 0)).map(|k| (k & MASK) as ServerId),
+            Order::Narrow(o) => o.best_fit(size),
             Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
             Order::Scan => {
                 // the least key (free, index) among the servers that fit, without branches
@@ -309,9 +316,7 @@ impl BestFitServers {
     /// The largest free capacity of any server.
     pub fn max_free(&self) -> Size {
         match &self.order {
-            Order::Narrow(o) => o
-                .last()
-                .map_or(Size::ZERO, |k| Size(k >> NARROW_INDEX_BITS)),
+            Order::Narrow(o) => o.max_free(),
             Order::Wide(o) => o.last().map_or(Size::ZERO, |k| Size((k >> 32) as u64)),
             Order::Scan => self.free.iter().max().copied().unwrap_or(Size::ZERO),
         }
@@ -327,6 +332,8 @@ pub struct SortedBlocks<K> {
     blocks: Vec<Vec<K>>,
     /// `firsts[b]` = `blocks[b][0]`.
     firsts: Vec<K>,
+    /// Keys held.
+    len: usize,
 }
 
 /// Target block length of [`SortedBlocks`].
@@ -346,7 +353,34 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
             .iter()
             .map(|b| b.first().copied().unwrap_or_default())
             .collect();
-        SortedBlocks { blocks, firsts }
+        SortedBlocks {
+            len: all.len(),
+            blocks,
+            firsts,
+        }
+    }
+
+    /// Keys held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The least key.
+    pub fn first(&self) -> Option<K> {
+        self.blocks[0].first().copied()
+    }
+
+    /// Removes key `k` (present).
+    pub fn remove(&mut self, k: K) {
+        let b = self.block_of(k);
+        let p = self.blocks[b]
+            .binary_search(&k)
+            .expect("the key is in the set");
+        self.remove_at(b, p);
     }
 
     /// The block that holds `k` if present: the last whose first key is ≤ `k` (or the first).
@@ -402,6 +436,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
 
     /// Inserts `k` (absent).
     pub fn insert(&mut self, k: K) {
+        self.len += 1;
         let b = self.block_of(k);
         let block = &mut self.blocks[b];
         let p = rank(block, k);
@@ -416,6 +451,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
 
     /// Removes the `p`-th key of block `b`; merges a block that became short with a neighbour.
     fn remove_at(&mut self, b: usize, p: usize) {
+        self.len -= 1;
         let block = &mut self.blocks[b];
         block.remove(p);
         if let Some(&f) = block.first() {
