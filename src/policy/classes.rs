@@ -4,13 +4,14 @@
 //! Those policies visit every server in index order every slot (docs/theory.md sections 6 and 7).
 //! A visit changes nothing unless the server is empty while jobs wait (it renews and takes at
 //! least one job), or the head-of-line job of a class the server serves fits in what the server
-//! offers that class. [`Activity`] keeps, per class, a max-tree of what each server offers, and
-//! finds the next server whose visit matters by one descent that looks only at the classes with
-//! a waiting job, in O(nonempty classes · log L); the servers it skips would change nothing.
+//! offers that class. [`Activity`] keeps the empty servers in a bitmap and, per class, a
+//! max-tree of what each server offers, and finds the next server whose visit matters by one
+//! descent that looks only at the classes with a waiting job, in O(nonempty classes · log L);
+//! the servers it skips would change nothing.
 
 use std::collections::VecDeque;
 
-use super::index::{FirstFitServers, leftmost_from};
+use super::index::{Bitmap, leftmost_from};
 use crate::model::{Job, ServerId, Size};
 
 /// One FIFO queue per class.
@@ -19,11 +20,9 @@ pub struct ClassQueues {
     queues: Vec<VecDeque<Job>>,
     lens: Vec<u64>,
     total: usize,
-    /// What a server must offer to act, by [`Activity`]'s columns: 1 (an empty server), then
-    /// each class's head-of-line size (`u64::MAX` for an empty class).
-    need: Vec<u64>,
-    /// The columns whose need is finite: 0 (empty servers) and 1 + c for every nonempty class c.
-    live: Vec<usize>,
+    /// (class, head-of-line size) of every nonempty class: what a busy server must offer the
+    /// class to act.
+    heads: Vec<(usize, u64)>,
 }
 
 impl ClassQueues {
@@ -32,10 +31,7 @@ impl ClassQueues {
             queues: vec![VecDeque::new(); classes],
             lens: vec![0; classes],
             total: 0,
-            need: std::iter::once(Size::ONE.0)
-                .chain(std::iter::repeat_n(u64::MAX, classes))
-                .collect(),
-            live: vec![0],
+            heads: Vec::with_capacity(classes),
         }
     }
 
@@ -43,8 +39,7 @@ impl ClassQueues {
     pub fn push(&mut self, job: Job) {
         let c = job.class as usize;
         if self.queues[c].is_empty() {
-            self.need[1 + c] = job.size.0;
-            self.live.push(1 + c);
+            self.heads.push((c, job.size.0));
         }
         self.queues[c].push_back(job);
         self.lens[c] += 1;
@@ -60,12 +55,12 @@ impl ClassQueues {
     /// Removes the head-of-line job of class `c`.
     pub fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
+        let at = self.heads.iter().position(|&(k, _)| k == c);
+        let at = at.expect("a nonempty class has a head");
         match self.queues[c].front() {
-            Some(h) => self.need[1 + c] = h.size.0,
+            Some(h) => self.heads[at].1 = h.size.0,
             None => {
-                self.need[1 + c] = u64::MAX;
-                let at = self.live.iter().position(|&k| k == 1 + c);
-                self.live.swap_remove(at.expect("a nonempty class is live"));
+                self.heads.swap_remove(at);
             }
         }
         self.lens[c] -= 1;
@@ -91,41 +86,94 @@ impl ClassQueues {
 /// Which servers can act: empty ones (when jobs wait) and, per class, what capacity each busy
 /// server offers to that class's head-of-line job.
 ///
-/// One max-tree over the servers per column: column 0 is "the server is empty" (capacity 1 or
-/// 0) and column 1 + c what it offers class c. The next server that can act is found by one
-/// descent that compares, at each node, only the live columns (empty servers and the nonempty
-/// classes) with what their heads of line need.
+/// The empty servers are a bitmap by index. The offers are one max-tree over the servers whose
+/// nodes are rows with a column per class: a node's row holds, per class, the largest offer
+/// below it, and the rows are stored side by side so that a node is read from one place. A
+/// server publishes its whole row at once ([`Activity::publish`]), one walk up for the columns
+/// that changed. The next busy server that can act is found by one descent that compares, at
+/// each node, only the nonempty classes with what their heads of line need.
 #[derive(Clone, Debug)]
 pub struct Activity {
     servers: usize,
-    /// Leaves of each column's tree (a power of two).
+    /// Leaves of the tree (a power of two).
     leaves: usize,
-    columns: Vec<FirstFitServers>,
+    /// Columns per row: one per class.
+    width: usize,
+    /// Row of node v (1 = root, leaf of server i at `leaves + i`) at `v * width`.
+    nodes: Vec<u64>,
+    empty: Bitmap,
 }
+
+/// Columns of a row whose changes [`Activity::publish`] tracks one by one; beyond, it recomputes
+/// every column it was given.
+const TRACKED: usize = 4;
 
 impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
-        let columns = std::iter::once(FirstFitServers::new(servers))
-            .chain((0..classes).map(|_| FirstFitServers::with_value(servers, Size::ZERO)))
-            .collect();
+        let leaves = servers.next_power_of_two().max(1);
+        let mut empty = Bitmap::new(servers);
+        for i in 0..servers {
+            empty.insert(i);
+        }
         Activity {
             servers,
-            leaves: servers.next_power_of_two().max(1),
-            columns,
+            leaves,
+            width: classes,
+            nodes: vec![0; 2 * leaves * classes],
+            empty,
         }
     }
 
-    /// Marks server `i` empty or busy.
+    /// Server `i`'s state: whether it is empty, and what it offers the classes in `offers`
+    /// (zero: nothing); the classes not named keep their offers.
     #[inline]
-    pub fn set_empty(&mut self, i: ServerId, empty: bool) {
-        self.columns[0].update(i, if empty { Size::ONE } else { Size::ZERO });
+    pub fn publish(&mut self, i: ServerId, empty: bool, offers: &[(usize, Size)]) {
+        if empty {
+            self.empty.insert(i as usize);
+        } else {
+            self.empty.remove(i as usize);
+        }
+        let w = self.width;
+        let leaf = (self.leaves + i as usize) * w;
+        let mut changed = [0; TRACKED];
+        let mut n = 0;
+        for &(c, cap) in offers {
+            if std::mem::replace(&mut self.nodes[leaf + c], cap.0) != cap.0 {
+                if n < TRACKED {
+                    changed[n] = c;
+                }
+                n += 1;
+            }
+        }
+        if n == 0 {
+            return;
+        }
+        if n <= TRACKED {
+            self.walk_up(i, &changed[..n]);
+        } else {
+            let all: Vec<usize> = offers.iter().map(|&(c, _)| c).collect();
+            self.walk_up(i, &all);
+        }
     }
 
-    /// Server `i` offers `cap` to class `c`'s head-of-line job (zero: nothing).
+    /// Recomputes the `columns` of server `i`'s ancestors, up to the first that none changes.
     #[inline]
-    pub fn offer(&mut self, i: ServerId, c: usize, cap: Size) {
-        self.columns[1 + c].update(i, cap);
+    fn walk_up(&mut self, i: ServerId, columns: &[usize]) {
+        let w = self.width;
+        let mut v = self.leaves + i as usize;
+        while v > 1 {
+            v /= 2;
+            let (at, left, right) = (v * w, 2 * v * w, (2 * v + 1) * w);
+            let mut moved = false;
+            for &c in columns {
+                let m = self.nodes[left + c].max(self.nodes[right + c]);
+                moved |= std::mem::replace(&mut self.nodes[at + c], m) != m;
+            }
+            if !moved {
+                break;
+            }
+        }
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job.
@@ -133,13 +181,23 @@ impl Activity {
         if queues.total() == 0 {
             return None;
         }
-        // node v meets when some live column offers what its head of line needs
-        leftmost_from(self.leaves, self.servers, from, |v| {
+        let empty = self.empty.first_from(from as usize).map(|e| e as ServerId);
+        if empty == Some(from) || queues.heads.is_empty() {
+            return empty;
+        }
+        let w = self.width;
+        // node v meets when some nonempty class is offered what its head of line needs
+        let busy = leftmost_from(self.leaves, self.servers, from, |v| {
+            let row = &self.nodes[v * w..v * w + w];
             queues
-                .live
+                .heads
                 .iter()
-                .any(|&k| self.columns[k].node(v) >= queues.need[k])
-        })
+                .any(|&(c, need)| row.get(c).is_some_and(|&x| x >= need))
+        });
+        match (empty, busy) {
+            (Some(e), Some(b)) => Some(e.min(b)),
+            (e, b) => e.or(b),
+        }
     }
 }
 
@@ -167,12 +225,18 @@ mod tests {
                     0 => {
                         let i = rng.random_range(0..servers);
                         empty[i] = rng.random_bool(0.3);
-                        act.set_empty(i as ServerId, empty[i]);
+                        act.publish(i as ServerId, empty[i], &[]);
                     }
                     1 => {
-                        let (i, c) = (rng.random_range(0..servers), rng.random_range(0..classes));
-                        offers[i][c] = rng.random_range(0..=8) * unit / 8;
-                        act.offer(i as ServerId, c, Size(offers[i][c]));
+                        // a row with up to three classes changed at once
+                        let i = rng.random_range(0..servers);
+                        let mut row = Vec::new();
+                        for _ in 0..rng.random_range(1..=3) {
+                            let c = rng.random_range(0..classes);
+                            offers[i][c] = rng.random_range(0..=8) * unit / 8;
+                            row.push((c, Size(offers[i][c])));
+                        }
+                        act.publish(i as ServerId, empty[i], &row);
                     }
                     2 => {
                         let c = rng.random_range(0..classes);

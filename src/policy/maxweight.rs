@@ -48,6 +48,8 @@ pub struct MaxWeight {
     /// Busy servers per configuration (entries that fell to zero are kept).
     usage: BTreeMap<Counts, u64>,
     weights: Vec<f64>,
+    /// Scratch: a server's offers to every type.
+    row: Vec<(usize, Size)>,
     /// After the last slot's visits no server's visit could place a job.
     settled: bool,
 }
@@ -72,6 +74,7 @@ impl MaxWeight {
             ],
             usage: BTreeMap::new(),
             weights: vec![0.0; n],
+            row: Vec::with_capacity(n),
             types,
             settled: true,
         }
@@ -79,12 +82,12 @@ impl MaxWeight {
 
     fn refresh(&mut self, i: ServerId) {
         let s = &self.servers[i as usize];
-        self.activity.set_empty(i, !s.busy);
-        for t in 0..self.types.len() {
+        self.row.clear();
+        self.row.extend((0..self.types.len()).map(|t| {
             let want = s.busy && s.held[t] < s.cfg[t];
-            self.activity
-                .offer(i, t, if want { Size::ONE } else { Size::ZERO });
-        }
+            (t, if want { Size::ONE } else { Size::ZERO })
+        }));
+        self.activity.publish(i, !s.busy, &self.row);
     }
 
     fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {

@@ -205,15 +205,17 @@ impl Vqs {
     fn refresh(&mut self, i: ServerId, cluster: &Cluster) {
         let s = self.c.servers[i as usize];
         let cfg = self.c.config(i);
-        self.activity.set_empty(i, !s.busy);
         let live = s.busy && !s.stalled;
-        let vq2 = if live && cfg.vq2 && s.vq2_jobs == 0 {
-            TWO_THIRDS
-        } else {
-            Size::ZERO
-        };
+        let mut row = [(0, Size::ZERO); 2];
+        let mut n = 0;
         if cfg.vq2 {
-            self.activity.offer(i, VQ2, vq2);
+            let vq2 = if live && s.vq2_jobs == 0 {
+                TWO_THIRDS
+            } else {
+                Size::ZERO
+            };
+            row[n] = (VQ2, vq2);
+            n += 1;
         }
         if let Some((j, _)) = cfg.other {
             let cap = match (live, cfg.vq2) {
@@ -221,8 +223,10 @@ impl Vqs {
                 (true, true) => Size(THIRD.0 - s.other_used.0),
                 (true, false) => cluster.free(i),
             };
-            self.activity.offer(i, j, cap);
+            row[n] = (j, cap);
+            n += 1;
         }
+        self.activity.publish(i, !s.busy, &row[..n]);
     }
 
     fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {

@@ -16,14 +16,14 @@ use crate::model::{ServerId, Size};
 /// first member at or after a point costs one or two word reads (at most one per 4096 integers
 /// of distance).
 #[derive(Clone, Debug)]
-pub(super) struct Bitmap {
+pub(in crate::policy) struct Bitmap {
     words: Vec<u64>,
     summary: Vec<u64>,
 }
 
 impl Bitmap {
     /// The empty set of integers below `n`.
-    pub(super) fn new(n: usize) -> Self {
+    pub(in crate::policy) fn new(n: usize) -> Self {
         let words = n.div_ceil(64).max(1);
         Bitmap {
             words: vec![0; words],
@@ -32,13 +32,13 @@ impl Bitmap {
     }
 
     #[inline]
-    pub(super) fn insert(&mut self, i: usize) {
+    pub(in crate::policy) fn insert(&mut self, i: usize) {
         self.words[i / 64] |= 1 << (i % 64);
         self.summary[i / 4096] |= 1 << ((i / 64) % 64);
     }
 
     #[inline]
-    pub(super) fn remove(&mut self, i: usize) {
+    pub(in crate::policy) fn remove(&mut self, i: usize) {
         let w = i / 64;
         self.words[w] &= !(1 << (i % 64));
         if self.words[w] == 0 {
@@ -48,7 +48,7 @@ impl Bitmap {
 
     /// The least member ≥ `i`.
     #[inline]
-    pub(super) fn first_from(&self, i: usize) -> Option<usize> {
+    pub(in crate::policy) fn first_from(&self, i: usize) -> Option<usize> {
         let w = i / 64;
         let bits = self.words.get(w)? & (!0u64 << (i % 64));
         if bits != 0 {
@@ -68,7 +68,7 @@ impl Bitmap {
     }
 
     /// The greatest member.
-    pub(super) fn last(&self) -> Option<usize> {
+    pub(in crate::policy) fn last(&self) -> Option<usize> {
         let s = self.summary.iter().rposition(|&b| b != 0)?;
         let word = s * 64 + 63 - self.summary[s].leading_zeros() as usize;
         Some(word * 64 + 63 - self.words[word].leading_zeros() as usize)
@@ -168,7 +168,7 @@ const INDEX: u64 = (1 << NARROW_INDEX_BITS) - 1;
 
 impl FreeBuckets {
     /// `servers` empty servers.
-    pub(super) fn new(servers: usize) -> Self {
+    pub(in crate::policy) fn new(servers: usize) -> Self {
         // about two buckets per server, 64 to 2^16 of them, over the free capacities below one
         // server (< 2^46 units)
         let buckets = (2 * servers).next_power_of_two().clamp(64, 1 << 16);

@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 mod buckets;
+pub(super) use buckets::Bitmap;
 
 use buckets::FreeBuckets;
 
@@ -549,13 +550,6 @@ impl FirstFitServers {
     #[inline]
     pub fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
         leftmost_from(self.leaves, self.n, from, |v| self.tree[v] >= size.0)
-    }
-
-    /// Node `v` of the tree (1 = root, leaf of server i at `leaves + i`): the largest free
-    /// capacity below it.
-    #[inline]
-    pub(super) fn node(&self, v: usize) -> u64 {
-        self.tree[v]
     }
 }
 
