@@ -360,11 +360,8 @@ impl VqsBf {
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
     fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
         let cap = free.min(self.c.partition.upper(j));
-        let job = self.queue.largest_at_most(cap)?;
-        if job.size <= self.c.partition.lower(j) {
-            return None;
-        }
-        self.queue.take_largest_at_most(cap)
+        self.queue
+            .take_largest_between(self.c.partition.lower(j), cap)
     }
 
     fn put(&mut self, i: ServerId, job: Job, cluster: &mut Cluster, now: u64) {

@@ -131,9 +131,13 @@ impl SizeQueue {
             return;
         }
         if !self.small.is_empty() {
-            for (s, x) in std::mem::take(&mut self.small) {
+            // the vector keeps its allocation for when the queue is short again
+            let mut small = std::mem::take(&mut self.small);
+            for &(s, x) in &small {
                 self.add(s, x);
             }
+            small.clear();
+            self.small = small;
         }
         self.add(job.size.0, w);
     }
@@ -194,6 +198,33 @@ impl SizeQueue {
         }
         let e = self.groups.range_mut(..=free.0).next_back()?;
         let s = *e.0;
+        let (w, emptied) = e.1.pop();
+        if emptied {
+            self.groups.remove(&s);
+        }
+        self.len -= 1;
+        Some(w.job(s))
+    }
+
+    /// The largest waiting job of size in (`above`, `free`] (earliest arrival among equal
+    /// sizes), removed.
+    #[inline]
+    pub fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
+        if self.groups.is_empty() {
+            let p = self.small_pick(free)?;
+            let (s, w) = self.small[p];
+            if s <= above.0 {
+                return None;
+            }
+            self.small.remove(p);
+            self.len -= 1;
+            return Some(w.job(s));
+        }
+        let e = self.groups.range_mut(..=free.0).next_back()?;
+        let s = *e.0;
+        if s <= above.0 {
+            return None;
+        }
         let (w, emptied) = e.1.pop();
         if emptied {
             self.groups.remove(&s);
@@ -718,17 +749,24 @@ mod tests {
     #[test]
     fn first_fit_tree_matches_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(7);
-        for n in [1usize, 2, 3, 5, 8, 13, 100] {
+        for n in [1usize, 2, 3, 5, 8, 9, 13, 64, 65, 100, 513, 5000] {
             let mut t = FirstFitServers::new(n);
             let mut free = vec![Size::UNIT; n];
-            for _ in 0..2000 {
+            // coarse values half the time: many equal maxima
+            let coarse = n % 2 == 0;
+            for _ in 0..4000 {
                 let i = rng.random_range(0..n);
-                free[i] = rng.random_range(0..=Size::UNIT);
+                free[i] = if coarse {
+                    rng.random_range(0..=4) * (Size::UNIT / 4)
+                } else {
+                    rng.random_range(0..=Size::UNIT)
+                };
                 t.update(i as ServerId, Size(free[i]));
                 let s = rng.random_range(1..=Size::UNIT);
                 let from = rng.random_range(0..n + 1);
                 let want = (from..n).find(|&j| free[j] >= s).map(|j| j as ServerId);
                 assert_eq!(t.first_fit_from(from as ServerId, Size(s)), want);
+                assert_eq!(t.max_free().0, *free.iter().max().expect("n ≥ 1"));
             }
         }
     }
@@ -861,8 +899,16 @@ mod tests {
                     .max_by_key(|(_, m)| (m.size, std::cmp::Reverse(m.id)))
                     .map(|(k, _)| k);
                 assert_eq!(q.largest_at_most(x), want.map(|k| model[k]));
-                let got = q.take_largest_at_most(x);
-                assert_eq!(got, want.map(|k| model.swap_remove(k)));
+                if rng.random_bool(0.5) {
+                    let got = q.take_largest_at_most(x);
+                    assert_eq!(got, want.map(|k| model.swap_remove(k)));
+                } else {
+                    // only above a floor: nothing when the largest fitting is at or below it
+                    let above = Size(rng.random_range(0..=6));
+                    let want = want.filter(|&k| model[k].size > above);
+                    let got = q.take_largest_between(above, x);
+                    assert_eq!(got, want.map(|k| model.swap_remove(k)));
+                }
             }
             grouped |= !q.groups.is_empty();
             assert_eq!(q.len(), model.len());
