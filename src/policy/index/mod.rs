@@ -3,7 +3,8 @@
 //!
 //! - [`SizeQueue`]: waiting jobs by size; "largest job ≤ free" (BF-S).
 //! - [`BestFitServers`]: servers by free capacity; "least free ≥ size, lowest index" (BF-J),
-//!   over [`SortedBlocks`] (a two-level B+ tree) above a few servers.
+//!   over buckets of free capacity found through a bitmap above a few servers, and
+//!   [`SortedBlocks`] (a two-level B+ tree) for crowded buckets and very large clusters.
 //! - [`FirstFitServers`]: max-tree over server indices; "lowest index ≥ i with free ≥ size"
 //!   (FIFO-FF, and skipping servers that cannot take anything).
 //! - [`ArrivalIndex`]: min-tree over waiting jobs in arrival order; "first job, in arrival
