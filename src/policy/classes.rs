@@ -112,16 +112,12 @@ impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
         let leaves = servers.next_power_of_two().max(1);
-        let mut empty = Bitmap::new(servers);
-        for i in 0..servers {
-            empty.insert(i);
-        }
         Activity {
             servers,
             leaves,
             width: classes,
             nodes: vec![0; 2 * leaves * classes],
-            empty,
+            empty: Bitmap::full(servers),
         }
     }
 
@@ -150,23 +146,22 @@ impl Activity {
             return;
         }
         if n <= TRACKED {
-            self.walk_up(i, &changed[..n]);
+            self.walk_up(i, changed[..n].iter().copied());
         } else {
-            let all: Vec<usize> = offers.iter().map(|&(c, _)| c).collect();
-            self.walk_up(i, &all);
+            self.walk_up(i, offers.iter().map(|&(c, _)| c));
         }
     }
 
     /// Recomputes the `columns` of server `i`'s ancestors, up to the first that none changes.
     #[inline]
-    fn walk_up(&mut self, i: ServerId, columns: &[usize]) {
+    fn walk_up(&mut self, i: ServerId, columns: impl Iterator<Item = usize> + Clone) {
         let w = self.width;
         let mut v = self.leaves + i as usize;
         while v > 1 {
             v /= 2;
             let (at, left, right) = (v * w, 2 * v * w, (2 * v + 1) * w);
             let mut moved = false;
-            for &c in columns {
+            for c in columns.clone() {
                 let m = self.nodes[left + c].max(self.nodes[right + c]);
                 moved |= std::mem::replace(&mut self.nodes[at + c], m) != m;
             }

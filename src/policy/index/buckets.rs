@@ -31,6 +31,15 @@ impl Bitmap {
         }
     }
 
+    /// All integers below `n`.
+    pub(in crate::policy) fn full(n: usize) -> Self {
+        let mut bits = Bitmap::new(n);
+        for i in 0..n {
+            bits.insert(i);
+        }
+        bits
+    }
+
     #[inline]
     pub(in crate::policy) fn insert(&mut self, i: usize) {
         self.words[i / 64] |= 1 << (i % 64);
@@ -174,15 +183,11 @@ impl FreeBuckets {
         let buckets = (2 * servers).next_power_of_two().clamp(64, 1 << 16);
         let shift = NARROW_INDEX_BITS + 46 - buckets.trailing_zeros();
         let n = ((narrow(Size::ONE, 0) >> shift) + 1) as usize;
-        let mut empty = Bitmap::new(servers);
-        for i in 0..servers {
-            empty.insert(i);
-        }
         FreeBuckets {
             shift,
             buckets: vec![Bucket::Few(Vec::new()); n],
             occupied: Bitmap::new(n),
-            empty,
+            empty: Bitmap::full(servers),
         }
     }
 
@@ -257,6 +262,11 @@ mod tests {
     fn bitmap_matches_a_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(3);
         for n in [1usize, 63, 64, 65, 4096, 4097, 20_000] {
+            let full = Bitmap::full(n);
+            assert_eq!(full.first_from(0), Some(0));
+            assert_eq!(full.first_from(n - 1), Some(n - 1));
+            assert_eq!(full.first_from(n), None);
+            assert_eq!(full.last(), Some(n - 1));
             let mut bits = Bitmap::new(n);
             let mut set = vec![false; n];
             for _ in 0..3000 {

@@ -191,39 +191,32 @@ impl SizeQueue {
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
     #[inline]
     pub fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
-        if self.groups.is_empty() {
-            let p = self.small_pick(free)?;
-            let (s, w) = self.small.remove(p);
-            self.len -= 1;
-            return Some(w.job(s));
-        }
-        let e = self.groups.range_mut(..=free.0).next_back()?;
-        let s = *e.0;
-        let (w, emptied) = e.1.pop();
-        if emptied {
-            self.groups.remove(&s);
-        }
-        self.len -= 1;
-        Some(w.job(s))
+        self.take_largest(None, free)
     }
 
     /// The largest waiting job of size in (`above`, `free`] (earliest arrival among equal
     /// sizes), removed.
     #[inline]
     pub fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
+        self.take_largest(Some(above), free)
+    }
+
+    /// The largest waiting job of size ≤ `free`, removed unless its size is ≤ `above`.
+    #[inline]
+    fn take_largest(&mut self, above: Option<Size>, free: Size) -> Option<Job> {
+        let too_small = |s: u64| above.is_some_and(|a| s <= a.0);
         if self.groups.is_empty() {
             let p = self.small_pick(free)?;
-            let (s, w) = self.small[p];
-            if s <= above.0 {
+            if too_small(self.small[p].0) {
                 return None;
             }
-            self.small.remove(p);
+            let (s, w) = self.small.remove(p);
             self.len -= 1;
             return Some(w.job(s));
         }
         let e = self.groups.range_mut(..=free.0).next_back()?;
         let s = *e.0;
-        if s <= above.0 {
+        if too_small(s) {
             return None;
         }
         let (w, emptied) = e.1.pop();
@@ -535,15 +528,10 @@ pub struct FirstFitServers {
 impl FirstFitServers {
     /// `servers` servers, all empty.
     pub fn new(servers: usize) -> Self {
-        Self::with_value(servers, Size::ONE)
-    }
-
-    /// `servers` servers, each with value `value`.
-    pub fn with_value(servers: usize, value: Size) -> Self {
         let leaves = servers.next_power_of_two().max(1);
         let mut tree = vec![0; 2 * leaves];
         for i in 0..servers {
-            tree[leaves + i] = value.0;
+            tree[leaves + i] = Size::ONE.0;
         }
         for v in (1..leaves).rev() {
             tree[v] = tree[2 * v].max(tree[2 * v + 1]);
