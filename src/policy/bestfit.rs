@@ -202,6 +202,10 @@ impl Policy for BestFitJS {
         self.batch.push(job);
     }
 
+    fn enqueue_batch(&mut self, jobs: &[Job]) {
+        self.batch.extend_from_slice(jobs);
+    }
+
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
         let large = self.batch.len() > BATCH_SCAN;
         if large && !view.departed.is_empty() {

@@ -44,6 +44,10 @@ impl Policy for FifoFirstFit {
         self.queue.push_back(job);
     }
 
+    fn enqueue_batch(&mut self, jobs: &[Job]) {
+        self.queue.extend(jobs);
+    }
+
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
         for &i in view.departed {
             self.servers.update(i, cluster.free(i));

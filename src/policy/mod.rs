@@ -46,6 +46,12 @@ pub struct SlotView<'a> {
 pub trait Policy: Send {
     /// Step 2: a job of the batch A(t) joins the queue (called in arrival order).
     fn enqueue(&mut self, job: Job);
+    /// Step 2: the whole batch A(t), in arrival order (the default enqueues job by job).
+    fn enqueue_batch(&mut self, jobs: &[Job]) {
+        for &job in jobs {
+            self.enqueue(job);
+        }
+    }
     /// Step 3: place waiting jobs on servers.
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>);
     /// Jobs waiting (the paper's Q(t)).

@@ -33,6 +33,11 @@ impl<P: Policy + ?Sized> System for ScalarSystem<'_, P> {
         self.policy.enqueue(job);
     }
     #[inline]
+    fn arrive(&mut self, batch: &mut Vec<Job>) {
+        self.policy.enqueue_batch(batch);
+        batch.clear();
+    }
+    #[inline]
     fn schedule(&mut self, t: u64) {
         let view = SlotView {
             now: t,

@@ -145,8 +145,10 @@ impl Cluster {
             servers.push(d.server);
         }
         self.counts.departed(departures.len() as u64);
-        servers.sort_unstable();
-        servers.dedup();
+        if servers.len() > 1 {
+            servers.sort_unstable();
+            servers.dedup();
+        }
     }
 
     /// Checks the capacity invariant from scratch: every server's free capacity equals one minus

@@ -191,6 +191,13 @@ pub trait System {
     fn depart(&mut self, t: u64);
     /// Step 2: a job of the batch joins the queue.
     fn enqueue(&mut self, job: Self::Job);
+    /// Step 2: the whole batch joins the queue, in arrival order, and `batch` is left empty.
+    #[inline]
+    fn arrive(&mut self, batch: &mut Vec<Self::Job>) {
+        for job in batch.drain(..) {
+            self.enqueue(job);
+        }
+    }
     /// Step 3: the policy places jobs.
     fn schedule(&mut self, t: u64);
     /// Q(t): jobs waiting.
@@ -225,30 +232,43 @@ pub trait System {
     }
 }
 
+/// Index of [`Tally::batch_sums`] that takes the counted slots outside the verdict's batches.
+const SINK: usize = 2 * BATCHES;
+
 /// What the slot loop accumulates after warm-up: queue, capacity and work sums, the batch
 /// sums the verdict judges, and the sampled series.
+///
+/// Every slot up to `boundary` (exclusive) is alike: on the same side of the warm-up, in the
+/// same batch, with no sample due; a run of such slots is one multiply-add per sum. The
+/// boundaries (warm-up, the batches' ends, the sampling slots) are absolute slots.
 struct Tally {
     warmup: u64,
+    /// Slots from `warmup` on are counted.
+    counting: bool,
     q_sum: u128,
     work_sum: u128,
     used_sum: u128,
     counted: u64,
     max_queue: u64,
-    /// The verdict's batches: [`BATCHES`] of `batch_len` slots from `judged_from` (two phases'
-    /// worth: an extension fills [`BATCHES`] more, then adjacent pairs merge).
-    judged_from: u64,
+    /// The verdict's batches: [`BATCHES`] of `batch_len` slots from the slot
+    /// `slots − BATCHES · batch_len` (two phases' worth: an extension fills [`BATCHES`] more,
+    /// then adjacent pairs merge). `batch_sums[SINK]` takes the counted slots before them.
     batch_len: u64,
     batch_sums: Vec<u128>,
+    /// The batch being filled ([`SINK`] before the first), where it ends, and the next one.
     b: usize,
-    left_in_batch: u64,
+    batch_end: u64,
+    next_b: usize,
     series: Vec<(u64, u64)>,
     class_series: Vec<Vec<u64>>,
     mix: std::collections::BTreeMap<String, u64>,
     mix_weight: u64,
     usage: Vec<(String, u64)>,
     sample_every: u64,
-    /// Slots to the next sample: counters, not divisions.
-    to_sample: u64,
+    /// The next sampling slot (a multiple of `sample_every`).
+    next_sample: u64,
+    /// The first slot at which anything but the sums changes.
+    boundary: u64,
 }
 
 impl Tally {
@@ -256,61 +276,72 @@ impl Tally {
         let warmup = cfg.warmup.min(cfg.slots);
         // the horizon rounded down to a multiple of BATCHES
         let batch_len = (cfg.slots - warmup) / BATCHES as u64;
-        Tally {
+        let mut tally = Tally {
             warmup,
+            counting: false,
             q_sum: 0,
             work_sum: 0,
             used_sum: 0,
             counted: 0,
             max_queue: 0,
-            judged_from: cfg.slots - batch_len * BATCHES as u64,
             batch_len,
-            batch_sums: vec![0; 2 * BATCHES],
-            b: 0,
-            left_in_batch: batch_len,
+            batch_sums: vec![0; SINK + 1],
+            b: SINK,
+            batch_end: if batch_len > 0 {
+                cfg.slots - batch_len * BATCHES as u64
+            } else {
+                u64::MAX
+            },
+            next_b: 0,
             series: Vec::with_capacity(cfg.samples.min(cfg.slots) as usize + 1),
             class_series: Vec::new(),
             mix: Default::default(),
             mix_weight: 0,
             usage: Vec::new(),
             sample_every: (cfg.slots / cfg.samples.max(1)).max(1),
-            to_sample: 0,
-        }
+            next_sample: 0,
+            boundary: 0,
+        };
+        tally.set_boundary();
+        tally
+    }
+
+    fn set_boundary(&mut self) {
+        let warm = if self.counting { u64::MAX } else { self.warmup };
+        self.boundary = self.next_sample.min(self.batch_end).min(warm);
     }
 
     /// Step 4 of the `n` slots t … t+n−1, in which Q = `q`, the capacity in use is `used` and
-    /// the waiting work is `work` (`n` > 1 when the slots after t have no event). Split at the
-    /// warm-up, batch and sampling boundaries so that the sums are those of `n` single slots.
+    /// the waiting work is `work` (`n` > 1 when the slots after t have no event). Slots are
+    /// recorded in order, none left out. Split at the warm-up, batch and sampling boundaries
+    /// so that the sums are those of `n` single slots.
     #[inline]
     fn record<S: System>(&mut self, t: u64, n: u64, q: u64, used: u128, work: u128, system: &S) {
         self.max_queue = self.max_queue.max(q);
-        // the common case: after warm-up, no sample due, no boundary crossed
-        if n < self.to_sample && t >= self.warmup {
-            let in_batches = self.batch_len > 0 && t >= self.judged_from;
-            if in_batches && n < self.left_in_batch {
-                self.batch_sums[self.b] += q as u128 * n as u128;
-                self.left_in_batch -= n;
-            } else if in_batches || (self.batch_len > 0 && t + n > self.judged_from) {
-                return self.record_split(t, n, q, used, work, system);
+        if t + n <= self.boundary {
+            if self.counting {
+                self.add(n, q, used, work);
             }
-            self.add(n, q, used, work);
-            self.to_sample -= n;
             return;
         }
         self.record_split(t, n, q, used, work, system);
     }
 
-    /// Adds `n` slots of queue `q`, capacity in use `used` and waiting work `work` to the sums.
+    /// Adds `n` counted slots of queue `q`, capacity in use `used` and waiting work `work` to
+    /// the sums and to the batch being filled.
     #[inline]
     fn add(&mut self, n: u64, q: u64, used: u128, work: u128) {
         let k = n as u128;
-        self.q_sum += q as u128 * k;
+        let qn = q as u128 * k;
+        self.q_sum += qn;
+        self.batch_sums[self.b] += qn;
         self.used_sum += used * k;
         self.work_sum += work * k;
         self.counted += n;
     }
 
-    /// [`Self::record`] slot run by slot run, split at every boundary.
+    /// [`Self::record`] run by run of like slots, crossing every boundary on the way.
+    #[inline(never)]
     fn record_split<S: System>(
         &mut self,
         t: u64,
@@ -322,32 +353,23 @@ impl Tally {
     ) {
         let (mut t, end) = (t, t + n);
         while t < end {
-            if self.to_sample == 0 {
+            if t == self.next_sample {
                 self.sample(t, q, system);
-                self.to_sample = self.sample_every;
+                self.next_sample += self.sample_every;
             }
-            // the longest run of slots from t on the same side of every boundary
-            let mut m = (end - t).min(self.to_sample);
-            if t < self.warmup {
-                m = m.min(self.warmup - t);
-            } else {
-                let batched = self.batch_len > 0 && t >= self.judged_from;
-                if batched {
-                    m = m.min(self.left_in_batch);
-                } else if self.batch_len > 0 {
-                    m = m.min(self.judged_from - t);
-                }
+            if t == self.warmup {
+                self.counting = true;
+            }
+            if t == self.batch_end {
+                self.b = self.next_b;
+                self.next_b += 1;
+                self.batch_end += self.batch_len;
+            }
+            self.set_boundary();
+            let m = end.min(self.boundary) - t;
+            if self.counting {
                 self.add(m, q, used, work);
-                if batched {
-                    self.batch_sums[self.b] += q as u128 * m as u128;
-                    self.left_in_batch -= m;
-                    if self.left_in_batch == 0 {
-                        self.b += 1;
-                        self.left_in_batch = self.batch_len;
-                    }
-                }
             }
-            self.to_sample -= m;
             t += m;
         }
     }
@@ -385,19 +407,20 @@ impl Tally {
         for i in 0..BATCHES {
             self.batch_sums[i] = self.batch_sums[2 * i] + self.batch_sums[2 * i + 1];
         }
-        self.batch_sums[BATCHES..].fill(0);
+        self.batch_sums[BATCHES..SINK].fill(0);
         self.batch_len *= 2;
     }
 
-    /// The horizon doubles from slot `t` on: fill the second half of the batches, keep every
-    /// other point of the series and sample half as often.
+    /// The horizon doubles from slot `t` (the end of the batches so far) on: fill the second
+    /// half of the batches, keep every other point of the series and sample half as often.
     fn extend(&mut self, t: u64) {
-        self.b = BATCHES;
-        self.left_in_batch = self.batch_len;
+        debug_assert_eq!(t, self.batch_end);
+        self.next_b = BATCHES;
         keep_every_other(&mut self.series);
         keep_every_other(&mut self.class_series);
         self.sample_every *= 2;
-        self.to_sample = (self.sample_every - t % self.sample_every) % self.sample_every;
+        self.next_sample = t.div_ceil(self.sample_every) * self.sample_every;
+        self.set_boundary();
     }
 }
 
@@ -429,10 +452,9 @@ pub fn run_system<S: System>(
             // (1) departures
             system.depart(t);
             // (2) arrivals
-            batch.clear();
-            source.batch(t, &mut batch);
-            for job in batch.drain(..) {
-                system.enqueue(job);
+            if source.next_arrival() <= t {
+                source.batch(t, &mut batch);
+                system.arrive(&mut batch);
             }
             // (3) placement
             system.schedule(t);

@@ -304,51 +304,60 @@ impl Arrivals {
     /// no job ever arrives (λ = 0, or a slot past the end of time).
     #[inline]
     pub fn next_batch<R: Rng + ?Sized>(&self, from: u64, rng: &mut R) -> Option<(u64, u32)> {
+        if self.process == ArrivalProcess::Batch {
+            return self.next_fixed_batch(from);
+        }
         if self.rate == 0.0 {
             return None;
         }
-        match self.process {
-            ArrivalProcess::Poisson | ArrivalProcess::Bernoulli => {
-                let e: f64 = rng.sample(Exp1);
-                // saturating float-to-int cast; θ = ∞ gives 0 empty slots
-                let gap = (e * self.mean_gap) as u64;
-                let slot = from.checked_add(gap).filter(|&s| s < u64::MAX)?;
-                let n = match &self.poisson {
-                    Some(p) => self.truncated_poisson(p, rng),
-                    None => 1,
-                };
-                Some((slot, n))
-            }
-            ArrivalProcess::Batch => {
-                let count = |t: u64| {
-                    ((self.rate * (t + 1) as f64).floor() - (self.rate * t as f64).floor()) as u32
-                };
-                // about the first t with ⌊λ(t+1)⌋ > ⌊λ·from⌋, started a little early against
-                // rounding, then found by the per-slot formula itself
-                let next = (self.rate * from as f64).floor() + 1.0;
-                let mut t = ((next / self.rate).ceil() - 3.0).max(from as f64) as u64;
-                while count(t) == 0 {
-                    t = t.checked_add(1)?;
-                }
-                Some((t, count(t)))
-            }
+        let e: f64 = rng.sample(Exp1);
+        // saturating float-to-int cast; θ = ∞ gives 0 empty slots
+        let gap = (e * self.mean_gap) as u64;
+        let slot = from.checked_add(gap).filter(|&s| s < u64::MAX)?;
+        let n = match &self.poisson {
+            Some(p) => self.truncated_poisson(p, rng),
+            None => 1,
+        };
+        Some((slot, n))
+    }
+
+    /// [`Self::next_batch`] for deterministic batches (kept out of line: the random
+    /// processes' path stays short).
+    #[inline(never)]
+    fn next_fixed_batch(&self, from: u64) -> Option<(u64, u32)> {
+        if self.rate == 0.0 {
+            return None;
         }
+        let count =
+            |t: u64| ((self.rate * (t + 1) as f64).floor() - (self.rate * t as f64).floor()) as u32;
+        // about the first t with ⌊λ(t+1)⌋ > ⌊λ·from⌋, started a little early against
+        // rounding, then found by the per-slot formula itself
+        let next = (self.rate * from as f64).floor() + 1.0;
+        let mut t = ((next / self.rate).ceil() - 3.0).max(from as f64) as u64;
+        while count(t) == 0 {
+            t = t.checked_add(1)?;
+        }
+        Some((t, count(t)))
     }
 
     /// A Poisson(λ) batch conditioned on at least one job.
     #[inline]
     fn truncated_poisson<R: Rng + ?Sized>(&self, p: &Poisson<f64>, rng: &mut R) -> u32 {
-        let lambda = self.rate;
-        if lambda >= TRUNCATED_INVERSION_BELOW {
-            loop {
-                let n = p.sample(rng) as u32;
-                if n > 0 {
-                    return n;
-                }
-            }
+        if self.rate >= TRUNCATED_INVERSION_BELOW {
+            return Self::truncated_poisson_by_rejection(p, rng);
         }
-        // inversion: P(A = k | A ≥ 1) = λ^k / (k! (e^λ − 1))
+        // inversion: P(A = k | A ≥ 1) = λ^k / (k! (e^λ − 1)); one job in most batches
         let u: f64 = rng.random();
+        if u < self.one_given_some {
+            return 1;
+        }
+        self.truncated_poisson_tail(u)
+    }
+
+    /// The inversion of [`Self::truncated_poisson`] past k = 1, for `u` ≥ P(A = 1 | A ≥ 1).
+    #[inline(never)]
+    fn truncated_poisson_tail(&self, u: f64) -> u32 {
+        let lambda = self.rate;
         let mut k = 1u32;
         let mut pk = self.one_given_some;
         let mut cdf = pk;
@@ -358,6 +367,17 @@ impl Arrivals {
             cdf += pk;
         }
         k
+    }
+
+    /// Large rates: Poisson batches drawn until one is non-empty.
+    #[inline(never)]
+    fn truncated_poisson_by_rejection<R: Rng + ?Sized>(p: &Poisson<f64>, rng: &mut R) -> u32 {
+        loop {
+            let n = p.sample(rng) as u32;
+            if n > 0 {
+                return n;
+            }
+        }
     }
 }
 

@@ -47,37 +47,42 @@ impl<J, S: Source<J> + ?Sized> Source<J> for &mut S {
 #[derive(Clone, Debug)]
 pub struct ArrivalClock {
     arrivals: Arrivals,
-    next: Option<(u64, u32)>,
+    /// The next slot with arrivals (`u64::MAX`: none) and its batch size.
+    slot: u64,
+    n: u32,
 }
 
 impl ArrivalClock {
     /// Draws the first batch.
     pub fn new(arrivals: Arrivals, rng: &mut impl rand::Rng) -> Self {
-        let next = arrivals.next_batch(0, rng);
-        ArrivalClock { arrivals, next }
+        let (slot, n) = arrivals.next_batch(0, rng).unwrap_or((u64::MAX, 0));
+        ArrivalClock { arrivals, slot, n }
     }
 
     /// The next slot with arrivals (`u64::MAX`: none).
     #[inline]
     pub fn next_slot(&self) -> u64 {
-        self.next.map_or(u64::MAX, |(t, _)| t)
+        self.slot
     }
 
     /// The number of jobs arriving in slot `t` (0 unless `t` is the next slot with arrivals;
     /// slots must be asked in increasing order, none skipped past [`Self::next_slot`]).
     #[inline]
     pub fn take(&mut self, t: u64, rng: &mut impl rand::Rng) -> u32 {
-        match self.next {
-            Some((slot, n)) if slot == t => {
-                self.next = self.arrivals.next_batch(t + 1, rng);
-                n
-            }
-            Some((slot, _)) => {
-                debug_assert!(slot > t, "slot {slot} with arrivals was skipped");
-                0
-            }
-            None => 0,
+        if self.slot != t {
+            debug_assert!(
+                self.slot > t,
+                "slot {} with arrivals was skipped",
+                self.slot
+            );
+            return 0;
         }
+        let n = self.n;
+        (self.slot, self.n) = self
+            .arrivals
+            .next_batch(t + 1, rng)
+            .unwrap_or((u64::MAX, 0));
+        n
     }
 }
 
