@@ -66,48 +66,97 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// way the result is exact and deterministic (among equal weights, a fixed but unspecified
 /// choice). Returns (k, weight).
 pub fn max_weight(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
-    assert_eq!(sizes.len(), weights.len());
-    let live: Vec<usize> = (0..sizes.len()).filter(|&i| weights[i] > 0.0).collect();
-    let g = live.iter().fold(Size::UNIT, |g, &i| gcd(g, sizes[i].0));
-    let cells = Size::UNIT / g;
-    if !live.is_empty() && cells <= DP_CELLS && (cells as usize) * live.len() <= 50_000_000 {
-        return dynamic(sizes, weights, &live, g, cells as usize);
-    }
-    branch_and_bound(sizes, weights)
+    let mut k = Counts::new();
+    let w = Knapsack::default().solve(sizes, weights, &mut k);
+    (k, w)
 }
 
-/// Unbounded knapsack by dynamic programming over `cells` capacity units of `g`.
-fn dynamic(sizes: &[Size], weights: &[f64], live: &[usize], g: u64, cells: usize) -> (Counts, f64) {
-    const CARRY: usize = usize::MAX;
-    let mut best = vec![0.0f64; cells + 1];
-    let mut choice = vec![CARRY; cells + 1];
-    let units: Vec<usize> = live.iter().map(|&i| (sizes[i].0 / g) as usize).collect();
-    for c in 1..=cells {
-        best[c] = best[c - 1];
-        for (t, &i) in live.iter().enumerate() {
-            let u = units[t];
-            if u <= c {
-                let cand = best[c - u] + weights[i];
-                if cand > best[c] {
-                    best[c] = cand;
-                    choice[c] = t;
+/// [`max_weight`] with its working memory kept between calls, for a caller that solves many
+/// knapsacks (a policy renewing configurations): no allocation once the buffers have grown.
+#[derive(Clone, Debug, Default)]
+pub struct Knapsack {
+    live: Vec<usize>,
+    units: Vec<usize>,
+    best: Vec<f64>,
+    choice: Vec<usize>,
+}
+
+impl Knapsack {
+    /// [`max_weight`]: the configuration into `k` (resized to the number of types), the weight
+    /// returned.
+    pub fn solve(&mut self, sizes: &[Size], weights: &[f64], k: &mut Counts) -> f64 {
+        assert_eq!(sizes.len(), weights.len());
+        self.live.clear();
+        self.live
+            .extend((0..sizes.len()).filter(|&i| weights[i] > 0.0));
+        let g = self
+            .live
+            .iter()
+            .fold(Size::UNIT, |g, &i| gcd(g, sizes[i].0));
+        let cells = Size::UNIT / g;
+        if !self.live.is_empty()
+            && cells <= DP_CELLS
+            && (cells as usize) * self.live.len() <= 50_000_000
+        {
+            return self.dynamic(sizes, weights, g, cells as usize, k);
+        }
+        let (best, w) = branch_and_bound(sizes, weights);
+        k.clone_from(&best);
+        w
+    }
+
+    /// Unbounded knapsack by dynamic programming over `cells` capacity units of `g`.
+    fn dynamic(
+        &mut self,
+        sizes: &[Size],
+        weights: &[f64],
+        g: u64,
+        cells: usize,
+        k: &mut Counts,
+    ) -> f64 {
+        const CARRY: usize = usize::MAX;
+        let Knapsack {
+            live,
+            units,
+            best,
+            choice,
+        } = self;
+        best.clear();
+        best.resize(cells + 1, 0.0);
+        choice.clear();
+        choice.resize(cells + 1, CARRY);
+        units.clear();
+        units.extend(live.iter().map(|&i| (sizes[i].0 / g) as usize));
+        for c in 1..=cells {
+            // the first type, in order, that strictly improves on carrying: selects rather
+            // than branches, whose outcomes follow the weights
+            let (mut b, mut ch) = (best[c - 1], CARRY);
+            for (t, &i) in live.iter().enumerate() {
+                let u = units[t];
+                if u <= c {
+                    let cand = best[c - u] + weights[i];
+                    let better = cand > b;
+                    b = if better { cand } else { b };
+                    ch = if better { t } else { ch };
+                }
+            }
+            best[c] = b;
+            choice[c] = ch;
+        }
+        k.clear();
+        k.resize(sizes.len(), 0);
+        let mut c = cells;
+        while c > 0 {
+            match choice[c] {
+                CARRY => c -= 1,
+                t => {
+                    k[live[t]] += 1;
+                    c -= units[t];
                 }
             }
         }
+        k.iter().zip(weights).map(|(&n, w)| n as f64 * w).sum()
     }
-    let mut k = vec![0u32; sizes.len()];
-    let mut c = cells;
-    while c > 0 {
-        match choice[c] {
-            CARRY => c -= 1,
-            t => {
-                k[live[t]] += 1;
-                c -= units[t];
-            }
-        }
-    }
-    let w = k.iter().zip(weights).map(|(&n, w)| n as f64 * w).sum();
-    (k, w)
 }
 
 fn branch_and_bound(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {

@@ -13,7 +13,7 @@ use super::classes::{Activity, ClassQueues};
 use super::entry::PolicyEntry;
 use super::params::finite_sizes;
 use super::{Policy, PolicySpec, SlotView};
-use crate::configurations::knapsack::{self, Counts};
+use crate::configurations::knapsack::{Counts, Knapsack};
 use crate::model::{Job, ServerId, Size};
 use crate::sim::Cluster;
 
@@ -48,6 +48,8 @@ pub struct MaxWeight {
     /// Busy servers per configuration (entries that fell to zero are kept).
     usage: BTreeMap<Counts, u64>,
     weights: Vec<f64>,
+    /// The knapsack's working memory, kept between renewals.
+    knapsack: Knapsack,
     /// Scratch: a server's offers to every type.
     row: Vec<(usize, Size)>,
     /// After the last slot's visits no server's visit could place a job.
@@ -74,6 +76,7 @@ impl MaxWeight {
             ],
             usage: BTreeMap::new(),
             weights: vec![0.0; n],
+            knapsack: Knapsack::default(),
             row: Vec::with_capacity(n),
             types,
             settled: true,
@@ -96,7 +99,7 @@ impl MaxWeight {
             for (w, &q) in self.weights.iter_mut().zip(self.queues.lengths()) {
                 *w = q as f64;
             }
-            s.cfg = knapsack::max_weight(&self.types, &self.weights).0;
+            self.knapsack.solve(&self.types, &self.weights, &mut s.cfg);
         }
         for t in 0..self.types.len() {
             while s.held[t] < s.cfg[t] {

@@ -58,10 +58,20 @@ impl SizeLaw {
     }
 
     /// Draw one size.
-    #[inline]
+    #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> Size {
         match self {
             SizeLaw::Uniform { low, high } => Size(rng.random_range(low.0..=high.0)),
+            _ => self.sample_listed(rng),
+        }
+    }
+
+    /// [`Self::sample`] for the laws over listed values (out of line: the uniform draw stays
+    /// short enough to inline).
+    #[inline(never)]
+    fn sample_listed<R: Rng + ?Sized>(&self, rng: &mut R) -> Size {
+        match self {
+            SizeLaw::Uniform { .. } => unreachable!("drawn inline"),
             SizeLaw::Discrete { values, index, .. } => values[index.sample(rng)],
             SizeLaw::Empirical { values } => values[rng.random_range(0..values.len())],
         }
@@ -194,7 +204,7 @@ impl ServiceLaw {
     }
 
     /// Draw one service time, in slots.
-    #[inline]
+    #[inline(always)]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         match self {
             ServiceLaw::Geometric { inv_theta, .. } => {
@@ -203,7 +213,16 @@ impl ServiceLaw {
                 (1.0 + e * inv_theta).min(u32::MAX as f64) as u32
             }
             ServiceLaw::Deterministic(v) => *v,
+            ServiceLaw::Empirical { .. } => self.sample_listed(rng),
+        }
+    }
+
+    /// [`Self::sample`] for an empirical law (out of line).
+    #[inline(never)]
+    fn sample_listed<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        match self {
             ServiceLaw::Empirical { values, index, .. } => values[index.sample(rng)],
+            _ => unreachable!("drawn inline"),
         }
     }
 
@@ -302,7 +321,7 @@ impl Arrivals {
 
     /// The first slot ≥ `from` with arrivals and the number of jobs arriving in it; `None` if
     /// no job ever arrives (λ = 0, or a slot past the end of time).
-    #[inline]
+    #[inline(always)]
     pub fn next_batch<R: Rng + ?Sized>(&self, from: u64, rng: &mut R) -> Option<(u64, u32)> {
         if self.process == ArrivalProcess::Batch {
             return self.next_fixed_batch(from);
@@ -341,7 +360,7 @@ impl Arrivals {
     }
 
     /// A Poisson(λ) batch conditioned on at least one job.
-    #[inline]
+    #[inline(always)]
     fn truncated_poisson<R: Rng + ?Sized>(&self, p: &Poisson<f64>, rng: &mut R) -> u32 {
         if self.rate >= TRUNCATED_INVERSION_BELOW {
             return Self::truncated_poisson_by_rejection(p, rng);

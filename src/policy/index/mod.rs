@@ -257,14 +257,18 @@ pub struct BestFitServers {
     order: Order,
 }
 
-/// The sorted keys (free, index) of [`BestFitServers`], packed in 64 bits while the indices fit
-/// beside a capacity (free < 2^46) and bucketed, in 128 bits above.
+/// The sorted keys (free, index) of [`BestFitServers`]: up to [`SCAN`] servers, unsorted and
+/// scanned; above, packed in 64 bits while the indices fit beside a capacity (free < 2^46) and
+/// bucketed, in 128 bits above.
 #[derive(Clone, Debug)]
 enum Order {
-    Scan,
+    Scan(Vec<u64>),
     Narrow(FreeBuckets),
     Wide(SortedBlocks<u128>),
 }
+
+/// Bits of a server index in the key of a scanned cluster (at most [`SCAN`] servers).
+const SCAN_INDEX_BITS: u32 = 4;
 
 /// Bits of a server index in a 64-bit key (a capacity needs 46).
 const NARROW_INDEX_BITS: u32 = 18;
@@ -288,11 +292,12 @@ impl BestFitServers {
     /// `servers` servers, all empty.
     pub fn new(servers: usize) -> Self {
         const _: () = assert!(Size::UNIT < 1 << (64 - NARROW_INDEX_BITS));
+        const _: () = assert!(SCAN <= 1 << SCAN_INDEX_BITS);
         let ids = 0..servers as ServerId;
         BestFitServers {
             free: vec![Size::ONE; servers],
             order: if servers <= SCAN {
-                Order::Scan
+                Order::Scan(ids.map(|i| scan_key(Size::ONE, i)).collect())
             } else if servers <= 1 << NARROW_INDEX_BITS {
                 Order::Narrow(FreeBuckets::new(servers))
             } else {
@@ -305,8 +310,10 @@ impl BestFitServers {
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
         let old = std::mem::replace(&mut self.free[i as usize], free);
-        if old != free && !matches!(self.order, Order::Scan) {
-            self.reorder(i, old, free);
+        match &mut self.order {
+            Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
+            _ if old != free => self.reorder(i, old, free),
+            _ => {}
         }
     }
 
@@ -315,7 +322,7 @@ impl BestFitServers {
     #[inline(never)]
     fn reorder(&mut self, i: ServerId, old: Size, free: Size) {
         match &mut self.order {
-            Order::Scan => {}
+            Order::Scan(_) => {}
             Order::Narrow(o) => o.replace(i, old, free),
             Order::Wide(o) => o.replace(wide(old, i), wide(free, i)),
         }
@@ -324,18 +331,29 @@ impl BestFitServers {
     /// The server with the least free capacity ≥ `size` (lowest index among ties).
     #[inline]
     pub fn best_fit(&self, size: Size) -> Option<ServerId> {
-        const MASK: u64 = (1 << NARROW_INDEX_BITS) - 1;
         match &self.order {
-            Order::Narrow(o) => o.best_fit(size),
-            Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
-            Order::Scan => {
-                // the least key (free, index) among the servers that fit, without branches
-                let best = (self.free.iter().zip(0..))
-                    .map(|(&f, i)| if f >= size { narrow(f, i) } else { u64::MAX })
-                    .min()
-                    .unwrap_or(u64::MAX);
+            Order::Scan(keys) => {
+                // the least key (free, index) among the servers that fit, without branches: a
+                // key is at least the threshold exactly when its server's free capacity is at
+                // least `size`
+                let threshold = scan_key(size, 0);
+                let best = keys.iter().fold(u64::MAX, |best, &k| {
+                    best.min(if k >= threshold { k } else { u64::MAX })
+                });
+                const MASK: u64 = (1 << SCAN_INDEX_BITS) - 1;
                 (best != u64::MAX).then_some((best & MASK) as ServerId)
             }
+            _ => self.best_fit_ordered(size),
+        }
+    }
+
+    /// [`Self::best_fit`] over the sorted keys (out of line: the scanned case stays short).
+    #[inline(never)]
+    fn best_fit_ordered(&self, size: Size) -> Option<ServerId> {
+        match &self.order {
+            Order::Scan(_) => unreachable!("scanned clusters are searched inline"),
+            Order::Narrow(o) => o.best_fit(size),
+            Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
         }
     }
 
@@ -344,9 +362,16 @@ impl BestFitServers {
         match &self.order {
             Order::Narrow(o) => o.max_free(),
             Order::Wide(o) => o.last().map_or(Size::ZERO, |k| Size((k >> 32) as u64)),
-            Order::Scan => self.free.iter().max().copied().unwrap_or(Size::ZERO),
+            Order::Scan(_) => self.free.iter().max().copied().unwrap_or(Size::ZERO),
         }
     }
+}
+
+/// The key of server `i` (< [`SCAN`]) with free capacity `free` in a scanned cluster.
+#[inline]
+fn scan_key(free: Size, i: ServerId) -> u64 {
+    debug_assert!((i as usize) < SCAN);
+    free.0 << SCAN_INDEX_BITS | i as u64
 }
 
 /// A sorted set of distinct keys in blocks of between [`BLOCK`]/4 and 2·[`BLOCK`] keys (a B+
