@@ -10,7 +10,7 @@
 //!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
 
 use super::entry::PolicyEntry;
-use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue};
+use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue, SortedBatch};
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Job, ServerId};
@@ -83,66 +83,6 @@ pub struct BestFitJS {
     sorted: SortedBatch,
 }
 
-/// A large batch sorted for BF-S: (size, position in the batch) by size, and among equal sizes
-/// the earliest arrival last, so the largest fitting job is the last entry of size ≤ the free
-/// capacity. Taken entries are skipped through `link` (a disjoint-set forest with path halving:
-/// entry `p` (1-based) is untaken when `link[p] == p`, else it points to a lower one; 0 stands
-/// for "none"), so a slot costs O(n log n) for the sort and about O(1) per query and take.
-#[derive(Clone, Debug, Default)]
-struct SortedBatch {
-    order: Vec<(u64, std::cmp::Reverse<u32>)>,
-    link: Vec<u32>,
-    taken: Vec<bool>,
-}
-
-impl SortedBatch {
-    fn fill(&mut self, batch: &[Job]) {
-        self.order.clear();
-        self.order.extend(
-            batch
-                .iter()
-                .enumerate()
-                .map(|(p, j)| (j.size.0, std::cmp::Reverse(p as u32))),
-        );
-        self.order.sort_unstable();
-        self.link.clear();
-        self.link.extend(0..=batch.len() as u32);
-        self.taken.clear();
-        self.taken.resize(batch.len(), false);
-    }
-
-    fn is_active(&self) -> bool {
-        !self.taken.is_empty()
-    }
-
-    fn clear(&mut self) {
-        self.order.clear();
-        self.link.clear();
-        self.taken.clear();
-    }
-
-    /// The untaken entry (1-based; 0: none) with the largest size ≤ `free`, earliest first.
-    #[inline]
-    fn largest_at_most(&mut self, free: u64) -> usize {
-        let mut p = self.order.partition_point(|&(s, _)| s <= free);
-        while self.link[p] as usize != p {
-            let up = self.link[p] as usize;
-            self.link[p] = self.link[up];
-            p = up;
-        }
-        p
-    }
-
-    /// Takes entry `p` (1-based, untaken): its position in the batch.
-    #[inline]
-    fn take(&mut self, p: usize) -> usize {
-        self.link[p] = (p - 1) as u32;
-        let pos = self.order[p - 1].1.0 as usize;
-        self.taken[pos] = true;
-        pos
-    }
-}
-
 /// Largest batch scanned linearly by BF-S.
 pub const BATCH_SCAN: usize = 16;
 
@@ -164,7 +104,7 @@ impl BestFitJS {
             let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
             let job = match from_queue {
                 None if p == 0 => return,
-                Some(s) if p == 0 || s.0 >= self.sorted.order[p - 1].0 => {
+                Some(s) if p == 0 || s.0 >= self.sorted.size(p) => {
                     self.queue.take_largest_at_most(free).expect("present")
                 }
                 _ => self.batch[self.sorted.take(p)],
@@ -223,7 +163,7 @@ impl Policy for BestFitJS {
         }
         let sorted = self.sorted.is_active();
         for (pos, job) in self.batch.drain(..).enumerate() {
-            if sorted && self.sorted.taken[pos] {
+            if sorted && self.sorted.is_taken(pos) {
                 continue; // placed by BF-S
             }
             match self.servers.best_fit(job.size) {

@@ -18,9 +18,10 @@
 //!   less than β times the max weight over K_RED at its visit is stalled: it takes no job until
 //!   it empties. With stalling every server is visited every slot (no skipping).
 
+use super::bestfit::BATCH_SCAN;
 use super::classes::{Activity, ClassQueues};
 use super::entry::PolicyEntry;
-use super::index::{FirstFitServers, SizeQueue};
+use super::index::{FirstFitServers, SMALL, SizeQueue, SortedBatch};
 use super::params::{partition, stall};
 use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
@@ -326,12 +327,20 @@ impl Policy for Vqs {
 }
 
 /// VQS-BF: VQS's configurations with best-fit filling.
+///
+/// Every take is "the largest waiting job of size in (a, b]". A slot's batch of more than
+/// [`BATCH_SCAN`] jobs that would take the queue past its short vector ([`SMALL`] jobs) is
+/// sorted once and taken from beside the queue ([`SortedBatch`]; the queue's job wins a tie in
+/// size, having arrived earlier); only the jobs still waiting at the end of the slot enter the
+/// queue.
 #[derive(Clone, Debug)]
 pub struct VqsBf {
     c: Common,
     queue: SizeQueue,
     lens: Vec<u64>,
     free: FirstFitServers,
+    batch: Vec<Job>,
+    sorted: SortedBatch,
 }
 
 impl VqsBf {
@@ -344,6 +353,8 @@ impl VqsBf {
             queue: SizeQueue::default(),
             lens: vec![0; n],
             free: FirstFitServers::new(servers),
+            batch: Vec::new(),
+            sorted: SortedBatch::default(),
         }
     }
 
@@ -360,8 +371,50 @@ impl VqsBf {
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
     fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
         let cap = free.min(self.c.partition.upper(j));
-        self.queue
-            .take_largest_between(self.c.partition.lower(j), cap)
+        self.take_largest(self.c.partition.lower(j), cap)
+    }
+
+    /// The largest waiting job of size ≤ `free` (earliest among equal sizes), removed unless
+    /// its size is ≤ `above` (every size is above zero): from the queue, or from the sorted
+    /// batch beside it.
+    #[inline(always)]
+    fn take_largest(&mut self, above: Size, free: Size) -> Option<Job> {
+        if !self.sorted.is_active() {
+            return self.queue.take_largest_between(above, free);
+        }
+        self.take_largest_with_batch(above, free)
+    }
+
+    /// [`Self::take_largest`] with a sorted batch beside the queue.
+    fn take_largest_with_batch(&mut self, above: Size, free: Size) -> Option<Job> {
+        let p = self.sorted.largest_at_most(free.0);
+        let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
+        let size = match from_queue {
+            None if p == 0 => return None,
+            Some(s) if p == 0 || s.0 >= self.sorted.size(p) => s,
+            _ => Size(self.sorted.size(p)),
+        };
+        if size <= above {
+            return None;
+        }
+        if from_queue == Some(size) {
+            self.queue.take_largest_at_most(free)
+        } else {
+            Some(self.batch[self.sorted.take(p)])
+        }
+    }
+
+    /// The smallest waiting size, in the queue or the sorted batch.
+    #[inline]
+    fn min_size(&mut self) -> Option<Size> {
+        let queued = self.queue.min_size();
+        if !self.sorted.is_active() {
+            return queued;
+        }
+        match (queued, self.sorted.smallest().map(Size)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn put(&mut self, i: ServerId, job: Job, cluster: &mut Cluster, now: u64) {
@@ -387,7 +440,7 @@ impl VqsBf {
                     self.put(i, job, cluster, now);
                 }
             }
-            while let Some(job) = self.queue.take_largest_at_most(cluster.free(i)) {
+            while let Some(job) = self.take_largest(Size::ZERO, cluster.free(i)) {
                 self.put(i, job, cluster, now);
             }
         }
@@ -402,6 +455,26 @@ impl Policy for VqsBf {
         self.queue.insert(job);
     }
 
+    fn enqueue_batch(&mut self, jobs: &[Job]) {
+        // kept apart and sorted when the queue would otherwise leave its short vector for the
+        // tree
+        if jobs.len() <= BATCH_SCAN || jobs.len() + self.queue.len() <= SMALL {
+            for &job in jobs {
+                self.enqueue(job);
+            }
+            return;
+        }
+        for &job in jobs {
+            let class = self.c.partition.index(job.size);
+            self.lens[class] += 1;
+            self.batch.push(Job {
+                class: class as u8,
+                ..job
+            });
+        }
+        self.sorted.fill(&self.batch);
+    }
+
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
         for d in view.departures {
             self.c.depart(d);
@@ -414,22 +487,31 @@ impl Policy for VqsBf {
             for i in 0..cluster.servers() as ServerId {
                 self.visit(i, cluster, view.now);
             }
-            return;
+        } else {
+            // A visit places something iff the smallest waiting job fits in the server's free
+            // capacity (an empty server renews and then always takes a job).
+            let mut from = 0;
+            while let Some(min) = self.min_size() {
+                let Some(i) = self.free.first_fit_from(from, min) else {
+                    break;
+                };
+                self.visit(i, cluster, view.now);
+                from = i + 1;
+            }
         }
-        // A visit places something iff the smallest waiting job fits in the server's free
-        // capacity (an empty server renews and then always takes a job).
-        let mut from = 0;
-        while let Some(min) = self.queue.min_size() {
-            let Some(i) = self.free.first_fit_from(from, min) else {
-                break;
-            };
-            self.visit(i, cluster, view.now);
-            from = i + 1;
+        if self.sorted.is_active() {
+            // the jobs left waiting join the queue, in arrival order
+            for (pos, job) in self.batch.drain(..).enumerate() {
+                if !self.sorted.is_taken(pos) {
+                    self.queue.insert(job);
+                }
+            }
+            self.sorted.clear();
         }
     }
 
     fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.batch.len()
     }
 
     /// No server offers room for the smallest waiting job. With stalling every slot runs.

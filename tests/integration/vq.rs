@@ -517,3 +517,39 @@ fn stalling_vqs_and_vqs_bf_match_reference() {
     compare(Kind::Vqs, Some(0.7));
     compare(Kind::VqsBf, Some(0.7));
 }
+
+/// Batches of dozens of jobs a slot (VQS-BF sorts a batch above 16 jobs and takes from it
+/// beside the queue): small sizes from a short list, services of one or two slots, 12
+/// servers, with and without stalling, decision by decision against the reference.
+#[test]
+fn vqs_bf_matches_reference_on_large_batches() {
+    let mut rng = Pcg64Mcg::seed_from_u64(0xBA7C4);
+    for case in 0..40 {
+        let servers = 12;
+        let j = rng.random_range(2..=5);
+        let values: Vec<Size> = [1, 2, 3, 5]
+            .iter()
+            .map(|&k| Size(k * Size::UNIT / 12))
+            .collect();
+        let sizes = SizeLaw::discrete(values, vec![1.0; 4]).unwrap();
+        let service = ServiceLaw::Deterministic(rng.random_range(1..3));
+        let load = rng.random_range(0.8..1.3);
+        let rate = load * servers as f64 / (sizes.mean() * service.mean());
+        assert!(rate > 16.0, "case {case}: rate {rate} makes small batches");
+        let stall = (case % 2 == 1).then_some(0.7);
+        let seed = rng.random();
+        let partition = Partition::universal(j);
+        let mut fast = VqsBf::new(partition.clone(), servers, stall);
+        let mut slow = Reference::new(Kind::VqsBf, partition, Vec::new(), servers, stall);
+        let a = run_logged(&mut fast, servers, &sizes, &service, rate, seed);
+        let b = run_logged(&mut slow, servers, &sizes, &service, rate, seed);
+        assert!(!a.is_empty());
+        if let Some(d) = (0..a.len().min(b.len())).find(|&d| a[d] != b[d]) {
+            panic!(
+                "case {case} (J={j}, stall {stall:?}): decision {d}: fast {:?}, reference {:?}",
+                a[d], b[d]
+            );
+        }
+        assert_eq!(a.len(), b.len(), "case {case}");
+    }
+}

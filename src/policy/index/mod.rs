@@ -9,10 +9,13 @@
 //!   (FIFO-FF, and skipping servers that cannot take anything).
 //! - [`ArrivalIndex`]: min-tree over waiting jobs in arrival order; "first job, in arrival
 //!   order, of size ≤ x" (BF-J on its own).
+//! - [`SortedBatch`]: a slot's large batch sorted by size once, taken from beside the queue.
 
 use std::collections::{BTreeMap, VecDeque};
 
+mod batch;
 mod buckets;
+pub use batch::SortedBatch;
 pub(super) use buckets::Bitmap;
 
 use buckets::FreeBuckets;

@@ -1,0 +1,93 @@
+//! A slot's batch of arrivals sorted by size once, for the policies that take "the largest
+//! waiting job that fits" from the queue and the new batch together (BF-J/S, VQS-BF): a large
+//! batch then costs one sort instead of one tree insertion and removal per job.
+
+use crate::model::Job;
+
+/// A large batch sorted for best-fit takes: (size, position in the batch) by size, and among
+/// equal sizes the earliest arrival last, so the largest fitting job is the last entry of
+/// size ≤ the free capacity. Taken entries are skipped through `link` (a disjoint-set forest
+/// with path halving: entry `p` (1-based) is untaken when `link[p] == p`, else it points to a
+/// lower one; 0 stands for "none"), so a slot costs O(n log n) for the sort and about O(1) per
+/// query and take.
+#[derive(Clone, Debug, Default)]
+pub struct SortedBatch {
+    order: Vec<(u64, std::cmp::Reverse<u32>)>,
+    link: Vec<u32>,
+    taken: Vec<bool>,
+    /// No untaken entry lies below this one (1-based).
+    low: usize,
+}
+
+impl SortedBatch {
+    /// Sorts `batch` (every job untaken).
+    pub fn fill(&mut self, batch: &[Job]) {
+        self.order.clear();
+        self.order.extend(
+            batch
+                .iter()
+                .enumerate()
+                .map(|(p, j)| (j.size.0, std::cmp::Reverse(p as u32))),
+        );
+        self.order.sort_unstable();
+        self.link.clear();
+        self.link.extend(0..=batch.len() as u32);
+        self.taken.clear();
+        self.taken.resize(batch.len(), false);
+        self.low = 1;
+    }
+
+    /// Whether a batch is loaded.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        !self.taken.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.order.clear();
+        self.link.clear();
+        self.taken.clear();
+    }
+
+    /// The untaken entry (1-based; 0: none) with the largest size ≤ `free`, earliest first.
+    #[inline]
+    pub fn largest_at_most(&mut self, free: u64) -> usize {
+        let mut p = self.order.partition_point(|&(s, _)| s <= free);
+        while self.link[p] as usize != p {
+            let up = self.link[p] as usize;
+            self.link[p] = self.link[up];
+            p = up;
+        }
+        p
+    }
+
+    /// The size of entry `p` (1-based).
+    #[inline]
+    pub fn size(&self, p: usize) -> u64 {
+        self.order[p - 1].0
+    }
+
+    /// Takes entry `p` (1-based, untaken): its position in the batch.
+    #[inline]
+    pub fn take(&mut self, p: usize) -> usize {
+        self.link[p] = (p - 1) as u32;
+        let pos = self.order[p - 1].1.0 as usize;
+        self.taken[pos] = true;
+        pos
+    }
+
+    /// Whether the job at position `pos` of the batch was taken.
+    #[inline]
+    pub fn is_taken(&self, pos: usize) -> bool {
+        self.taken[pos]
+    }
+
+    /// The smallest size not taken, if any.
+    #[inline]
+    pub fn smallest(&mut self) -> Option<u64> {
+        while self.low < self.link.len() && self.link[self.low] as usize != self.low {
+            self.low += 1;
+        }
+        (self.low < self.link.len()).then(|| self.order[self.low - 1].0)
+    }
+}
