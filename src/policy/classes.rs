@@ -1,5 +1,6 @@
 //! Building blocks of the configuration-based policies (VQS, MaxWeight): FIFO queues per class
-//! (virtual queue or job type), and an index of the servers that can act.
+//! (virtual queue or job type), and indexes of the servers that can act ([`Activity`] for
+//! offers of capacity, [`Wants`] for all-or-nothing offers).
 //!
 //! Those policies visit every server in index order every slot (docs/theory.md sections 6 and 7).
 //! A visit changes nothing unless the server is empty while jobs wait (it renews and takes at
@@ -196,11 +197,122 @@ impl Activity {
     }
 }
 
+/// Which servers can act when every offer is all or nothing (MaxWeight: a busy server wants a
+/// job of type t while it holds fewer than k_t of them, and any job of that type then fits):
+/// a bitmap of the empty servers and, per class, one of the servers that want it. The next
+/// server that can act is the first member at or after a point of the empty servers' bitmap or
+/// of a nonempty class's, a word or two read per class with a waiting job.
+#[derive(Clone, Debug)]
+pub struct Wants {
+    empty: Bitmap,
+    wants: Vec<Bitmap>,
+}
+
+impl Wants {
+    /// All servers empty, none wanting anything.
+    pub fn new(servers: usize, classes: usize) -> Self {
+        Wants {
+            empty: Bitmap::full(servers),
+            wants: vec![Bitmap::new(servers); classes],
+        }
+    }
+
+    /// Whether server `i` is empty.
+    #[inline]
+    pub fn set_empty(&mut self, i: ServerId, empty: bool) {
+        if empty {
+            self.empty.insert(i as usize);
+        } else {
+            self.empty.remove(i as usize);
+        }
+    }
+
+    /// Whether server `i` wants a job of class `c`.
+    #[inline]
+    pub fn set_wants(&mut self, i: ServerId, c: usize, wants: bool) {
+        if wants {
+            self.wants[c].insert(i as usize);
+        } else {
+            self.wants[c].remove(i as usize);
+        }
+    }
+
+    /// The lowest server index ≥ `from` whose visit can place a job: an empty one while jobs
+    /// wait, or one that wants a class with a waiting job.
+    #[inline]
+    pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
+        if queues.total() == 0 {
+            return None;
+        }
+        let from = from as usize;
+        let mut best = self.empty.first_from(from).unwrap_or(usize::MAX);
+        for &(c, _) in &queues.heads {
+            if best == from {
+                break;
+            }
+            best = best.min(self.wants[c].first_from(from).unwrap_or(usize::MAX));
+        }
+        (best != usize::MAX).then_some(best as ServerId)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
+
+    /// `Wants::next` agrees with a scan of every server, across random wants, emptiness,
+    /// pushes and pops, at server counts around word and summary boundaries.
+    #[test]
+    fn wants_next_matches_a_linear_scan() {
+        let mut rng = Pcg64Mcg::seed_from_u64(9);
+        for servers in [1usize, 5, 64, 65, 300, 4200] {
+            let classes = 3;
+            let mut w = Wants::new(servers, classes);
+            let mut queues = ClassQueues::new(classes);
+            let mut empty = vec![true; servers];
+            let mut wants = vec![vec![false; classes]; servers];
+            let mut id = 0;
+            for _ in 0..3000 {
+                let i = rng.random_range(0..servers);
+                match rng.random_range(0..4) {
+                    0 => {
+                        empty[i] = rng.random_bool(0.3);
+                        w.set_empty(i as ServerId, empty[i]);
+                    }
+                    1 => {
+                        let c = rng.random_range(0..classes);
+                        wants[i][c] = rng.random_bool(0.4);
+                        w.set_wants(i as ServerId, c, wants[i][c]);
+                    }
+                    2 => {
+                        queues.push(Job {
+                            id,
+                            size: Size::ONE,
+                            service: 1,
+                            arrival: 0,
+                            class: rng.random_range(0..classes) as u8,
+                        });
+                        id += 1;
+                    }
+                    _ => {
+                        queues.pop(rng.random_range(0..classes));
+                    }
+                }
+                let from = rng.random_range(0..=servers);
+                let scan = (from..servers).find(|&i| {
+                    queues.total() > 0
+                        && (empty[i]
+                            || (0..classes).any(|c| wants[i][c] && queues.head(c).is_some()))
+                });
+                assert_eq!(
+                    w.next(from as ServerId, &queues),
+                    scan.map(|i| i as ServerId)
+                );
+            }
+        }
+    }
 
     /// `next` agrees with a scan of every server against the heads of line, across random
     /// offers, emptiness, pushes and pops, at server counts on and off powers of two.

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use super::classes::{Activity, ClassQueues};
+use super::classes::{ClassQueues, Wants};
 use super::entry::PolicyEntry;
 use super::params::finite_sizes;
 use super::{Policy, PolicySpec, SlotView};
@@ -43,15 +43,13 @@ pub struct MaxWeight {
     /// The job sizes, ascending; a job's class is its index here.
     types: Vec<Size>,
     queues: ClassQueues,
-    activity: Activity,
+    wants: Wants,
     servers: Vec<ServerState>,
     /// Busy servers per configuration (entries that fell to zero are kept).
     usage: BTreeMap<Counts, u64>,
     weights: Vec<f64>,
     /// The knapsack's working memory, kept between renewals.
     knapsack: Knapsack,
-    /// Scratch: a server's offers to every type.
-    row: Vec<(usize, Size)>,
     /// After the last slot's visits no server's visit could place a job.
     settled: bool,
 }
@@ -65,7 +63,7 @@ impl MaxWeight {
         let n = types.len();
         MaxWeight {
             queues: ClassQueues::new(n),
-            activity: Activity::new(servers, n),
+            wants: Wants::new(servers, n),
             servers: vec![
                 ServerState {
                     busy: false,
@@ -77,20 +75,18 @@ impl MaxWeight {
             usage: BTreeMap::new(),
             weights: vec![0.0; n],
             knapsack: Knapsack::default(),
-            row: Vec::with_capacity(n),
             types,
             settled: true,
         }
     }
 
+    /// Publishes whether server `i` is empty and which types it wants.
     fn refresh(&mut self, i: ServerId) {
         let s = &self.servers[i as usize];
-        self.row.clear();
-        self.row.extend((0..self.types.len()).map(|t| {
-            let want = s.busy && s.held[t] < s.cfg[t];
-            (t, if want { Size::ONE } else { Size::ZERO })
-        }));
-        self.activity.publish(i, !s.busy, &self.row);
+        self.wants.set_empty(i, !s.busy);
+        for t in 0..self.types.len() {
+            self.wants.set_wants(i, t, s.busy && s.held[t] < s.cfg[t]);
+        }
     }
 
     fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
@@ -160,12 +156,12 @@ impl Policy for MaxWeight {
             self.refresh(i);
         }
         let mut from = 0;
-        while let Some(i) = self.activity.next(from, &self.queues) {
+        while let Some(i) = self.wants.next(from, &self.queues) {
             self.visit(i, cluster, view.now);
             from = i + 1;
         }
         // with no visit nothing changed since the search from server 0 found none
-        self.settled = from == 0 || self.activity.next(0, &self.queues).is_none();
+        self.settled = from == 0 || self.wants.next(0, &self.queues).is_none();
     }
 
     /// No server's visit can place a job.
