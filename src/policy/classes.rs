@@ -53,6 +53,12 @@ impl ClassQueues {
         self.queues[c].front()
     }
 
+    /// What the head of line of class `c` needs: its size (`u64::MAX` when `c` is empty).
+    #[inline]
+    pub fn need(&self, c: usize) -> u64 {
+        self.queues[c].front().map_or(u64::MAX, |h| h.size.0)
+    }
+
     /// Removes the head-of-line job of class `c`.
     pub fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
@@ -93,9 +99,15 @@ impl ClassQueues {
 /// server publishes its whole row at once ([`Activity::publish`]), one walk up for the columns
 /// that changed. The next busy server that can act is found by one descent that compares, at
 /// each node, only the nonempty classes with what their heads of line need.
+///
+/// On at most 64 servers and 64 classes ([`Small`]) no tree is kept: which servers can act is
+/// one word, kept up to date as offers are published and as heads of line change (the owner
+/// reports those through [`Activity::head_changed`]), so the next server is a mask and a count
+/// of trailing zeros.
 #[derive(Clone, Debug)]
 pub struct Activity {
     servers: usize,
+    small: Option<Box<Small>>,
     /// Leaves of the tree (a power of two).
     leaves: usize,
     /// Columns per row: one per class.
@@ -113,8 +125,11 @@ impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
         let leaves = servers.next_power_of_two().max(1);
+        let small =
+            (servers <= 64 && classes <= 64).then(|| Box::new(Small::new(servers, classes)));
         Activity {
             servers,
+            small,
             leaves,
             width: classes,
             nodes: vec![0; 2 * leaves * classes],
@@ -126,6 +141,9 @@ impl Activity {
     /// (zero: nothing); the classes not named keep their offers.
     #[inline]
     pub fn publish(&mut self, i: ServerId, empty: bool, offers: &[(usize, Size)]) {
+        if let Some(small) = &mut self.small {
+            return small.publish(i as usize, empty, offers);
+        }
         if empty {
             self.empty.insert(i as usize);
         } else {
@@ -172,10 +190,23 @@ impl Activity {
         }
     }
 
+    /// The head of line of class `c` changed (a job joined an empty class, or the head left):
+    /// every change must be reported before the next [`Activity::next`].
+    #[inline]
+    pub fn head_changed(&mut self, c: usize, queues: &ClassQueues) {
+        if let Some(small) = &mut self.small {
+            small.set_need(c, queues.need(c));
+        }
+    }
+
     /// The lowest server index ≥ `from` whose visit can place a job.
+    #[inline]
     pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
         if queues.total() == 0 {
             return None;
+        }
+        if let Some(small) = &self.small {
+            return small.next(from as usize);
         }
         let empty = self.empty.first_from(from as usize).map(|e| e as ServerId);
         if empty == Some(from) || queues.heads.is_empty() {
@@ -256,6 +287,106 @@ impl Wants {
     }
 }
 
+/// [`Activity`] on at most 64 servers and 64 classes: per server its offers (up to two side by
+/// side, more read from its row), per class the servers offering it anything and what its head
+/// of line needs, and the word of servers that can act.
+#[derive(Clone, Debug)]
+struct Small {
+    /// Per class, what its head of line needs (`u64::MAX`: nobody waits), as last reported.
+    need: [u64; 64],
+    /// Per class, bit i set when server i offers it anything.
+    offerers: [u64; 64],
+    /// Per server: its row (a capacity per class), the classes it offers anything (bit c),
+    /// and its first two (class, capacity) offers (capacity 0 when unused).
+    rows: Vec<u64>,
+    width: usize,
+    offered: [u64; 64],
+    pairs: [[(u8, u64); 2]; 64],
+    /// Servers offering more than two classes (their rows are read).
+    wide: u64,
+    empty: u64,
+    /// Bit i set when server i is empty or meets a need with an offer.
+    acts: u64,
+}
+
+impl Small {
+    fn new(servers: usize, classes: usize) -> Self {
+        let all = if servers == 64 {
+            u64::MAX
+        } else {
+            (1 << servers) - 1
+        };
+        Small {
+            need: [u64::MAX; 64],
+            offerers: [0; 64],
+            rows: vec![0; servers * classes],
+            width: classes,
+            offered: [0; 64],
+            pairs: [[(0, 0); 2]; 64],
+            wide: 0,
+            empty: all,
+            acts: 0,
+        }
+    }
+
+    fn publish(&mut self, i: usize, empty: bool, offers: &[(usize, Size)]) {
+        let bit = 1u64 << i;
+        self.empty = (self.empty & !bit) | (u64::from(empty) << i);
+        let mut offered = self.offered[i];
+        let row = i * self.width;
+        for &(c, cap) in offers {
+            self.rows[row + c] = cap.0;
+            let on = u64::from(cap.0 != 0);
+            offered = (offered & !(1 << c)) | (on << c);
+            self.offerers[c] = (self.offerers[c] & !bit) | (on << i);
+        }
+        self.offered[i] = offered;
+        self.wide = (self.wide & !bit) | (u64::from(offered.count_ones() > 2) << i);
+        let mut rest = offered;
+        for slot in 0..2 {
+            let c = rest.trailing_zeros() as usize % 64;
+            let cap = if rest != 0 { self.rows[row + c] } else { 0 };
+            self.pairs[i][slot] = (c as u8, cap);
+            rest &= rest.wrapping_sub(1);
+        }
+        self.update(i);
+    }
+
+    fn set_need(&mut self, c: usize, need: u64) {
+        self.need[c] = need;
+        let mut servers = self.offerers[c];
+        while servers != 0 {
+            self.update(servers.trailing_zeros() as usize);
+            servers &= servers - 1;
+        }
+    }
+
+    /// Recomputes whether server `i` can act.
+    #[inline]
+    fn update(&mut self, i: usize) {
+        let [(c0, cap0), (c1, cap1)] = self.pairs[i];
+        let mut meets = cap0 >= self.need[c0 as usize % 64] || cap1 >= self.need[c1 as usize % 64];
+        if self.wide >> i & 1 == 1 {
+            let mut m = self.offered[i];
+            while m != 0 && !meets {
+                let c = m.trailing_zeros() as usize;
+                meets = self.rows[i * self.width + c] >= self.need[c];
+                m &= m - 1;
+            }
+        }
+        self.acts = (self.acts & !(1 << i)) | (u64::from(meets) << i);
+    }
+
+    #[inline]
+    fn next(&self, from: usize) -> Option<ServerId> {
+        if from >= 64 {
+            return None;
+        }
+        let acts = (self.acts | self.empty) >> from << from;
+        (acts != 0).then(|| acts.trailing_zeros() as ServerId)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,7 +451,7 @@ mod tests {
     fn next_matches_a_linear_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(7);
         let unit = Size::ONE.0;
-        for servers in [1usize, 3, 8, 37, 130] {
+        for servers in [1usize, 3, 8, 37, 63, 64, 65, 130] {
             let classes = 4;
             let mut act = Activity::new(servers, classes);
             let mut queues = ClassQueues::new(classes);
@@ -355,10 +486,13 @@ mod tests {
                             arrival: 0,
                             class: c as u8,
                         });
+                        act.head_changed(c, &queues);
                         id += 1;
                     }
                     _ => {
-                        queues.pop(rng.random_range(0..classes));
+                        let c = rng.random_range(0..classes);
+                        queues.pop(c);
+                        act.head_changed(c, &queues);
                     }
                 }
                 let from = rng.random_range(0..=servers) as ServerId;

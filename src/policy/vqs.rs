@@ -240,6 +240,7 @@ impl Vqs {
             && self.c.servers[i as usize].vq2_jobs == 0
             && let Some(job) = self.queues.pop(VQ2)
         {
+            self.activity.head_changed(VQ2, &self.queues);
             cluster.place(i, &job, now);
             self.c.placed(i, VQ2, job.size);
         }
@@ -254,6 +255,7 @@ impl Vqs {
                     break;
                 }
                 let job = self.queues.pop(j).expect("head exists");
+                self.activity.head_changed(j, &self.queues);
                 cluster.place(i, &job, now);
                 self.c.placed(i, j, job.size);
             }
@@ -265,7 +267,12 @@ impl Vqs {
 impl Policy for Vqs {
     fn enqueue(&mut self, mut job: Job) {
         job.class = self.c.partition.index(job.size) as u8;
+        let c = job.class as usize;
+        let first = self.queues.head(c).is_none();
         self.queues.push(job);
+        if first {
+            self.activity.head_changed(c, &self.queues);
+        }
         self.settled = false;
     }
 
