@@ -545,7 +545,8 @@ fn rank<K: Copy + Ord>(block: &[K], k: K) -> usize {
     block.iter().map(|&x| usize::from(x < k)).sum()
 }
 
-/// Max-tree of free capacities over server indices, for first fit.
+/// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
+/// to [`SCAN`] servers).
 #[derive(Clone, Debug)]
 pub struct FirstFitServers {
     n: usize,
@@ -579,6 +580,9 @@ impl FirstFitServers {
             return;
         }
         self.tree[v] = free.0;
+        if self.n <= SCAN {
+            return;
+        }
         while v > 1 {
             v /= 2;
             let m = self.tree[2 * v].max(self.tree[2 * v + 1]);
@@ -591,12 +595,28 @@ impl FirstFitServers {
 
     /// The largest free capacity of any server.
     pub fn max_free(&self) -> Size {
+        if self.n <= SCAN {
+            return Size(self.leaves().iter().copied().max().unwrap_or(0));
+        }
         Size(self.tree[1])
     }
 
-    /// The lowest server index ≥ `from` with free capacity ≥ `size`.
+    /// The free capacities, by server.
+    fn leaves(&self) -> &[u64] {
+        &self.tree[self.leaves..self.leaves + self.n]
+    }
+
+    /// The lowest server index ≥ `from` with free capacity ≥ `size`: up to [`SCAN`] servers,
+    /// every server compared at once into a word of bits; above, a descent of the tree (whose
+    /// inner nodes are kept only then).
     #[inline]
     pub fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
+        if self.n <= SCAN {
+            let fits = (self.leaves().iter().enumerate())
+                .fold(0u32, |bits, (i, &f)| bits | u32::from(f >= size.0) << i);
+            let fits = fits.checked_shr(from).unwrap_or(0) << from;
+            return (fits != 0).then(|| fits.trailing_zeros());
+        }
         leftmost_from(self.leaves, self.n, from, |v| self.tree[v] >= size.0)
     }
 }
