@@ -4,7 +4,9 @@
 //!
 //! What is beyond a plain wheel:
 //! - a two-level bitmap of the non-empty buckets, so that the slot loop can ask for the next
-//!   slot that may have a departure and skip the slots in between ([`Calendar::next_due`]);
+//!   slot that may have a departure and skip the slots in between ([`Calendar::next_due`]),
+//!   whose last answer is kept while only pushes change the wheel (a slot with arrivals but no
+//!   departure asks again without a search);
 //! - the items live in one pool of nodes, each bucket a linked list through it (in the order
 //!   pushed), so memory follows the number of items scheduled, not the sum of every bucket's
 //!   busiest moment; when a burst has passed and the pool is four times larger than what it
@@ -39,7 +41,14 @@ pub struct Calendar<T> {
     summary: Vec<u64>,
     /// Items scheduled.
     len: usize,
+    /// The last answer of [`Calendar::next_due`], (from, slot): no bucket is occupied in the
+    /// slots from `from` up to `slot`, whose bucket is. Kept through pushes (which can only
+    /// bring `slot` earlier), dropped when a take removes anything; `from = u64::MAX`: none.
+    hint: std::cell::Cell<(u64, u64)>,
 }
+
+/// No hint.
+const NO_HINT: (u64, u64) = (u64::MAX, 0);
 
 impl<T: Copy> Calendar<T> {
     /// A wheel of about four typical service times (a power of two, 64 to 2^20 slots).
@@ -56,6 +65,7 @@ impl<T: Copy> Calendar<T> {
             occupied: vec![0; words],
             summary: vec![0; words.div_ceil(64)],
             len: 0,
+            hint: std::cell::Cell::new(NO_HINT),
         }
     }
 
@@ -99,6 +109,16 @@ impl<T: Copy> Calendar<T> {
         }
         self.tails[b] = n;
         self.len += 1;
+        let (from, slot) = self.hint.get();
+        if from != u64::MAX {
+            if due >= from {
+                // the first slot from `from` on whose bucket is `b`
+                self.hint
+                    .set((from, slot.min(from + ((due - from) & self.mask))));
+            } else {
+                self.hint.set(NO_HINT);
+            }
+        }
     }
 
     /// Removes every item due in slot `now`, handing each to `f` in the order pushed.
@@ -108,6 +128,7 @@ impl<T: Copy> Calendar<T> {
         if self.heads[b] == NIL {
             return;
         }
+        self.hint.set(NO_HINT);
         let (mut prev, mut n) = (NIL, self.heads[b]);
         while n != NIL {
             let node = self.nodes[n as usize];
@@ -175,13 +196,19 @@ impl<T: Copy> Calendar<T> {
         if self.len == 0 {
             return None;
         }
+        let (hint_from, slot) = self.hint.get();
+        if hint_from <= from && from <= slot {
+            return Some(slot);
+        }
         let start = (from & self.mask) as usize;
         let b = self
             .first_occupied_from(start)
             .or_else(|| self.first_occupied_from(0))
             .expect("a non-empty calendar has an occupied bucket");
         let ahead = (b as u64).wrapping_sub(start as u64) & self.mask;
-        Some(from.saturating_add(ahead))
+        let slot = from.saturating_add(ahead);
+        self.hint.set((from, slot));
+        Some(slot)
     }
 
     /// The lowest occupied bucket ≥ `start`.
