@@ -10,7 +10,9 @@
 //!   waiting, in arrival order. Guarantee: at least 1/2 of ρ* (Theorem 2).
 
 use super::entry::PolicyEntry;
-use super::index::{ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue, SortedBatch};
+use super::index::{
+    ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue, SortedBatch, give_back,
+};
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Job, ServerId};
@@ -143,6 +145,7 @@ impl Policy for BestFitJS {
     }
 
     fn enqueue_batch(&mut self, jobs: &[Job]) {
+        give_back(&mut self.batch, jobs.len());
         self.batch.extend_from_slice(jobs);
     }
 

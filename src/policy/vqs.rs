@@ -21,7 +21,7 @@
 use super::bestfit::BATCH_SCAN;
 use super::classes::{Activity, ClassQueues};
 use super::entry::PolicyEntry;
-use super::index::{FirstFitServers, SMALL, SizeQueue, SortedBatch};
+use super::index::{FirstFitServers, SMALL, SizeQueue, SortedBatch, give_back};
 use super::params::{partition, stall};
 use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
@@ -333,11 +333,15 @@ impl Policy for Vqs {
     }
 }
 
+/// Largest batch VQS-BF sorts: a larger burst goes into the size-ordered queue, which keeps
+/// it in about 24 bytes a job rather than the sorted batch's 60.
+const SORTED_AT_MOST: usize = 1 << 16;
+
 /// VQS-BF: VQS's configurations with best-fit filling.
 ///
 /// Every take is "the largest waiting job of size in (a, b]". A slot's batch of more than
-/// [`BATCH_SCAN`] jobs that would take the queue past its short vector ([`SMALL`] jobs) is
-/// sorted once and taken from beside the queue ([`SortedBatch`]; the queue's job wins a tie in
+/// [`BATCH_SCAN`] (and at most [`SORTED_AT_MOST`]) jobs that would take the queue past its
+/// short vector ([`SMALL`] jobs) is sorted once and taken from beside the queue ([`SortedBatch`]; the queue's job wins a tie in
 /// size, having arrived earlier); only the jobs still waiting at the end of the slot enter the
 /// queue.
 #[derive(Clone, Debug)]
@@ -464,13 +468,17 @@ impl Policy for VqsBf {
 
     fn enqueue_batch(&mut self, jobs: &[Job]) {
         // kept apart and sorted when the queue would otherwise leave its short vector for the
-        // tree
-        if jobs.len() <= BATCH_SCAN || jobs.len() + self.queue.len() <= SMALL {
+        // tree, unless the batch is a burst that the tree holds in less memory
+        if jobs.len() <= BATCH_SCAN
+            || jobs.len() + self.queue.len() <= SMALL
+            || jobs.len() > SORTED_AT_MOST
+        {
             for &job in jobs {
                 self.enqueue(job);
             }
             return;
         }
+        give_back(&mut self.batch, jobs.len());
         for &job in jobs {
             let class = self.c.partition.index(job.size);
             self.lens[class] += 1;

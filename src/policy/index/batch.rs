@@ -22,6 +22,10 @@ pub struct SortedBatch {
 impl SortedBatch {
     /// Sorts `batch` (every job untaken).
     pub fn fill(&mut self, batch: &[Job]) {
+        let n = batch.len();
+        give_back(&mut self.order, n);
+        give_back(&mut self.link, n + 1);
+        give_back(&mut self.taken, n);
         self.order.clear();
         self.order.extend(
             batch
@@ -89,5 +93,18 @@ impl SortedBatch {
             self.low += 1;
         }
         (self.low < self.link.len()).then(|| self.order[self.low - 1].0)
+    }
+}
+
+/// Most entries a buffer keeps room for beyond what it needs now; above, after a burst, the
+/// room is given back.
+const SPARE: usize = 1 << 12;
+
+/// Gives back the room of `v` beyond four times `n` entries when that is more than [`SPARE`]
+/// (a burst has passed), so that memory follows the current batch, not the largest one seen.
+pub fn give_back<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() > SPARE.max(4 * n) {
+        v.clear();
+        v.shrink_to(n.max(SPARE / 4));
     }
 }

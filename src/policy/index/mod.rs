@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 mod batch;
 mod buckets;
-pub use batch::SortedBatch;
+pub use batch::{SortedBatch, give_back};
 pub(super) use buckets::Bitmap;
 
 use buckets::FreeBuckets;
