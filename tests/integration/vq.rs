@@ -435,6 +435,19 @@ fn run_logged(
     cluster.log().to_vec()
 }
 
+/// The fast policy's placements `a` are the reference's `b`, decision by decision, and there
+/// are some.
+fn same_decisions(a: &[Placement], b: &[Placement], case: &str) {
+    assert!(!a.is_empty(), "{case}: nothing was placed");
+    if let Some(d) = (0..a.len().min(b.len())).find(|&d| a[d] != b[d]) {
+        panic!(
+            "{case}: decision {d}: fast {:?}, reference {:?}",
+            a[d], b[d]
+        );
+    }
+    assert_eq!(a.len(), b.len(), "{case}: number of placements");
+}
+
 fn compare(kind: Kind, stall: Option<f64>) {
     let mut rng = Pcg64Mcg::seed_from_u64(0x5EED + kind as u64);
     let mut stall_mattered = 0;
@@ -470,14 +483,11 @@ fn compare(kind: Kind, stall: Option<f64>) {
         let mut slow = Reference::new(kind, partition, types, servers, stall);
         let a = run_logged(fast.as_mut(), servers, &sizes, &service, rate, seed);
         let b = run_logged(&mut slow, servers, &sizes, &service, rate, seed);
-        assert!(!a.is_empty());
-        if let Some(d) = (0..a.len().min(b.len())).find(|&d| a[d] != b[d]) {
-            panic!(
-                "{kind:?} case {case} (L={servers}, J={j}): decision {d}: fast {:?}, reference {:?}",
-                a[d], b[d]
-            );
-        }
-        assert_eq!(a.len(), b.len(), "{kind:?} case {case}");
+        same_decisions(
+            &a,
+            &b,
+            &format!("{kind:?} case {case} (L={servers}, J={j})"),
+        );
         if stall.is_some() {
             let partition = Partition::universal(j);
             let mut plain: Box<dyn Policy> = match kind {
@@ -543,13 +553,6 @@ fn vqs_bf_matches_reference_on_large_batches() {
         let mut slow = Reference::new(Kind::VqsBf, partition, Vec::new(), servers, stall);
         let a = run_logged(&mut fast, servers, &sizes, &service, rate, seed);
         let b = run_logged(&mut slow, servers, &sizes, &service, rate, seed);
-        assert!(!a.is_empty());
-        if let Some(d) = (0..a.len().min(b.len())).find(|&d| a[d] != b[d]) {
-            panic!(
-                "case {case} (J={j}, stall {stall:?}): decision {d}: fast {:?}, reference {:?}",
-                a[d], b[d]
-            );
-        }
-        assert_eq!(a.len(), b.len(), "case {case}");
+        same_decisions(&a, &b, &format!("case {case} (J={j}, stall {stall:?})"));
     }
 }
