@@ -15,7 +15,7 @@ use super::index::{
 };
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
-use crate::model::{Job, ServerId};
+use crate::model::{Job, ServerId, Size};
 use crate::multi::Discipline;
 use crate::sim::{Cluster, Violation};
 
@@ -100,17 +100,9 @@ impl BestFitJS {
 
     /// BF-S on server `i` over the queue and the sorted (large) batch.
     fn best_fit_server_sorted(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
-        loop {
-            let free = cluster.free(i);
-            let p = self.sorted.largest_at_most(free.0);
-            let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
-            let job = match from_queue {
-                None if p == 0 => return,
-                Some(s) if p == 0 || s.0 >= self.sorted.size(p) => {
-                    self.queue.take_largest_at_most(free).expect("present")
-                }
-                _ => self.batch[self.sorted.take(p)],
-            };
+        while let Some(job) =
+            (self.sorted).take_largest(&mut self.queue, &self.batch, Size::ZERO, cluster.free(i))
+        {
             cluster.place(i, &job, now);
         }
     }

@@ -127,13 +127,15 @@ impl Activity {
         let leaves = servers.next_power_of_two().max(1);
         let small =
             (servers <= 64 && classes <= 64).then(|| Box::new(Small::new(servers, classes)));
+        // the tree, unless the small form replaces it
+        let tree = if small.is_some() { 0 } else { servers };
         Activity {
             servers,
             small,
             leaves,
             width: classes,
-            nodes: vec![0; 2 * leaves * classes],
-            empty: Bitmap::full(servers),
+            nodes: vec![0; 2 * tree.next_power_of_two() * classes],
+            empty: Bitmap::full(tree),
         }
     }
 
@@ -144,11 +146,7 @@ impl Activity {
         if let Some(small) = &mut self.small {
             return small.publish(i as usize, empty, offers);
         }
-        if empty {
-            self.empty.insert(i as usize);
-        } else {
-            self.empty.remove(i as usize);
-        }
+        self.empty.set(i as usize, empty);
         let w = self.width;
         let leaf = (self.leaves + i as usize) * w;
         let mut changed = [0; TRACKED];
@@ -251,21 +249,13 @@ impl Wants {
     /// Whether server `i` is empty.
     #[inline]
     pub fn set_empty(&mut self, i: ServerId, empty: bool) {
-        if empty {
-            self.empty.insert(i as usize);
-        } else {
-            self.empty.remove(i as usize);
-        }
+        self.empty.set(i as usize, empty);
     }
 
     /// Whether server `i` wants a job of class `c`.
     #[inline]
     pub fn set_wants(&mut self, i: ServerId, c: usize, wants: bool) {
-        if wants {
-            self.wants[c].insert(i as usize);
-        } else {
-            self.wants[c].remove(i as usize);
-        }
+        self.wants[c].set(i as usize, wants);
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job: an empty one while jobs
@@ -305,8 +295,14 @@ struct Small {
     /// Servers offering more than two classes (their rows are read).
     wide: u64,
     empty: u64,
-    /// Bit i set when server i is empty or meets a need with an offer.
+    /// Bit i set when server i meets a need with an offer.
     acts: u64,
+}
+
+/// Sets bit `i` of `word` to `on`.
+#[inline]
+fn put(word: &mut u64, i: usize, on: bool) {
+    *word = (*word & !(1 << i)) | (u64::from(on) << i);
 }
 
 impl Small {
@@ -330,18 +326,16 @@ impl Small {
     }
 
     fn publish(&mut self, i: usize, empty: bool, offers: &[(usize, Size)]) {
-        let bit = 1u64 << i;
-        self.empty = (self.empty & !bit) | (u64::from(empty) << i);
+        put(&mut self.empty, i, empty);
         let mut offered = self.offered[i];
         let row = i * self.width;
         for &(c, cap) in offers {
             self.rows[row + c] = cap.0;
-            let on = u64::from(cap.0 != 0);
-            offered = (offered & !(1 << c)) | (on << c);
-            self.offerers[c] = (self.offerers[c] & !bit) | (on << i);
+            put(&mut offered, c, cap.0 != 0);
+            put(&mut self.offerers[c], i, cap.0 != 0);
         }
         self.offered[i] = offered;
-        self.wide = (self.wide & !bit) | (u64::from(offered.count_ones() > 2) << i);
+        put(&mut self.wide, i, offered.count_ones() > 2);
         let mut rest = offered;
         for slot in 0..2 {
             let c = rest.trailing_zeros() as usize % 64;
@@ -374,7 +368,7 @@ impl Small {
                 m &= m - 1;
             }
         }
-        self.acts = (self.acts & !(1 << i)) | (u64::from(meets) << i);
+        put(&mut self.acts, i, meets);
     }
 
     #[inline]

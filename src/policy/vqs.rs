@@ -398,21 +398,7 @@ impl VqsBf {
 
     /// [`Self::take_largest`] with a sorted batch beside the queue.
     fn take_largest_with_batch(&mut self, above: Size, free: Size) -> Option<Job> {
-        let p = self.sorted.largest_at_most(free.0);
-        let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
-        let size = match from_queue {
-            None if p == 0 => return None,
-            Some(s) if p == 0 || s.0 >= self.sorted.size(p) => s,
-            _ => Size(self.sorted.size(p)),
-        };
-        if size <= above {
-            return None;
-        }
-        if from_queue == Some(size) {
-            self.queue.take_largest_at_most(free)
-        } else {
-            Some(self.batch[self.sorted.take(p)])
-        }
+        (self.sorted).take_largest(&mut self.queue, &self.batch, above, free)
     }
 
     /// The smallest waiting size, in the queue or the sorted batch.

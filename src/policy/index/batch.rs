@@ -2,7 +2,8 @@
 //! waiting job that fits" from the queue and the new batch together (BF-J/S, VQS-BF): a large
 //! batch then costs one sort instead of one tree insertion and removal per job.
 
-use crate::model::Job;
+use super::SizeQueue;
+use crate::model::{Job, Size};
 
 /// A large batch sorted for best-fit takes: (size, position in the batch) by size, and among
 /// equal sizes the earliest arrival last, so the largest fitting job is the last entry of
@@ -78,6 +79,34 @@ impl SortedBatch {
         let pos = self.order[p - 1].1.0 as usize;
         self.taken[pos] = true;
         pos
+    }
+
+    /// The largest job of size ≤ `free` waiting in `queue` or untaken in this sorted `batch`
+    /// (earliest among equal sizes: the queue's on a tie, having arrived earlier), removed
+    /// unless its size is ≤ `above`.
+    #[inline]
+    pub fn take_largest(
+        &mut self,
+        queue: &mut SizeQueue,
+        batch: &[Job],
+        above: Size,
+        free: Size,
+    ) -> Option<Job> {
+        let p = self.largest_at_most(free.0);
+        let from_queue = queue.largest_at_most(free).map(|j| j.size);
+        let size = match from_queue {
+            None if p == 0 => return None,
+            Some(s) if p == 0 || s.0 >= self.size(p) => s,
+            _ => Size(self.size(p)),
+        };
+        if size <= above {
+            return None;
+        }
+        if from_queue == Some(size) {
+            queue.take_largest_at_most(free)
+        } else {
+            Some(batch[self.take(p)])
+        }
     }
 
     /// Whether the job at position `pos` of the batch was taken.

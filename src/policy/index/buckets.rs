@@ -55,6 +55,16 @@ impl Bitmap {
         }
     }
 
+    /// Inserts `i` if `on`, removes it otherwise.
+    #[inline]
+    pub(in crate::policy) fn set(&mut self, i: usize, on: bool) {
+        if on {
+            self.insert(i);
+        } else {
+            self.remove(i);
+        }
+    }
+
     /// The least member ≥ `i`.
     #[inline]
     pub(in crate::policy) fn first_from(&self, i: usize) -> Option<usize> {
