@@ -50,8 +50,6 @@ pub struct MaxWeight {
     weights: Vec<f64>,
     /// The knapsack's working memory, kept between renewals.
     knapsack: Knapsack,
-    /// After the last slot's visits no server's visit could place a job.
-    settled: bool,
 }
 
 impl MaxWeight {
@@ -76,7 +74,6 @@ impl MaxWeight {
             weights: vec![0.0; n],
             knapsack: Knapsack::default(),
             types,
-            settled: true,
         }
     }
 
@@ -135,7 +132,6 @@ impl Policy for MaxWeight {
             .expect("every job size is one of the types (checked with the spec)");
         job.class = t as u8;
         self.queues.push(job);
-        self.settled = false;
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
@@ -160,13 +156,14 @@ impl Policy for MaxWeight {
             self.visit(i, cluster, view.now);
             from = i + 1;
         }
-        // with no visit nothing changed since the search from server 0 found none
-        self.settled = from == 0 || self.wants.next(0, &self.queues).is_none();
     }
 
-    /// No server's visit can place a job.
+    /// After a pass no server's visit can place a job: a server visited took jobs of each type
+    /// until it held its configuration's count or the type ran out (an empty one renews to a
+    /// configuration with a job of a waiting type, so it takes one), one skipped wanted only
+    /// types with no job waiting, and since then queues only shrank.
     fn idle(&self) -> bool {
-        self.settled
+        true
     }
 
     fn waiting(&self) -> usize {

@@ -515,13 +515,12 @@ impl Policy for VqsBf {
         self.queue.len() + self.batch.len()
     }
 
-    /// No server offers room for the smallest waiting job. With stalling every slot runs.
+    /// After a pass no server offers room for the smallest waiting job: a server visited
+    /// took jobs until none fitted, one skipped had no room for the smallest then, and since
+    /// then the smallest waiting size only grew and free capacities only shrank. With stalling
+    /// every slot runs.
     fn idle(&self) -> bool {
         self.c.stall.is_none()
-            && self
-                .queue
-                .min_size()
-                .is_none_or(|min| self.free.first_fit_from(0, min).is_none())
     }
 
     fn class_lengths(&self) -> &[u64] {
