@@ -124,17 +124,17 @@ const TRACKED: usize = 4;
 impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
-        let leaves = servers.next_power_of_two().max(1);
         let small =
             (servers <= 64 && classes <= 64).then(|| Box::new(Small::new(servers, classes)));
         // the tree, unless the small form replaces it
         let tree = if small.is_some() { 0 } else { servers };
+        let leaves = tree.next_power_of_two();
         Activity {
             servers,
             small,
             leaves,
             width: classes,
-            nodes: vec![0; 2 * tree.next_power_of_two() * classes],
+            nodes: vec![0; 2 * leaves * classes],
             empty: Bitmap::full(tree),
         }
     }

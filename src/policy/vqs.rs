@@ -393,11 +393,6 @@ impl VqsBf {
         if !self.sorted.is_active() {
             return self.queue.take_largest_between(above, free);
         }
-        self.take_largest_with_batch(above, free)
-    }
-
-    /// [`Self::take_largest`] with a sorted batch beside the queue.
-    fn take_largest_with_batch(&mut self, above: Size, free: Size) -> Option<Job> {
         (self.sorted).take_largest(&mut self.queue, &self.batch, above, free)
     }
 
