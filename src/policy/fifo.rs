@@ -28,6 +28,8 @@ pub const FIFO_FF: PolicyEntry = PolicyEntry {
 pub struct FifoFirstFit {
     queue: VecDeque<Job>,
     servers: FirstFitServers,
+    /// The last pass ended with a job waiting: its head of line fits on no server.
+    blocked: bool,
 }
 
 impl FifoFirstFit {
@@ -35,6 +37,7 @@ impl FifoFirstFit {
         FifoFirstFit {
             queue: VecDeque::new(),
             servers: FirstFitServers::new(servers),
+            blocked: false,
         }
     }
 }
@@ -52,14 +55,25 @@ impl Policy for FifoFirstFit {
         for &i in view.departed {
             self.servers.update(i, cluster.free(i));
         }
+        // A head of line that fitted nowhere at the end of the last pass can fit now only
+        // where a job left, so its first fit is the first such server (in index order) that
+        // takes it; every later head is searched for over all servers.
+        let mut only_departed = self.blocked;
         while let Some(head) = self.queue.front() {
-            let Some(i) = self.servers.first_fit_from(0, head.size) else {
+            let fit = if only_departed {
+                only_departed = false;
+                (view.departed.iter().copied()).find(|&i| cluster.free(i) >= head.size)
+            } else {
+                self.servers.first_fit_from(0, head.size)
+            };
+            let Some(i) = fit else {
                 break;
             };
             let job = self.queue.pop_front().expect("non-empty");
             cluster.place(i, &job, view.now);
             self.servers.update(i, cluster.free(i));
         }
+        self.blocked = !self.queue.is_empty();
     }
 
     fn waiting(&self) -> usize {
