@@ -67,6 +67,9 @@ impl ReducedConfig {
 #[derive(Clone, Debug)]
 pub struct ReducedSet {
     configs: Vec<ReducedConfig>,
+    /// (k_2, j, k_j) of every configuration (j = 0, k_j = 0 without another VQ), so that
+    /// [`ReducedSet::max_weight`] weighs them without branches.
+    terms: Vec<(u64, usize, u64)>,
     universal: bool,
 }
 
@@ -81,10 +84,7 @@ impl ReducedSet {
                     other: Some((j, (Size::UNIT / p.upper(j).0) as u32)),
                 })
                 .collect();
-            return ReducedSet {
-                configs,
-                universal: false,
-            };
+            return ReducedSet::of(configs, false);
         }
         let fit = |cap: u64, j: usize| (cap / p.upper(j).0) as u32;
         let mut configs = Vec::with_capacity(2 * n - 3);
@@ -109,9 +109,20 @@ impl ReducedSet {
                 other: Some((j, fit(third, j))),
             });
         }
+        ReducedSet::of(configs, true)
+    }
+
+    fn of(configs: Vec<ReducedConfig>, universal: bool) -> ReducedSet {
+        let terms = (configs.iter())
+            .map(|c| {
+                let (j, n) = c.other.unwrap_or((0, 0));
+                (u64::from(c.vq2), j, n as u64)
+            })
+            .collect();
         ReducedSet {
             configs,
-            universal: true,
+            terms,
+            universal,
         }
     }
 
@@ -128,6 +139,13 @@ impl ReducedSet {
         self.configs.is_empty()
     }
 
+    /// The VQ other than VQ_2 that configuration `i` serves (`usize::MAX`: none).
+    #[inline]
+    pub fn other_vq(&self, i: usize) -> usize {
+        let (_, j, n) = self.terms[i];
+        if n > 0 { j } else { usize::MAX }
+    }
+
     pub fn get(&self, i: usize) -> ReducedConfig {
         self.configs[i]
     }
@@ -140,14 +158,16 @@ impl ReducedSet {
     /// index. O(J). Returns (index, weight).
     #[inline]
     pub fn max_weight(&self, q: &[u64]) -> (usize, u64) {
-        let mut best = (0, self.configs[0].weight(q));
-        for (i, c) in self.configs.iter().enumerate().skip(1) {
-            let w = c.weight(q);
-            if w > best.1 {
-                best = (i, w);
-            }
+        let q2 = q.get(VQ2).copied().unwrap_or(0);
+        let weight = |&(a, j, n): &(u64, usize, u64)| a * q2 + n * q[j];
+        let (mut best, mut best_w) = (0, weight(&self.terms[0]));
+        for (i, t) in self.terms.iter().enumerate().skip(1) {
+            let w = weight(t);
+            let better = w > best_w;
+            best = if better { i } else { best };
+            best_w = if better { w } else { best_w };
         }
-        best
+        (best, best_w)
     }
 }
 

@@ -109,14 +109,20 @@ impl Common {
 
     /// Applies a departure to the server's counts.
     fn depart(&mut self, d: &Departure) {
-        let cfg = self.config(d.server);
+        let (vq2, other) = self.counted_as(d.server, d.class as usize);
         let s = &mut self.servers[d.server as usize];
-        if self.vq2 == Some(d.class as usize) {
-            s.vq2_jobs -= 1;
-        } else if cfg.other.is_some_and(|(j, _)| j == d.class as usize) {
-            s.other_jobs -= 1;
-            s.other_used.0 -= d.size.0;
-        }
+        s.vq2_jobs -= u32::from(vq2);
+        s.other_jobs -= u32::from(other);
+        s.other_used.0 -= d.size.0 * u64::from(other);
+    }
+
+    /// Whether a job of class `class` on server `i` counts as its VQ_2 job or as one of its
+    /// configuration's other VQ (counts updated without branches: the class is random).
+    #[inline]
+    fn counted_as(&self, i: ServerId, class: usize) -> (bool, bool) {
+        let vq2 = self.vq2 == Some(class);
+        let other = !vq2 & (self.kred.other_vq(self.servers[i as usize].cfg) == class);
+        (vq2, other)
     }
 
     /// After departures: a server left empty is no longer busy. Returns whether it emptied.
@@ -156,18 +162,13 @@ impl Common {
 
     /// Records a placement of a job of class `class` and size `size` on server `i`.
     fn placed(&mut self, i: ServerId, class: usize, size: Size) {
-        let other = self.config(i).other;
+        let (vq2, other) = self.counted_as(i, class);
         let s = &mut self.servers[i as usize];
-        if !s.busy {
-            s.busy = true;
-            self.usage[s.cfg] += 1;
-        }
-        if self.vq2 == Some(class) {
-            s.vq2_jobs += 1;
-        } else if other.is_some_and(|(j, _)| j == class) {
-            s.other_jobs += 1;
-            s.other_used.0 += size.0;
-        }
+        self.usage[s.cfg] += u64::from(!s.busy);
+        s.busy = true;
+        s.vq2_jobs += u32::from(vq2);
+        s.other_jobs += u32::from(other);
+        s.other_used.0 += size.0 * u64::from(other);
     }
 
     fn usage(&self, out: &mut Vec<(String, u64)>) {
