@@ -100,14 +100,17 @@ impl ClassQueues {
 /// that changed. The next busy server that can act is found by one descent that compares, at
 /// each node, only the nonempty classes with what their heads of line need.
 ///
-/// On at most 64 servers and 64 classes ([`Small`]) no tree is kept: which servers can act is
-/// one word, kept up to date as offers are published and as heads of line change (the owner
-/// reports those through [`Activity::head_changed`]), so the next server is a mask and a count
-/// of trailing zeros.
+/// On at most 128 servers and 64 classes ([`Small`]) no tree is kept: which servers can act is
+/// one or two words, kept up to date as offers are published and as heads of line change (the
+/// owner reports those through [`Activity::head_changed`]), so the next server is a mask and a
+/// count of trailing zeros. A change of a head of line then costs a comparison per server
+/// offering its class something, against the tree's walks per publish and descent per search;
+/// on a hundred servers that trade is a gain (more instructions, fewer mispredicted
+/// branches), on 128 it is about even, which is why the word form stops there.
 #[derive(Clone, Debug)]
 pub struct Activity {
     servers: usize,
-    small: Option<Box<Small>>,
+    form: Form,
     /// Leaves of the tree (a power of two).
     leaves: usize,
     /// Columns per row: one per class.
@@ -124,14 +127,22 @@ const TRACKED: usize = 4;
 impl Activity {
     /// All servers empty, nothing offered.
     pub fn new(servers: usize, classes: usize) -> Self {
-        let small =
-            (servers <= 64 && classes <= 64).then(|| Box::new(Small::new(servers, classes)));
-        // the tree, unless the small form replaces it
-        let tree = if small.is_some() { 0 } else { servers };
+        let form = match servers.div_ceil(64) {
+            _ if classes > 64 => Form::Tree,
+            0 | 1 => Form::One(Box::new(Small::new(servers, classes))),
+            w if w <= SMALL_WORDS => Form::Two(Box::new(Small::new(servers, classes))),
+            _ => Form::Tree,
+        };
+        // the tree, unless a word form replaces it
+        let tree = if matches!(form, Form::Tree) {
+            servers
+        } else {
+            0
+        };
         let leaves = tree.next_power_of_two();
         Activity {
             servers,
-            small,
+            form,
             leaves,
             width: classes,
             nodes: vec![0; 2 * leaves * classes],
@@ -143,8 +154,10 @@ impl Activity {
     /// (zero: nothing); the classes not named keep their offers.
     #[inline]
     pub fn publish(&mut self, i: ServerId, empty: bool, offers: &[(usize, Size)]) {
-        if let Some(small) = &mut self.small {
-            return small.publish(i as usize, empty, offers);
+        match &mut self.form {
+            Form::One(small) => return small.publish(i as usize, empty, offers),
+            Form::Two(small) => return small.publish(i as usize, empty, offers),
+            Form::Tree => {}
         }
         self.empty.set(i as usize, empty);
         let w = self.width;
@@ -192,8 +205,10 @@ impl Activity {
     /// every change must be reported before the next [`Activity::next`].
     #[inline]
     pub fn head_changed(&mut self, c: usize, queues: &ClassQueues) {
-        if let Some(small) = &mut self.small {
-            small.set_need(c, queues.need(c));
+        match &mut self.form {
+            Form::One(small) => small.set_need(c, queues.need(c)),
+            Form::Two(small) => small.set_need(c, queues.need(c)),
+            Form::Tree => {}
         }
     }
 
@@ -203,8 +218,10 @@ impl Activity {
         if queues.total() == 0 {
             return None;
         }
-        if let Some(small) = &self.small {
-            return small.next(from as usize);
+        match &self.form {
+            Form::One(small) => return small.next(from as usize),
+            Form::Two(small) => return small.next(from as usize),
+            Form::Tree => {}
         }
         let empty = self.empty.first_from(from as usize).map(|e| e as ServerId);
         if empty == Some(from) || queues.heads.is_empty() {
@@ -277,26 +294,28 @@ impl Wants {
     }
 }
 
-/// [`Activity`] on at most 64 servers and 64 classes: per server its offers (up to two side by
-/// side, more read from its row), per class the servers offering it anything and what its head
-/// of line needs, and the word of servers that can act.
+/// [`Activity`] on at most `64 · W` servers and 64 classes. Server i is bit i % 64 of word
+/// i / 64. Per class: what its head of line needs (as last reported), what each server offers
+/// it, the word of servers offering it anything and the word of those whose offer meets the
+/// need; the servers that can act are the empty ones and the union of the latter.
+///
+/// A change of a head of line compares the need with the offers of only the servers offering
+/// its class something: O(those servers) per change, where the tree pays O(log L) per publish
+/// and per search. The form is kept on the few words where that is cheaper ([`SMALL_WORDS`]).
 #[derive(Clone, Debug)]
-struct Small {
-    /// Per class, what its head of line needs (`u64::MAX`: nobody waits), as last reported.
+struct Small<const W: usize> {
+    /// Per class, what its head of line needs (`u64::MAX`: nobody waits).
     need: [u64; 64],
-    /// Per class, bit i set when server i offers it anything.
-    offerers: [u64; 64],
-    /// Per server: its row (a capacity per class), the classes it offers anything (bit c),
-    /// and its first two (class, capacity) offers (capacity 0 when unused).
-    rows: Vec<u64>,
+    /// Offer of server i to class c at `(c · W + i / 64) · 64 + i % 64`.
+    caps: Vec<u64>,
+    /// Per class, the servers offering it anything.
+    offerers: [[u64; W]; 64],
+    /// Per class, the servers whose offer is at least its need.
+    meets: [[u64; W]; 64],
     width: usize,
-    offered: [u64; 64],
-    pairs: [[(u8, u64); 2]; 64],
-    /// Servers offering more than two classes (their rows are read).
-    wide: u64,
-    empty: u64,
-    /// Bit i set when server i meets a need with an offer.
-    acts: u64,
+    empty: [u64; W],
+    /// The union over classes of `meets`.
+    acts: [u64; W],
 }
 
 /// Sets bit `i` of `word` to `on`.
@@ -305,80 +324,92 @@ fn put(word: &mut u64, i: usize, on: bool) {
     *word = (*word & !(1 << i)) | (u64::from(on) << i);
 }
 
-impl Small {
+impl<const W: usize> Small<W> {
     fn new(servers: usize, classes: usize) -> Self {
-        let all = if servers == 64 {
-            u64::MAX
-        } else {
-            (1 << servers) - 1
-        };
+        debug_assert!(servers <= 64 * W && classes <= 64);
+        let mut empty = [0; W];
+        for (w, word) in empty.iter_mut().enumerate() {
+            let n = servers.saturating_sub(64 * w).min(64);
+            *word = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+        }
         Small {
             need: [u64::MAX; 64],
-            offerers: [0; 64],
-            rows: vec![0; servers * classes],
+            caps: vec![0; classes * 64 * W],
+            offerers: [[0; W]; 64],
+            meets: [[0; W]; 64],
             width: classes,
-            offered: [0; 64],
-            pairs: [[(0, 0); 2]; 64],
-            wide: 0,
-            empty: all,
-            acts: 0,
+            empty,
+            acts: [0; W],
         }
     }
 
     fn publish(&mut self, i: usize, empty: bool, offers: &[(usize, Size)]) {
-        put(&mut self.empty, i, empty);
-        let mut offered = self.offered[i];
-        let row = i * self.width;
+        let (w, b) = (i / 64 % W, i % 64);
+        put(&mut self.empty[w], b, empty);
         for &(c, cap) in offers {
-            self.rows[row + c] = cap.0;
-            put(&mut offered, c, cap.0 != 0);
-            put(&mut self.offerers[c], i, cap.0 != 0);
+            let (c, cap) = (c % 64, cap.0);
+            self.caps[(c * W + w) * 64 + b] = cap;
+            put(&mut self.offerers[c][w], b, cap != 0);
+            put(&mut self.meets[c][w], b, cap >= self.need[c]);
         }
-        self.offered[i] = offered;
-        put(&mut self.wide, i, offered.count_ones() > 2);
-        let mut rest = offered;
-        for slot in 0..2 {
-            let c = rest.trailing_zeros() as usize % 64;
-            let cap = if rest != 0 { self.rows[row + c] } else { 0 };
-            self.pairs[i][slot] = (c as u8, cap);
-            rest &= rest.wrapping_sub(1);
-        }
-        self.update(i);
+        self.combine(w);
     }
 
     fn set_need(&mut self, c: usize, need: u64) {
+        let c = c % 64;
         self.need[c] = need;
-        let mut servers = self.offerers[c];
-        while servers != 0 {
-            self.update(servers.trailing_zeros() as usize);
-            servers &= servers - 1;
+        for w in 0..W {
+            let caps = &self.caps[(c * W + w) * 64..][..64];
+            let mut servers = self.offerers[c][w];
+            let mut meets = 0;
+            while servers != 0 {
+                let b = servers.trailing_zeros() as usize;
+                meets |= u64::from(caps[b] >= need) << b;
+                servers &= servers - 1;
+            }
+            self.meets[c][w] = meets;
+            self.combine(w);
         }
     }
 
-    /// Recomputes whether server `i` can act.
+    /// Recomputes word `w` of the servers that can act (a server offering nothing meets no
+    /// need: every need is at least one unit).
     #[inline]
-    fn update(&mut self, i: usize) {
-        let [(c0, cap0), (c1, cap1)] = self.pairs[i];
-        let mut meets = cap0 >= self.need[c0 as usize % 64] || cap1 >= self.need[c1 as usize % 64];
-        if self.wide >> i & 1 == 1 {
-            let mut m = self.offered[i];
-            while m != 0 && !meets {
-                let c = m.trailing_zeros() as usize;
-                meets = self.rows[i * self.width + c] >= self.need[c];
-                m &= m - 1;
-            }
-        }
-        put(&mut self.acts, i, meets);
+    fn combine(&mut self, w: usize) {
+        self.acts[w] = self.meets[..self.width].iter().fold(0, |a, m| a | m[w]);
     }
 
     #[inline]
     fn next(&self, from: usize) -> Option<ServerId> {
-        if from >= 64 {
+        let first = from / 64;
+        if first >= W {
             return None;
         }
-        let acts = (self.acts | self.empty) >> from << from;
-        (acts != 0).then(|| acts.trailing_zeros() as ServerId)
+        let mut acts = (self.acts[first] | self.empty[first]) >> (from % 64) << (from % 64);
+        let mut w = first;
+        loop {
+            if acts != 0 {
+                return Some((64 * w + acts.trailing_zeros() as usize) as ServerId);
+            }
+            w += 1;
+            if w >= W {
+                return None;
+            }
+            acts = self.acts[w] | self.empty[w];
+        }
     }
+}
+
+/// The largest number of 64-server words on which [`Activity`] keeps the word form
+/// ([`Small`]) rather than the tree.
+const SMALL_WORDS: usize = 2;
+
+/// The form of [`Activity`]: words of servers that can act, or the tree.
+#[derive(Clone, Debug)]
+enum Form {
+    One(Box<Small<1>>),
+    Two(Box<Small<2>>),
+    Tree,
 }
 
 #[cfg(test)]
@@ -440,12 +471,13 @@ mod tests {
     }
 
     /// `next` agrees with a scan of every server against the heads of line, across random
-    /// offers, emptiness, pushes and pops, at server counts on and off powers of two.
+    /// offers, emptiness, pushes and pops, at server counts on and off powers of two and on
+    /// both sides of the word forms' limit.
     #[test]
     fn next_matches_a_linear_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(7);
         let unit = Size::ONE.0;
-        for servers in [1usize, 3, 8, 37, 63, 64, 65, 130] {
+        for servers in [1usize, 3, 8, 37, 63, 64, 65, 100, 128, 129, 300] {
             let classes = 4;
             let mut act = Activity::new(servers, classes);
             let mut queues = ClassQueues::new(classes);

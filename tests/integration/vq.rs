@@ -448,6 +448,50 @@ fn same_decisions(a: &[Placement], b: &[Placement], case: &str) {
     assert_eq!(a.len(), b.len(), "{case}: number of placements");
 }
 
+/// One run of a fast policy and of the reference on the same jobs.
+struct Case<'a> {
+    kind: Kind,
+    stall: Option<f64>,
+    servers: usize,
+    /// The partition X_J.
+    j: u32,
+    /// Job sizes, equally likely.
+    values: &'a [Size],
+    service: &'a ServiceLaw,
+    /// Arrivals per slot.
+    rate: f64,
+    seed: u64,
+}
+
+impl Case<'_> {
+    /// Runs both and checks they place alike; returns the fast policy's placements.
+    fn same_as_reference(&self, name: &str) -> Vec<Placement> {
+        let &Case {
+            kind,
+            stall,
+            servers,
+            j,
+            ..
+        } = self;
+        let sizes = SizeLaw::discrete(self.values.to_vec(), vec![1.0; self.values.len()]).unwrap();
+        let partition = Partition::universal(j);
+        let mut types: Vec<Size> = self.values.to_vec();
+        types.sort_unstable();
+        types.dedup();
+        let mut fast: Box<dyn Policy> = match kind {
+            Kind::Vqs => Box::new(Vqs::new(partition.clone(), servers, stall)),
+            Kind::VqsBf => Box::new(VqsBf::new(partition.clone(), servers, stall)),
+            Kind::MaxWeight => Box::new(MaxWeight::new(types.clone(), servers)),
+        };
+        let mut slow = Reference::new(kind, partition, types, servers, stall);
+        let (rate, seed) = (self.rate, self.seed);
+        let a = run_logged(fast.as_mut(), servers, &sizes, self.service, rate, seed);
+        let b = run_logged(&mut slow, servers, &sizes, self.service, rate, seed);
+        same_decisions(&a, &b, &format!("{kind:?} {name} (L={servers}, J={j})"));
+        a
+    }
+}
+
 fn compare(kind: Kind, stall: Option<f64>) {
     let mut rng = Pcg64Mcg::seed_from_u64(0x5EED + kind as u64);
     let mut stall_mattered = 0;
@@ -471,23 +515,17 @@ fn compare(kind: Kind, stall: Option<f64>) {
         let load = rng.random_range(0.5..1.2);
         let rate = load * servers as f64 / (sizes.mean() * service.mean());
         let seed = rng.random();
-        let partition = Partition::universal(j);
-        let mut types: Vec<Size> = values.clone();
-        types.sort_unstable();
-        types.dedup();
-        let mut fast: Box<dyn Policy> = match kind {
-            Kind::Vqs => Box::new(Vqs::new(partition.clone(), servers, stall)),
-            Kind::VqsBf => Box::new(VqsBf::new(partition.clone(), servers, stall)),
-            Kind::MaxWeight => Box::new(MaxWeight::new(types.clone(), servers)),
+        let run = Case {
+            kind,
+            stall,
+            servers,
+            j,
+            values: &values,
+            service: &service,
+            rate,
+            seed,
         };
-        let mut slow = Reference::new(kind, partition, types, servers, stall);
-        let a = run_logged(fast.as_mut(), servers, &sizes, &service, rate, seed);
-        let b = run_logged(&mut slow, servers, &sizes, &service, rate, seed);
-        same_decisions(
-            &a,
-            &b,
-            &format!("{kind:?} case {case} (L={servers}, J={j})"),
-        );
+        let a = run.same_as_reference(&format!("case {case}"));
         if stall.is_some() {
             let partition = Partition::universal(j);
             let mut plain: Box<dyn Policy> = match kind {
@@ -515,6 +553,37 @@ fn vqs_matches_reference() {
 #[test]
 fn vqs_bf_matches_reference() {
     compare(Kind::VqsBf, None);
+}
+
+/// VQS and VQS-BF on clusters on both sides of 64 and 128 servers, where the index of the
+/// servers that can act changes form (one word, two words, a tree).
+#[test]
+fn vqs_matches_reference_on_larger_clusters() {
+    let mut rng = Pcg64Mcg::seed_from_u64(0x64_128);
+    let pool = [
+        0.05, 0.1, 0.15, 0.2, 0.24, 0.3, 0.34, 0.45, 0.5, 0.55, 0.6, 0.66, 0.7, 0.9, 1.0,
+    ];
+    for servers in [64, 65, 100, 128, 129, 200] {
+        let values: Vec<Size> = (0..8)
+            .map(|_| sz(pool[rng.random_range(0..pool.len())]))
+            .collect();
+        let mean = values.iter().map(|s| s.as_f64()).sum::<f64>() / values.len() as f64;
+        let service = ServiceLaw::geometric(10.0);
+        let rate = rng.random_range(0.8..1.1) * servers as f64 / (mean * 10.0);
+        for kind in [Kind::Vqs, Kind::VqsBf] {
+            let run = Case {
+                kind,
+                stall: None,
+                servers,
+                j: rng.random_range(2..=5),
+                values: &values,
+                service: &service,
+                rate,
+                seed: rng.random(),
+            };
+            run.same_as_reference("larger cluster");
+        }
+    }
 }
 
 #[test]
