@@ -545,6 +545,15 @@ fn rank<K: Copy + Ord>(block: &[K], k: K) -> usize {
     block.iter().map(|&x| usize::from(x < k)).sum()
 }
 
+/// Levels of a max-tree that an update always recomputes, changed or not. Stopping at the
+/// first unchanged ancestor saves a few steps, but where it stops varies from update to update
+/// and the branch is often mispredicted, which costs more than the steps; above this many levels
+/// (more than 1024 servers) an update stops there. Measured against stopping early at every
+/// level (paired runs, 3·10⁶ jobs, sizes Unif[0.1, 0.9], load 0.7): FIFO-FF 16 % faster at 100
+/// servers and 9 % at 1000, VQS-BF 9, 8 and 6 % at 100, 1000 and 10⁴, VQS 5 and 4 % at 1000
+/// and 10⁴.
+pub const FULL_CLIMB: u32 = 10;
+
 /// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
 /// to [`SCAN`] servers).
 #[derive(Clone, Debug)]
@@ -583,13 +592,21 @@ impl FirstFitServers {
         if self.n <= SCAN {
             return;
         }
+        let tree = &mut self.tree[..];
+        for _ in 0..FULL_CLIMB {
+            if v == 1 {
+                return;
+            }
+            v /= 2;
+            tree[v] = tree[2 * v].max(tree[2 * v + 1]);
+        }
         while v > 1 {
             v /= 2;
-            let m = self.tree[2 * v].max(self.tree[2 * v + 1]);
-            if self.tree[v] == m {
+            let m = tree[2 * v].max(tree[2 * v + 1]);
+            if tree[v] == m {
                 break;
             }
-            self.tree[v] = m;
+            tree[v] = m;
         }
     }
 
@@ -623,7 +640,8 @@ impl FirstFitServers {
 
 /// The lowest leaf index ≥ `from` (of `n` used among `leaves`, a power of two) whose node
 /// `meets`, in a tree where a node meets whenever one of its children does (a max-tree with a
-/// threshold, or several at once): up from the leaf until a right sibling meets, then down.
+/// threshold, or several at once): up from the leaf until a right sibling meets, then down (from
+/// the root when `from` is 0).
 #[inline]
 pub(super) fn leftmost_from(
     leaves: usize,
@@ -634,6 +652,14 @@ pub(super) fn leftmost_from(
     let from = from as usize;
     if from >= n || !meets(1) {
         return None;
+    }
+    if from == 0 {
+        // the whole tree: one descent from the root, as many steps as levels
+        let mut v = 1;
+        while v < leaves {
+            v = 2 * v + usize::from(!meets(2 * v));
+        }
+        return Some((v - leaves) as ServerId);
     }
     let mut v = leaves + from;
     if meets(v) {
