@@ -176,7 +176,12 @@ impl SizeQueue {
     fn small_pick(&self, free: Size) -> Option<usize> {
         let end = self.small.partition_point(|(s, _)| *s <= free.0);
         let size = self.small[..end].last()?.0;
-        Some(self.small[..end].partition_point(|(s, _)| *s < size))
+        // the earliest of that size: the job just found, unless sizes repeat
+        let mut p = end - 1;
+        while p > 0 && self.small[p - 1].0 == size {
+            p -= 1;
+        }
+        Some(p)
     }
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes).
