@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use super::index::{Bitmap, FULL_CLIMB, leftmost_from};
+use super::index::{Bitmap, climb, leftmost_from};
 use crate::model::{Job, ServerId, Size};
 
 /// One FIFO queue per class.
@@ -182,35 +182,20 @@ impl Activity {
         }
     }
 
-    /// Recomputes the `columns` of server `i`'s ancestors: the lowest [`FULL_CLIMB`] levels
-    /// always (a climb of a fixed number of steps is predicted, and costs less than the
-    /// mispredicted stop it would save), above them up to the first that none changes.
+    /// Recomputes the `columns` of server `i`'s ancestors ([`climb`]).
     #[inline]
     fn walk_up(&mut self, i: ServerId, columns: impl Iterator<Item = usize> + Clone) {
         let w = self.width;
-        let mut v = self.leaves + i as usize;
-        for _ in 0..FULL_CLIMB {
-            if v == 1 {
-                return;
-            }
-            v /= 2;
-            let (at, left, right) = (v * w, 2 * v * w, (2 * v + 1) * w);
-            for c in columns.clone() {
-                self.nodes[at + c] = self.nodes[left + c].max(self.nodes[right + c]);
-            }
-        }
-        while v > 1 {
-            v /= 2;
+        let nodes = &mut self.nodes;
+        climb(self.leaves + i as usize, |v| {
             let (at, left, right) = (v * w, 2 * v * w, (2 * v + 1) * w);
             let mut moved = false;
             for c in columns.clone() {
-                let m = self.nodes[left + c].max(self.nodes[right + c]);
-                moved |= std::mem::replace(&mut self.nodes[at + c], m) != m;
+                let m = nodes[left + c].max(nodes[right + c]);
+                moved |= std::mem::replace(&mut nodes[at + c], m) != m;
             }
-            if !moved {
-                break;
-            }
-        }
+            moved
+        });
     }
 
     /// The head of line of class `c` changed (a job joined an empty class, or the head left):

@@ -557,7 +557,27 @@ fn rank<K: Copy + Ord>(block: &[K], k: K) -> usize {
 /// level (paired runs, 3·10⁶ jobs, sizes Unif[0.1, 0.9], load 0.7): FIFO-FF 16 % faster at 100
 /// servers and 9 % at 1000, VQS-BF 9, 8 and 6 % at 100, 1000 and 10⁴, VQS 5 and 4 % at 1000
 /// and 10⁴.
-pub const FULL_CLIMB: u32 = 10;
+const FULL_CLIMB: u32 = 10;
+
+/// Recomputes the ancestors of node `v` of a max-tree, lowest first, by `recompute(node)`, which
+/// sets a node from its children and says whether it changed: the lowest [`FULL_CLIMB`] levels
+/// always, above them up to the first that does not change.
+#[inline]
+pub(super) fn climb(mut v: usize, mut recompute: impl FnMut(usize) -> bool) {
+    for _ in 0..FULL_CLIMB {
+        if v == 1 {
+            return;
+        }
+        v /= 2;
+        recompute(v);
+    }
+    while v > 1 {
+        v /= 2;
+        if !recompute(v) {
+            break;
+        }
+    }
+}
 
 /// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
 /// to [`SCAN`] servers).
@@ -589,7 +609,7 @@ impl FirstFitServers {
     /// Server `i` now has `free` capacity.
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
-        let mut v = self.leaves + i as usize;
+        let v = self.leaves + i as usize;
         if self.tree[v] == free.0 {
             return;
         }
@@ -597,22 +617,11 @@ impl FirstFitServers {
         if self.n <= SCAN {
             return;
         }
-        let tree = &mut self.tree[..];
-        for _ in 0..FULL_CLIMB {
-            if v == 1 {
-                return;
-            }
-            v /= 2;
-            tree[v] = tree[2 * v].max(tree[2 * v + 1]);
-        }
-        while v > 1 {
-            v /= 2;
+        let tree = &mut self.tree;
+        climb(v, |v| {
             let m = tree[2 * v].max(tree[2 * v + 1]);
-            if tree[v] == m {
-                break;
-            }
-            tree[v] = m;
-        }
+            std::mem::replace(&mut tree[v], m) != m
+        });
     }
 
     /// The largest free capacity of any server.
@@ -658,28 +667,25 @@ pub(super) fn leftmost_from(
     if from >= n || !meets(1) {
         return None;
     }
-    if from == 0 {
+    let mut v = if from == 0 {
         // the whole tree: one descent from the root, as many steps as levels
-        let mut v = 1;
-        while v < leaves {
-            v = 2 * v + usize::from(!meets(2 * v));
+        1
+    } else {
+        let mut v = leaves + from;
+        if meets(v) {
+            return Some(from as ServerId);
         }
-        return Some((v - leaves) as ServerId);
-    }
-    let mut v = leaves + from;
-    if meets(v) {
-        return Some(from as ServerId);
-    }
-    // go up until v is a left child whose right sibling meets, then descend into it
-    while v > 1 && (v & 1 == 1 || !meets(v + 1)) {
-        v /= 2;
-    }
-    if v <= 1 {
-        return None;
-    }
-    v += 1;
+        // go up until v is a left child whose right sibling meets, then descend into it
+        while v > 1 && (v & 1 == 1 || !meets(v + 1)) {
+            v /= 2;
+        }
+        if v <= 1 {
+            return None;
+        }
+        v + 1
+    };
     while v < leaves {
-        v = if meets(2 * v) { 2 * v } else { 2 * v + 1 };
+        v = 2 * v + usize::from(!meets(2 * v));
     }
     Some((v - leaves) as ServerId)
 }
