@@ -294,7 +294,11 @@ impl Wants {
 /// [`Activity`] on at most `64 · W` servers and 64 classes. Server i is bit i % 64 of word
 /// i / 64. Per class: what its head of line needs (as last reported), what each server offers
 /// it, the word of servers offering it anything and the word of those whose offer meets the
-/// need; the servers that can act are the empty ones and the union of the latter.
+/// need; the servers that can act are the empty ones and the union of the latter. The union is
+/// kept through each server's set of classes met, so a publish changes one bit of it and a
+/// change of need only the bits of the servers that started or stopped meeting it (an OR over
+/// every class's word, rebuilt after each store to one of them, cost more: the wide loads
+/// that read it wait for the narrow store just made).
 ///
 /// A change of a head of line compares the need with the offers of only the servers offering
 /// its class something: O(those servers) per change, where the tree pays O(log L) per publish
@@ -309,9 +313,10 @@ struct Small<const W: usize> {
     offerers: [[u64; W]; 64],
     /// Per class, the servers whose offer is at least its need.
     meets: [[u64; W]; 64],
-    width: usize,
+    /// Per server, the classes whose need its offer meets (bit c for class c).
+    classes_met: Vec<u64>,
     empty: [u64; W],
-    /// The union over classes of `meets`.
+    /// The servers meeting some class's need (a nonzero `classes_met`).
     acts: [u64; W],
 }
 
@@ -334,7 +339,7 @@ impl<const W: usize> Small<W> {
             caps: vec![0; classes * 64 * W],
             offerers: [[0; W]; 64],
             meets: [[0; W]; 64],
-            width: classes,
+            classes_met: vec![0; 64 * W],
             empty,
             acts: [0; W],
         }
@@ -342,14 +347,19 @@ impl<const W: usize> Small<W> {
 
     fn publish(&mut self, i: usize, empty: bool, offers: &[(usize, Size)]) {
         let (w, b) = (i / 64 % W, i % 64);
+        let i = 64 * w + b;
         put(&mut self.empty[w], b, empty);
         for &(c, cap) in offers {
             let (c, cap) = (c % 64, cap.0);
             self.caps[(c * W + w) * 64 + b] = cap;
             put(&mut self.offerers[c][w], b, cap != 0);
-            put(&mut self.meets[c][w], b, cap >= self.need[c]);
+            let met = cap >= self.need[c];
+            put(&mut self.meets[c][w], b, met);
+            put(&mut self.classes_met[i], c, met);
         }
-        self.combine(w);
+        // only server i's bit can have changed (a server offering nothing meets no need:
+        // every need is at least one unit)
+        put(&mut self.acts[w], b, self.classes_met[i] != 0);
     }
 
     fn set_need(&mut self, c: usize, need: u64) {
@@ -364,16 +374,16 @@ impl<const W: usize> Small<W> {
                 meets |= u64::from(caps[b] >= need) << b;
                 servers &= servers - 1;
             }
-            self.meets[c][w] = meets;
-            self.combine(w);
+            // the servers that started or stopped meeting class c's need
+            let mut changed = std::mem::replace(&mut self.meets[c][w], meets) ^ meets;
+            while changed != 0 {
+                let b = changed.trailing_zeros() as usize;
+                let met = &mut self.classes_met[64 * w + b];
+                *met ^= 1 << c;
+                put(&mut self.acts[w], b, *met != 0);
+                changed &= changed - 1;
+            }
         }
-    }
-
-    /// Recomputes word `w` of the servers that can act (a server offering nothing meets no
-    /// need: every need is at least one unit).
-    #[inline]
-    fn combine(&mut self, w: usize) {
-        self.acts[w] = self.meets[..self.width].iter().fold(0, |a, m| a | m[w]);
     }
 
     #[inline]
