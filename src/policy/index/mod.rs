@@ -210,18 +210,27 @@ impl SizeQueue {
     }
 
     /// The largest waiting job of size ≤ `free`, removed unless its size is ≤ `above`.
-    #[inline]
+    ///
+    /// The short vector's case is inlined into the callers (measured faster for VQS-BF, whose
+    /// takes are many and small); the groups' case stays out of line.
+    #[inline(always)]
     fn take_largest(&mut self, above: Option<Size>, free: Size) -> Option<Job> {
-        let too_small = |s: u64| above.is_some_and(|a| s <= a.0);
-        if self.groups.is_empty() {
-            let p = self.small_pick(free)?;
-            if too_small(self.small[p].0) {
-                return None;
-            }
-            let (s, w) = self.small.remove(p);
-            self.len -= 1;
-            return Some(w.job(s));
+        if !self.groups.is_empty() {
+            return self.take_largest_grouped(above, free);
         }
+        let p = self.small_pick(free)?;
+        if above.is_some_and(|a| self.small[p].0 <= a.0) {
+            return None;
+        }
+        let (s, w) = self.small.remove(p);
+        self.len -= 1;
+        Some(w.job(s))
+    }
+
+    /// [`Self::take_largest`] over the groups by size.
+    #[inline(never)]
+    fn take_largest_grouped(&mut self, above: Option<Size>, free: Size) -> Option<Job> {
+        let too_small = |s: u64| above.is_some_and(|a| s <= a.0);
         let e = self.groups.range_mut(..=free.0).next_back()?;
         let s = *e.0;
         if too_small(s) {
