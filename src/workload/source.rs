@@ -5,6 +5,12 @@
 //! exactly the same jobs, and changing the service law does not change the sizes. The arrival
 //! stream is drawn batch by batch (the slot of the next batch and its size), so the slot loop
 //! can skip the slots in which nothing arrives.
+//!
+//! [`JobSource`] draws each batch's jobs one batch ahead, when it hands out the batch before.
+//! Each stream is still drawn in the same order, so the jobs are the same; what changes is
+//! when they are written to memory. A job written field by field and read back whole at once
+//! (as copying it does) cannot be forwarded from the processor's store buffer, and the read
+//! waits for the writes to reach the cache. Drawn a batch ahead, they are there long before.
 
 use super::{Arrivals, ServiceLaw, SizeLaw};
 use crate::model::Job;
@@ -65,6 +71,12 @@ impl ArrivalClock {
         self.slot
     }
 
+    /// The number of jobs arriving in the next slot with arrivals.
+    #[inline]
+    pub fn next_count(&self) -> u32 {
+        self.n
+    }
+
     /// The number of jobs arriving in slot `t` (0 unless `t` is the next slot with arrivals;
     /// slots must be asked in increasing order, none skipped past [`Self::next_slot`]).
     #[inline]
@@ -93,20 +105,49 @@ pub struct JobSource {
     service: ServiceLaw,
     clock: ArrivalClock,
     streams: Streams,
+    /// Jobs handed out so far, and the sum of their sizes.
     next_id: u64,
     work: u128,
+    /// The jobs of the next slot with arrivals (the clock's next slot), drawn ahead, and the
+    /// sum of their sizes.
+    ahead: Vec<Job>,
+    ahead_work: u128,
 }
 
 impl JobSource {
     pub fn new(sizes: SizeLaw, service: ServiceLaw, arrivals: Arrivals, run_seed: u64) -> Self {
         let mut streams = Streams::new(run_seed);
-        JobSource {
+        let mut source = JobSource {
             sizes,
             service,
             clock: ArrivalClock::new(arrivals, &mut streams.arrivals),
             streams,
             next_id: 0,
             work: 0,
+            ahead: Vec::new(),
+            ahead_work: 0,
+        };
+        source.draw_ahead();
+        source
+    }
+
+    /// Draws the jobs of the clock's next slot into `ahead` (empty before), numbered after the
+    /// jobs handed out.
+    #[inline]
+    fn draw_ahead(&mut self) {
+        let (t, n) = (self.clock.next_slot(), self.clock.next_count());
+        self.ahead_work = 0;
+        for k in 0..n as u64 {
+            let size = self.sizes.sample(&mut self.streams.sizes);
+            let service = self.service.sample(&mut self.streams.service);
+            self.ahead.push(Job {
+                id: self.next_id + k,
+                size,
+                service,
+                arrival: t,
+                class: 0,
+            });
+            self.ahead_work += size.0 as u128;
         }
     }
 }
@@ -129,18 +170,16 @@ impl Source<Job> for JobSource {
     #[inline]
     fn batch(&mut self, t: u64, out: &mut Vec<Job>) {
         let n = self.clock.take(t, &mut self.streams.arrivals);
-        for _ in 0..n {
-            let size = self.sizes.sample(&mut self.streams.sizes);
-            let service = self.service.sample(&mut self.streams.service);
-            out.push(Job {
-                id: self.next_id,
-                size,
-                service,
-                arrival: t,
-                class: 0,
-            });
-            self.next_id += 1;
-            self.work += size.0 as u128;
+        if n == 0 {
+            return;
         }
+        self.next_id += n as u64;
+        self.work += self.ahead_work;
+        if out.is_empty() {
+            std::mem::swap(out, &mut self.ahead);
+        } else {
+            out.append(&mut self.ahead);
+        }
+        self.draw_ahead();
     }
 }
