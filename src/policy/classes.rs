@@ -364,15 +364,21 @@ impl<const W: usize> Small<W> {
 
     fn set_need(&mut self, c: usize, need: u64) {
         let c = c % 64;
-        self.need[c] = need;
+        let before = std::mem::replace(&mut self.need[c], need);
         for w in 0..W {
             let caps = &self.caps[(c * W + w) * 64..][..64];
-            let mut servers = self.offerers[c][w];
-            let mut meets = 0;
-            while servers != 0 {
-                let b = servers.trailing_zeros() as usize;
+            let met = self.meets[c][w];
+            // a higher need is met only by servers that met the lower one, a lower need by
+            // those and the others offering something: compare only the servers in doubt
+            let (mut meets, mut doubt) = match need {
+                u64::MAX => (0, 0),
+                _ if need >= before => (0, met),
+                _ => (met, self.offerers[c][w] & !met),
+            };
+            while doubt != 0 {
+                let b = doubt.trailing_zeros() as usize;
                 meets |= u64::from(caps[b] >= need) << b;
-                servers &= servers - 1;
+                doubt &= doubt - 1;
             }
             // the servers that started or stopped meeting class c's need
             let mut changed = std::mem::replace(&mut self.meets[c][w], meets) ^ meets;
