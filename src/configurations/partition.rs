@@ -17,12 +17,31 @@ pub enum PartitionKind {
 /// A partition of (0, 1] into intervals I_1 = (c_1, 1], I_2 = (c_2, c_1], …, I_n = (0, c_{n−1}],
 /// numbered from the largest sizes down (the paper's order: VQ_1 holds the largest jobs).
 /// Index k (0-based) is the paper's interval k+1.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Partition {
     /// Upper ends, strictly decreasing, `uppers[0] = 1`.
     uppers: Vec<Size>,
     kind: PartitionKind,
+    /// Per size range of 2^[`SHIFT`] units, the interval of the range's largest size: the
+    /// least index any size of the range can have ([`Partition::index`]).
+    table: Box<[u32]>,
+    /// The upper ends followed by zero, so that [`Partition::index`] needs no bounds check.
+    ends: Box<[u64]>,
 }
+
+/// The upper ends and the family (the table and the ends derive from them, and an experiment's
+/// identity is its debug form).
+impl std::fmt::Debug for Partition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Partition")
+            .field("uppers", &self.uppers)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+/// Sizes per entry of [`Partition`]'s table: 2^36 units, so that (0, 1] takes 733 entries.
+const SHIFT: u32 = 36;
 
 /// Largest J accepted: every cut point of X_J is exact on the fixed-point grid up to 2^−30.
 pub const MAX_J: u32 = 30;
@@ -37,6 +56,22 @@ pub enum PartitionError {
 }
 
 impl Partition {
+    /// The partition with upper ends `uppers` (strictly decreasing from 1), with its lookup
+    /// table.
+    fn new(uppers: Vec<Size>, kind: PartitionKind) -> Partition {
+        let by_search = |s: u64| uppers.partition_point(|&u| u.0 >= s) - 1;
+        let table = (0..=Size::UNIT >> SHIFT)
+            .map(|b| by_search(((b + 1) << SHIFT).min(Size::UNIT + 1) - 1) as u32)
+            .collect();
+        let ends = uppers.iter().map(|u| u.0).chain([0]).collect();
+        Partition {
+            uppers,
+            kind,
+            table,
+            ends,
+        }
+    }
+
     /// The universal partition X_J (2J+1 intervals), 1 ≤ J ≤ [`MAX_J`].
     pub fn universal(j: u32) -> Partition {
         assert!((1..=MAX_J).contains(&j), "J in 1..=30");
@@ -47,20 +82,14 @@ impl Partition {
             uppers.push(Size::ratio(2, 3 * p)); // (2/3)·2^−(m−1)
         }
         uppers.push(Size::ratio(1, 1 << j)); // 2^−J
-        Partition {
-            uppers,
-            kind: PartitionKind::Universal { j },
-        }
+        Partition::new(uppers, PartitionKind::Universal { j })
     }
 
     /// The dyadic partition (2^−m, 2^−(m−1)], m = 1…J, and (0, 2^−J]: J+1 intervals.
     pub fn dyadic(j: u32) -> Partition {
         assert!((1..=MAX_J).contains(&j), "J in 1..=30");
         let uppers = (0..=j).map(|m| Size::ratio(1, 1 << m)).collect();
-        Partition {
-            uppers,
-            kind: PartitionKind::Dyadic { j },
-        }
+        Partition::new(uppers, PartitionKind::Dyadic { j })
     }
 
     /// A partition with the given cut points, each strictly inside (0, 1), in any order.
@@ -75,10 +104,7 @@ impl Partition {
         }
         let mut uppers = vec![Size::ONE];
         uppers.extend(c);
-        Ok(Partition {
-            uppers,
-            kind: PartitionKind::Custom,
-        })
+        Ok(Partition::new(uppers, PartitionKind::Custom))
     }
 
     pub fn kind(&self) -> PartitionKind {
@@ -98,7 +124,13 @@ impl Partition {
     /// The 0-based interval containing `s` (s in (0, 1]).
     #[inline]
     pub fn index(&self, s: Size) -> usize {
-        self.uppers.partition_point(|&u| u >= s) - 1
+        // the least index of s's range, then up past the ends at or above s (few: the cut
+        // points are far apart but near 0)
+        let mut k = self.table[(s.0 >> SHIFT) as usize] as usize;
+        while self.ends[k + 1] >= s.0 {
+            k += 1;
+        }
+        k
     }
 
     /// Upper end of interval k (the upper-rounded size r̄_k).
@@ -212,5 +244,30 @@ mod tests {
         );
         assert!(Partition::custom(&[Size::ONE]).is_err());
         assert!(Partition::custom(&[Size::ratio(1, 2), Size::ratio(1, 2)]).is_err());
+    }
+
+    /// The table lookup agrees with a bisection of the upper ends: on every cut point and its
+    /// neighbours, at the ends of (0, 1], and on random sizes, for X_J up to J = 30 (cuts far
+    /// finer than a table range), dyadic partitions and custom cuts packed into one range.
+    #[test]
+    fn index_matches_a_bisection() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        let packed: Vec<Size> = (1..40).map(|k| Size((1 << 40) + k * 977)).collect();
+        let mut partitions: Vec<Partition> = (1..=MAX_J).map(Partition::universal).collect();
+        partitions.extend((1..=MAX_J).map(Partition::dyadic));
+        partitions.push(Partition::custom(&packed).unwrap());
+        partitions.push(Partition::custom(&[Size(1), Size(Size::UNIT - 1)]).unwrap());
+        for p in &partitions {
+            let bisect = |s: Size| p.uppers().partition_point(|&u| u >= s) - 1;
+            let mut sizes = vec![Size(1), Size(2), Size::ONE, Size(Size::UNIT - 1)];
+            for &u in p.uppers() {
+                sizes.extend([Size(u.0 - 1), u, Size((u.0 + 1).min(Size::UNIT))]);
+            }
+            sizes.extend((0..2000).map(|_| Size(rng.random_range(1..=Size::UNIT))));
+            for s in sizes.into_iter().filter(|s| s.0 >= 1) {
+                assert_eq!(p.index(s), bisect(s), "{} at size {}", p.label(), s.0);
+            }
+        }
     }
 }
