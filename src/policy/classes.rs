@@ -349,17 +349,19 @@ impl<const W: usize> Small<W> {
         let (w, b) = (i / 64 % W, i % 64);
         let i = 64 * w + b;
         put(&mut self.empty[w], b, empty);
+        let mut classes = self.classes_met[i];
         for &(c, cap) in offers {
             let (c, cap) = (c % 64, cap.0);
             self.caps[(c * W + w) * 64 + b] = cap;
             put(&mut self.offerers[c][w], b, cap != 0);
             let met = cap >= self.need[c];
             put(&mut self.meets[c][w], b, met);
-            put(&mut self.classes_met[i], c, met);
+            put(&mut classes, c, met);
         }
+        self.classes_met[i] = classes;
         // only server i's bit can have changed (a server offering nothing meets no need:
         // every need is at least one unit)
-        put(&mut self.acts[w], b, self.classes_met[i] != 0);
+        put(&mut self.acts[w], b, classes != 0);
     }
 
     fn set_need(&mut self, c: usize, need: u64) {
