@@ -30,8 +30,9 @@ use crate::model::{Job, ServerId, Size};
 /// no tree node is allocated, and a queue that keeps emptying and refilling stays cheap.
 #[derive(Clone, Debug, Default)]
 pub struct SizeQueue {
-    /// Up to [`SMALL`] jobs by (size, arrival), while `groups` is empty.
-    small: Vec<(u64, Waiting)>,
+    /// Up to [`SMALL`] jobs by (size, arrival), while `groups` is empty: whole jobs, so that a
+    /// take copies one out as stored rather than rebuilding it field by field.
+    small: Vec<Job>,
     /// Above: the jobs of each size, earliest first.
     groups: BTreeMap<u64, Group>,
     len: usize,
@@ -126,19 +127,19 @@ impl Group {
 
 impl SizeQueue {
     pub fn insert(&mut self, job: Job) {
-        let w = Waiting::of(&job);
         self.len += 1;
         if self.groups.is_empty() && self.small.len() < SMALL {
-            let key = (job.size.0, job.id);
-            let p = self.small.partition_point(|(s, x)| (*s, x.id) < key);
-            self.small.insert(p, (job.size.0, w));
+            let key = (job.size, job.id);
+            let p = self.small.partition_point(|x| (x.size, x.id) < key);
+            self.small.insert(p, job);
             return;
         }
+        let w = Waiting::of(&job);
         if !self.small.is_empty() {
             // the vector keeps its allocation for when the queue is short again
             let mut small = std::mem::take(&mut self.small);
-            for &(s, x) in &small {
-                self.add(s, x);
+            for x in &small {
+                self.add(x.size.0, Waiting::of(x));
             }
             small.clear();
             self.small = small;
@@ -166,7 +167,7 @@ impl SizeQueue {
     /// The smallest waiting size.
     pub fn min_size(&self) -> Option<Size> {
         match self.small.first() {
-            Some(&(s, _)) => Some(Size(s)),
+            Some(j) => Some(j.size),
             None => self.groups.keys().next().map(|&s| Size(s)),
         }
     }
@@ -174,11 +175,11 @@ impl SizeQueue {
     /// Position in `small` of the earliest of the largest jobs of size ≤ `free`.
     #[inline]
     fn small_pick(&self, free: Size) -> Option<usize> {
-        let end = self.small.partition_point(|(s, _)| *s <= free.0);
-        let size = self.small[..end].last()?.0;
+        let end = self.small.partition_point(|j| j.size <= free);
+        let size = self.small[..end].last()?.size;
         // the earliest of that size: the job just found, unless sizes repeat
         let mut p = end - 1;
-        while p > 0 && self.small[p - 1].0 == size {
+        while p > 0 && self.small[p - 1].size == size {
             p -= 1;
         }
         Some(p)
@@ -189,8 +190,7 @@ impl SizeQueue {
     pub fn largest_at_most(&self, free: Size) -> Option<Job> {
         if self.groups.is_empty() {
             let p = self.small_pick(free)?;
-            let (s, w) = self.small[p];
-            return Some(w.job(s));
+            return Some(self.small[p]);
         }
         let (&s, g) = self.groups.range(..=free.0).next_back()?;
         Some(g.front().job(s))
@@ -219,12 +219,11 @@ impl SizeQueue {
             return self.take_largest_grouped(above, free);
         }
         let p = self.small_pick(free)?;
-        if above.is_some_and(|a| self.small[p].0 <= a.0) {
+        if above.is_some_and(|a| self.small[p].size <= a) {
             return None;
         }
-        let (s, w) = self.small.remove(p);
         self.len -= 1;
-        Some(w.job(s))
+        Some(self.small.remove(p))
     }
 
     /// [`Self::take_largest`] over the groups by size.
@@ -246,7 +245,7 @@ impl SizeQueue {
 
     /// Waiting jobs from smallest to largest (earliest first among equal sizes).
     pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
-        let small = self.small.iter().map(|&(s, w)| w.job(s));
+        let small = self.small.iter().copied();
         let grouped = self.groups.iter().flat_map(|(&s, g)| {
             let (one, many) = match g {
                 Group::One(w) => (Some(*w), None),
