@@ -25,12 +25,10 @@ pub struct Partition {
     /// Per size range of 2^[`SHIFT`] units, the interval of the range's largest size: the
     /// least index any size of the range can have ([`Partition::index`]).
     table: Box<[u32]>,
-    /// The upper ends followed by zero, so that [`Partition::index`] needs no bounds check.
-    ends: Box<[u64]>,
 }
 
-/// The upper ends and the family (the table and the ends derive from them, and an experiment's
-/// identity is its debug form).
+/// The upper ends and the family (the table derives from them, and an experiment's identity is
+/// its debug form).
 impl std::fmt::Debug for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Partition")
@@ -63,12 +61,10 @@ impl Partition {
         let table = (0..=Size::UNIT >> SHIFT)
             .map(|b| by_search(((b + 1) << SHIFT).min(Size::UNIT + 1) - 1) as u32)
             .collect();
-        let ends = uppers.iter().map(|u| u.0).chain([0]).collect();
         Partition {
             uppers,
             kind,
             table,
-            ends,
         }
     }
 
@@ -127,7 +123,7 @@ impl Partition {
         // the least index of s's range, then up past the ends at or above s (few: the cut
         // points are far apart but near 0)
         let mut k = self.table[(s.0 >> SHIFT) as usize] as usize;
-        while self.ends[k + 1] >= s.0 {
+        while self.uppers.get(k + 1).is_some_and(|&u| u >= s) {
             k += 1;
         }
         k
