@@ -386,9 +386,9 @@ impl<const W: usize> Small<W> {
             let mut changed = std::mem::replace(&mut self.meets[c][w], meets) ^ meets;
             while changed != 0 {
                 let b = changed.trailing_zeros() as usize;
-                let met = &mut self.classes_met[64 * w + b];
-                *met ^= 1 << c;
-                put(&mut self.acts[w], b, *met != 0);
+                let classes = &mut self.classes_met[64 * w + b];
+                *classes ^= 1 << c;
+                put(&mut self.acts[w], b, *classes != 0);
                 changed &= changed - 1;
             }
         }
