@@ -16,9 +16,12 @@
 //!
 //! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 3, same seed, same work); the
 //! best and the median are printed, since wall time on a shared machine only ever gets slower
-//! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated) and
+//! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated),
 //! `PACKLAB_BENCH_POLICIES` the policies (`floor`, `bf-js`, `fifo-ff`, `bf-j`, `bf-s`, `vqs:J`,
-//! `vqs-bf:J`, `max-weight`).
+//! `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range (`low,high`,
+//! default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default 100 slots):
+//! `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
+//! `scripts/python-comparison.sh`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -33,7 +36,6 @@ mod common;
 
 use common::env;
 
-const MEAN_SERVICE: f64 = 100.0;
 const LOAD: f64 = 0.7;
 const SEED: u64 = 42;
 
@@ -44,6 +46,8 @@ fn sz(x: f64) -> Size {
 /// What one run of a policy (or of the floor) sees.
 struct Setting {
     servers: usize,
+    /// Mean service time, slots.
+    mean_service: f64,
     sizes: SizeLaw,
     service: ServiceLaw,
     arrivals: Arrivals,
@@ -51,11 +55,12 @@ struct Setting {
 }
 
 impl Setting {
-    fn new(servers: usize, sizes: SizeLaw, jobs: f64) -> Self {
-        let rate = LOAD * servers as f64 / (sizes.mean() * MEAN_SERVICE);
+    fn new(servers: usize, sizes: SizeLaw, mean_service: f64, jobs: f64) -> Self {
+        let rate = LOAD * servers as f64 / (sizes.mean() * mean_service);
         Setting {
             servers,
-            service: ServiceLaw::geometric(MEAN_SERVICE),
+            mean_service,
+            service: ServiceLaw::geometric(mean_service),
             arrivals: Arrivals::new(ArrivalProcess::Poisson, rate).expect("a valid rate"),
             slots: (jobs / rate).ceil() as u64,
             sizes,
@@ -67,7 +72,7 @@ impl Setting {
 fn floor(s: &Setting) -> u64 {
     let mut streams = Streams::new(SEED);
     let mut clock = ArrivalClock::new(s.arrivals.clone(), &mut streams.arrivals);
-    let mut calendar: Calendar<u32> = Calendar::new(MEAN_SERVICE);
+    let mut calendar: Calendar<u32> = Calendar::new(s.mean_service);
     let (mut t, mut jobs, mut in_service, mut work) = (0u64, 0u64, 0u64, 0u64);
     while t < s.slots {
         calendar.take_due(t, |_| in_service -= 1);
@@ -111,18 +116,24 @@ fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64
         max_slots: 0,
         mean_service: 1.0,
     };
-    let (sizes, service, arrivals, servers) = (
+    let (sizes, service, arrivals, servers, mean_service) = (
         s.sizes.clone(),
         s.service.clone(),
         s.arrivals.clone(),
         s.servers,
+        s.mean_service,
     );
     Some(Box::new(move || {
         let mut source = JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), SEED);
-        let mut cluster = Cluster::new(servers, MEAN_SERVICE);
-        let mut policy = spec.build(servers).expect("a single-resource policy");
-        let r = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
-            .expect("invariants hold");
+        let mut cluster = Cluster::new(servers, mean_service);
+        let r = if std::env::var_os("PACKLAB_BENCH_DYN").is_some() {
+            let mut policy = spec.build(servers).expect("a single-resource policy");
+            packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
+        } else {
+            packlab::policy::run_spec(&spec, &mut source, &mut cluster, &cfg)
+                .expect("a single-resource policy")
+        }
+        .expect("invariants hold");
         (r.arrived, r.mean_queue)
     }))
 }
@@ -148,8 +159,14 @@ fn main() {
         "PACKLAB_BENCH_POLICIES",
         "floor,bf-js,fifo-ff,vqs:4,vqs-bf:4,max-weight".to_string(),
     );
+    let mean_service: f64 = env("PACKLAB_BENCH_SERVICE", 100.0);
+    let range: String = env("PACKLAB_BENCH_SIZES", "0.1,0.9".to_string());
+    let (low, high) = range
+        .split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+        .expect("PACKLAB_BENCH_SIZES: two sizes, low,high");
     println!(
-        "Unif[0.1,0.9], geometric service mean {MEAN_SERVICE}, load {LOAD}, {jobs:.0} jobs per run, best of {reps}"
+        "Unif[{low},{high}], geometric service mean {mean_service}, load {LOAD}, {jobs:.0} jobs per run, best of {reps}"
     );
     println!(
         "{:>6} {:<18} {:>12} {:>10} {:>9} {:>9} {:>11} {:>9}",
@@ -157,9 +174,9 @@ fn main() {
     );
     for l in servers.split(',') {
         let l: usize = l.trim().parse().expect("a number of servers");
-        let uniform = Setting::new(l, SizeLaw::uniform(sz(0.1), sz(0.9)), jobs);
+        let uniform = Setting::new(l, SizeLaw::uniform(sz(low), sz(high)), mean_service, jobs);
         let two = SizeLaw::discrete(vec![sz(0.3), sz(0.7)], vec![1.0, 1.0]).expect("two sizes");
-        let two = Setting::new(l, two, jobs);
+        let two = Setting::new(l, two, mean_service, jobs);
         let (mut floor_ns, mut bf_js_ns) = (f64::NAN, f64::NAN);
         for name in names.split(',') {
             let name = name.trim();

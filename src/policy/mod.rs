@@ -18,7 +18,7 @@ mod vqs;
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
 pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
-pub use system::{ScalarSystem, run};
+pub use system::{ScalarSystem, run, run_spec};
 pub use vqs::{Vqs, VqsBf};
 
 pub use params::{ParamError, PolicyParams};

@@ -1,7 +1,10 @@
 //! The single-resource system the slot loop drives: a [`Cluster`] of unit servers and the
 //! [`Policy`] that places jobs on it ([`crate::sim::run_system`] owns time and metrics).
 
-use super::{Policy, SlotView};
+use super::{
+    BestFitJ, BestFitJS, BestFitS, FifoFirstFit, MaxWeight, Policy, PolicySpec, SlotView, Vqs,
+    VqsBf,
+};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::{
     Cluster, Counters, RunConfig, RunResult, SimError, System, Violation, run_system,
@@ -95,4 +98,39 @@ pub fn run<P: Policy + ?Sized>(
         all,
     };
     run_system(&mut system, source, cfg)
+}
+
+/// [`run`] with the policy `spec` builds for `cluster`'s servers, the slot loop compiled for
+/// the policy's own type (its calls inlined, not dispatched through `dyn Policy`); `None` for a
+/// scored policy, which runs on the multi-resource path. Same decisions and results as
+/// [`run`] on [`PolicySpec::build`]'s policy.
+pub fn run_spec(
+    spec: &PolicySpec,
+    source: &mut impl Source<Job>,
+    cluster: &mut Cluster,
+    cfg: &RunConfig,
+) -> Option<Result<RunResult, SimError>> {
+    let l = cluster.servers();
+    Some(match spec {
+        PolicySpec::BfJ => run(&mut BestFitJ::new(l), source, cluster, cfg),
+        PolicySpec::BfS => run(&mut BestFitS::new(l), source, cluster, cfg),
+        PolicySpec::BfJs => run(&mut BestFitJS::new(l), source, cluster, cfg),
+        PolicySpec::FifoFf => run(&mut FifoFirstFit::new(l), source, cluster, cfg),
+        PolicySpec::Vqs { partition, stall } => run(
+            &mut Vqs::new(partition.clone(), l, *stall),
+            source,
+            cluster,
+            cfg,
+        ),
+        PolicySpec::VqsBf { partition, stall } => run(
+            &mut VqsBf::new(partition.clone(), l, *stall),
+            source,
+            cluster,
+            cfg,
+        ),
+        PolicySpec::MaxWeight { types } => {
+            run(&mut MaxWeight::new(types.clone(), l), source, cluster, cfg)
+        }
+        PolicySpec::Scored { .. } => return None,
+    })
 }

@@ -1,7 +1,9 @@
 //! The slot loop's skipping of slots without events changes nothing: every policy, run with
 //! and without it on the same jobs, gives the same result number for number (means, series,
 //! batch means, verdicts, configuration mix), across loads below and above the limit, warm-up
-//! and sampling boundaries, horizon extensions and the queue cap.
+//! and sampling boundaries, horizon extensions and the queue cap. So does the slot loop
+//! compiled for each policy's own type ([`packlab::policy::run_spec`]) against the loop over
+//! `dyn Policy`.
 
 use packlab::model::{Job, Size};
 use packlab::policy::{PolicyParams, registry};
@@ -40,14 +42,19 @@ fn sz(x: f64) -> Size {
     Size::from_f64(x).unwrap()
 }
 
+/// How the slot loop is run.
+#[derive(Clone, Copy, PartialEq)]
+enum Loop {
+    /// Skipping slots without events, over `dyn Policy`.
+    Skip,
+    /// Every slot, over `dyn Policy`.
+    Every,
+    /// Skipping, compiled for the policy's own type.
+    Static,
+}
+
 /// The run's result and the number of slots simulated one by one.
-fn run(
-    name: &str,
-    j: Option<i64>,
-    stall: Option<f64>,
-    case: &Case,
-    skip: bool,
-) -> (RunResult, u64) {
+fn run(name: &str, j: Option<i64>, stall: Option<f64>, case: &Case, how: Loop) -> (RunResult, u64) {
     let params = PolicyParams {
         name,
         j,
@@ -55,7 +62,6 @@ fn run(
         ..Default::default()
     };
     let spec = registry::parse(&params, &case.sizes).expect("valid policy");
-    let mut policy = spec.build(case.servers).expect("single-resource policy");
     let rate = case.load * case.servers as f64 / (case.sizes.mean() * case.service.mean());
     let arrivals = Arrivals::new(case.process, rate).unwrap();
     let mut source = Counted {
@@ -65,13 +71,18 @@ fn run(
             arrivals,
             case.seed,
         ),
-        tell: skip,
+        tell: how != Loop::Every,
         slots: 0,
     };
     let mut cluster = Cluster::new(case.servers, case.service.mean());
-    let result = packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &case.cfg)
-        .expect("invariants hold");
-    (result, source.slots)
+    let result = if how == Loop::Static {
+        packlab::policy::run_spec(&spec, &mut source, &mut cluster, &case.cfg)
+            .expect("single-resource policy")
+    } else {
+        let mut policy = spec.build(case.servers).expect("single-resource policy");
+        packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &case.cfg)
+    };
+    (result.expect("invariants hold"), source.slots)
 }
 
 struct Case {
@@ -143,8 +154,18 @@ fn skipping_empty_slots_changes_no_result() {
             policies.push(("max-weight", None, None));
         }
         for (name, j, stall) in policies {
-            let (with, stepped) = run(name, j, stall, case, true);
-            let (without, every) = run(name, j, stall, case, false);
+            let (with, stepped) = run(name, j, stall, case, Loop::Skip);
+            let (without, every) = run(name, j, stall, case, Loop::Every);
+            let (compiled, compiled_steps) = run(name, j, stall, case, Loop::Static);
+            assert!(
+                compiled == with && compiled_steps == stepped,
+                "{name} on {} servers at load {}: the loop compiled for the policy differs \
+                 (mean queue {} vs {})",
+                case.servers,
+                case.load,
+                compiled.mean_queue,
+                with.mean_queue
+            );
             assert!(
                 with == without,
                 "{name} on {} servers at load {}: skipping changed the result (mean queue {} \

@@ -9,7 +9,7 @@ use crate::multi::{
 };
 use crate::packing::numa::Numa;
 use crate::packing::place::Scorer;
-use crate::policy::Built;
+use crate::policy::{PolicySpec, run_spec};
 use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::{TraceSource, TraceSpec, TraceSummary};
@@ -101,12 +101,11 @@ pub(super) fn run_at(
         arrivals.clone(),
         seed,
     );
-    Ok(match exp.policies[policy].instantiate(exp.servers) {
-        Built::Scalar(mut p) => {
-            let mut cluster = Cluster::new(exp.servers, w.service().mean());
-            crate::policy::run(p.as_mut(), &mut { source }, &mut cluster, &cfg)?
-        }
-        Built::Scored { discipline, scorer } => {
+    let spec = &exp.policies[policy];
+    Ok(match *spec {
+        PolicySpec::Scored {
+            discipline, scorer, ..
+        } => {
             let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             if w.requests().is_empty() {
                 run_vector(
@@ -126,6 +125,11 @@ pub(super) fn run_at(
                 );
                 run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
+        }
+        _ => {
+            let mut cluster = Cluster::new(exp.servers, w.service().mean());
+            run_spec(spec, &mut { source }, &mut cluster, &cfg)
+                .expect("a single-resource policy")?
         }
     })
 }
@@ -219,14 +223,17 @@ fn run_trace(
     };
     // a trace's window is what it is: no extension
     let cfg = config(exp, slots, warmup, slots);
-    let result = match exp.policies[policy].instantiate(exp.servers) {
-        Built::Scalar(mut p) => {
-            let mut cluster = Cluster::new(exp.servers, exp.workload.service().mean());
-            crate::policy::run(p.as_mut(), &mut source, &mut cluster, &cfg)?
-        }
-        Built::Scored { discipline, scorer } => {
+    let spec = &exp.policies[policy];
+    let result = match *spec {
+        PolicySpec::Scored {
+            discipline, scorer, ..
+        } => {
             let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
+        }
+        _ => {
+            let mut cluster = Cluster::new(exp.servers, exp.workload.service().mean());
+            run_spec(spec, &mut source, &mut cluster, &cfg).expect("a single-resource policy")?
         }
     };
     if let Some(e) = source.error() {
