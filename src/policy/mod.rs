@@ -159,46 +159,39 @@ impl PolicySpec {
     /// A fresh single-resource policy for `servers` empty servers; `None` for a scored policy,
     /// which runs on the multi-resource path ([`crate::multi::VectorSystem`]).
     pub fn build(&self, servers: usize) -> Option<Box<dyn Policy>> {
-        match self.instantiate(servers) {
-            Built::Scalar(p) => Some(p),
-            Built::Scored { .. } => None,
+        struct Boxed;
+        impl WithPolicy for Boxed {
+            type Output = Box<dyn Policy>;
+            fn with<P: Policy + 'static>(self, policy: P) -> Box<dyn Policy> {
+                Box::new(policy)
+            }
         }
+        self.with_policy(servers, Boxed)
     }
 
-    /// What runs this policy: a fresh single-resource policy for `servers` empty servers, or
-    /// the discipline and scorer of a scored policy for the multi-resource path.
-    pub fn instantiate(&self, servers: usize) -> Built {
-        Built::Scalar(match self {
-            PolicySpec::BfJ => Box::new(BestFitJ::new(servers)),
-            PolicySpec::BfS => Box::new(BestFitS::new(servers)),
-            PolicySpec::BfJs => Box::new(BestFitJS::new(servers)),
-            PolicySpec::FifoFf => Box::new(FifoFirstFit::new(servers)),
+    /// Hands a fresh single-resource policy for `servers` empty servers, of its own type, to
+    /// `w` (so that what `w` does is compiled for that type); `None` for a scored policy.
+    pub fn with_policy<W: WithPolicy>(&self, servers: usize, w: W) -> Option<W::Output> {
+        Some(match self {
+            PolicySpec::BfJ => w.with(BestFitJ::new(servers)),
+            PolicySpec::BfS => w.with(BestFitS::new(servers)),
+            PolicySpec::BfJs => w.with(BestFitJS::new(servers)),
+            PolicySpec::FifoFf => w.with(FifoFirstFit::new(servers)),
             PolicySpec::Vqs { partition, stall } => {
-                Box::new(Vqs::new(partition.clone(), servers, *stall))
+                w.with(Vqs::new(partition.clone(), servers, *stall))
             }
             PolicySpec::VqsBf { partition, stall } => {
-                Box::new(VqsBf::new(partition.clone(), servers, *stall))
+                w.with(VqsBf::new(partition.clone(), servers, *stall))
             }
-            PolicySpec::MaxWeight { types } => Box::new(MaxWeight::new(types.clone(), servers)),
-            PolicySpec::Scored {
-                discipline, scorer, ..
-            } => {
-                return Built::Scored {
-                    discipline: *discipline,
-                    scorer: *scorer,
-                };
-            }
+            PolicySpec::MaxWeight { types } => w.with(MaxWeight::new(types.clone(), servers)),
+            PolicySpec::Scored { .. } => return None,
         })
     }
 }
 
-/// A policy ready to run ([`PolicySpec::instantiate`]).
-pub enum Built {
-    /// On the single-resource path ([`ScalarSystem`]).
-    Scalar(Box<dyn Policy>),
-    /// On the multi-resource path ([`crate::multi::VectorSystem`]), with this scorer.
-    Scored {
-        discipline: Discipline,
-        scorer: Scorer,
-    },
+/// What to do with a single-resource policy whose type is known
+/// ([`PolicySpec::with_policy`]).
+pub trait WithPolicy {
+    type Output;
+    fn with<P: Policy + 'static>(self, policy: P) -> Self::Output;
 }

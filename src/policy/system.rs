@@ -1,10 +1,7 @@
 //! The single-resource system the slot loop drives: a [`Cluster`] of unit servers and the
 //! [`Policy`] that places jobs on it ([`crate::sim::run_system`] owns time and metrics).
 
-use super::{
-    BestFitJ, BestFitJS, BestFitS, FifoFirstFit, MaxWeight, Policy, PolicySpec, SlotView, Vqs,
-    VqsBf,
-};
+use super::{Policy, PolicySpec, SlotView, WithPolicy};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::{
     Cluster, Counters, RunConfig, RunResult, SimError, System, Violation, run_system,
@@ -104,33 +101,30 @@ pub fn run<P: Policy + ?Sized>(
 /// the policy's own type (its calls inlined, not dispatched through `dyn Policy`); `None` for a
 /// scored policy, which runs on the multi-resource path. Same decisions and results as
 /// [`run`] on [`PolicySpec::build`]'s policy.
-pub fn run_spec(
+pub fn run_spec<S: Source<Job>>(
     spec: &PolicySpec,
-    source: &mut impl Source<Job>,
+    source: &mut S,
     cluster: &mut Cluster,
     cfg: &RunConfig,
 ) -> Option<Result<RunResult, SimError>> {
-    let l = cluster.servers();
-    Some(match spec {
-        PolicySpec::BfJ => run(&mut BestFitJ::new(l), source, cluster, cfg),
-        PolicySpec::BfS => run(&mut BestFitS::new(l), source, cluster, cfg),
-        PolicySpec::BfJs => run(&mut BestFitJS::new(l), source, cluster, cfg),
-        PolicySpec::FifoFf => run(&mut FifoFirstFit::new(l), source, cluster, cfg),
-        PolicySpec::Vqs { partition, stall } => run(
-            &mut Vqs::new(partition.clone(), l, *stall),
-            source,
-            cluster,
-            cfg,
-        ),
-        PolicySpec::VqsBf { partition, stall } => run(
-            &mut VqsBf::new(partition.clone(), l, *stall),
-            source,
-            cluster,
-            cfg,
-        ),
-        PolicySpec::MaxWeight { types } => {
-            run(&mut MaxWeight::new(types.clone(), l), source, cluster, cfg)
+    struct Run<'a, S> {
+        source: &'a mut S,
+        cluster: &'a mut Cluster,
+        cfg: &'a RunConfig,
+    }
+    impl<S: Source<Job>> WithPolicy for Run<'_, S> {
+        type Output = Result<RunResult, SimError>;
+        fn with<P: Policy + 'static>(self, mut policy: P) -> Self::Output {
+            run(&mut policy, self.source, self.cluster, self.cfg)
         }
-        PolicySpec::Scored { .. } => return None,
-    })
+    }
+    let servers = cluster.servers();
+    spec.with_policy(
+        servers,
+        Run {
+            source,
+            cluster,
+            cfg,
+        },
+    )
 }
