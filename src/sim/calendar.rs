@@ -121,6 +121,13 @@ impl<T: Copy> Calendar<T> {
         }
     }
 
+    /// Whether slot `now`'s bucket holds anything (items due in `now`, or in a later turn of
+    /// the wheel): when not, [`Self::take_due`] has nothing to take.
+    #[inline]
+    pub fn may_be_due(&self, now: u64) -> bool {
+        self.heads[(now & self.mask) as usize] != NIL
+    }
+
     /// Removes every item due in slot `now`, handing each to `f` in the order pushed.
     #[inline]
     pub fn take_due(&mut self, now: u64, mut f: impl FnMut(T)) {
