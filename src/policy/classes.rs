@@ -433,6 +433,37 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
+    /// The heads of line kept beside the queues are exactly the nonempty classes with their
+    /// first job's size, through random pushes and pops over many classes.
+    #[test]
+    fn heads_follow_the_queues() {
+        let mut rng = Pcg64Mcg::seed_from_u64(4);
+        let classes = 9;
+        let mut queues = ClassQueues::new(classes);
+        for id in 0..20_000 {
+            let c = rng.random_range(0..classes);
+            if rng.random_bool(0.5) {
+                let size = Size(rng.random_range(1..=Size::ONE.0));
+                let job = Job {
+                    id,
+                    size,
+                    service: 1,
+                    arrival: 0,
+                    class: c as u8,
+                };
+                queues.push(job);
+            } else {
+                queues.pop(c);
+            }
+            let mut heads = queues.heads.clone();
+            heads.sort_unstable();
+            let want: Vec<(usize, u64)> = (0..classes)
+                .filter_map(|c| queues.head(c).map(|h| (c, h.size.0)))
+                .collect();
+            assert_eq!(heads, want);
+        }
+    }
+
     /// `Wants::next` agrees with a scan of every server, across random wants, emptiness,
     /// pushes and pops, at server counts around word and summary boundaries.
     #[test]
