@@ -15,18 +15,20 @@ use std::collections::VecDeque;
 use super::index::{Bitmap, climb, leftmost_from};
 use crate::model::{Job, ServerId, Size};
 
-/// One FIFO queue per class.
+/// One FIFO queue per class; with `HEADS`, also the list of the nonempty classes with their
+/// heads of line, which [`Wants`] reads (VQS's [`Activity`] is told of each change of a head
+/// of line instead, and its queues keep no list).
 #[derive(Clone, Debug)]
-pub struct ClassQueues {
+pub struct ClassQueues<const HEADS: bool> {
     queues: Vec<VecDeque<Job>>,
     lens: Vec<u64>,
     total: usize,
     /// (class, head-of-line size) of every nonempty class: what a busy server must offer the
-    /// class to act.
+    /// class to act. Empty unless `HEADS`.
     heads: Vec<(usize, u64)>,
 }
 
-impl ClassQueues {
+impl<const HEADS: bool> ClassQueues<HEADS> {
     pub fn new(classes: usize) -> Self {
         ClassQueues {
             queues: vec![VecDeque::new(); classes],
@@ -39,7 +41,7 @@ impl ClassQueues {
     /// Appends `job` to the queue of `job.class`.
     pub fn push(&mut self, job: Job) {
         let c = job.class as usize;
-        if self.queues[c].is_empty() {
+        if HEADS && self.queues[c].is_empty() {
             self.heads.push((c, job.size.0));
         }
         self.queues[c].push_back(job);
@@ -62,12 +64,14 @@ impl ClassQueues {
     /// Removes the head-of-line job of class `c`.
     pub fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
-        let at = self.heads.iter().position(|&(k, _)| k == c);
-        let at = at.expect("a nonempty class has a head");
-        match self.queues[c].front() {
-            Some(h) => self.heads[at].1 = h.size.0,
-            None => {
-                self.heads.swap_remove(at);
+        if HEADS {
+            let at = self.heads.iter().position(|&(k, _)| k == c);
+            let at = at.expect("a nonempty class has a head");
+            match self.queues[c].front() {
+                Some(h) => self.heads[at].1 = h.size.0,
+                None => {
+                    self.heads.swap_remove(at);
+                }
             }
         }
         self.lens[c] -= 1;
@@ -118,6 +122,9 @@ pub struct Activity {
     /// Row of node v (1 = root, leaf of server i at `leaves + i`) at `v * width`.
     nodes: Vec<u64>,
     empty: Bitmap,
+    /// The tree form's (class, head-of-line size) of every nonempty class, as reported through
+    /// [`Activity::head_changed`].
+    heads: Vec<(usize, u64)>,
 }
 
 /// Columns of a row whose changes [`Activity::publish`] tracks one by one; beyond, it recomputes
@@ -147,6 +154,7 @@ impl Activity {
             width: classes,
             nodes: vec![0; 2 * leaves * classes],
             empty: Bitmap::full(tree),
+            heads: Vec::new(),
         }
     }
 
@@ -201,17 +209,25 @@ impl Activity {
     /// The head of line of class `c` changed (a job joined an empty class, or the head left):
     /// every change must be reported before the next [`Activity::next`].
     #[inline]
-    pub fn head_changed(&mut self, c: usize, queues: &ClassQueues) {
+    pub fn head_changed<const H: bool>(&mut self, c: usize, queues: &ClassQueues<H>) {
+        let need = queues.need(c);
         match &mut self.form {
-            Form::One(small) => small.set_need(c, queues.need(c)),
-            Form::Two(small) => small.set_need(c, queues.need(c)),
-            Form::Tree => {}
+            Form::One(small) => small.set_need(c, need),
+            Form::Two(small) => small.set_need(c, need),
+            Form::Tree => match (self.heads.iter().position(|&(k, _)| k == c), need) {
+                (Some(at), u64::MAX) => {
+                    self.heads.swap_remove(at);
+                }
+                (Some(at), need) => self.heads[at].1 = need,
+                (None, u64::MAX) => {}
+                (None, need) => self.heads.push((c, need)),
+            },
         }
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job.
     #[inline]
-    pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
+    pub fn next<const H: bool>(&self, from: ServerId, queues: &ClassQueues<H>) -> Option<ServerId> {
         if queues.total() == 0 {
             return None;
         }
@@ -221,15 +237,14 @@ impl Activity {
             Form::Tree => {}
         }
         let empty = self.empty.first_from(from as usize).map(|e| e as ServerId);
-        if empty == Some(from) || queues.heads.is_empty() {
+        if empty == Some(from) || self.heads.is_empty() {
             return empty;
         }
         let w = self.width;
         // node v meets when some nonempty class is offered what its head of line needs
         let busy = leftmost_from(self.leaves, self.servers, from, |v| {
             let row = &self.nodes[v * w..v * w + w];
-            queues
-                .heads
+            self.heads
                 .iter()
                 .any(|&(c, need)| row.get(c).is_some_and(|&x| x >= need))
         });
@@ -275,7 +290,7 @@ impl Wants {
     /// The lowest server index ≥ `from` whose visit can place a job: an empty one while jobs
     /// wait, or one that wants a class with a waiting job.
     #[inline]
-    pub fn next(&self, from: ServerId, queues: &ClassQueues) -> Option<ServerId> {
+    pub fn next(&self, from: ServerId, queues: &ClassQueues<true>) -> Option<ServerId> {
         if queues.total() == 0 {
             return None;
         }
@@ -439,7 +454,7 @@ mod tests {
     fn heads_follow_the_queues() {
         let mut rng = Pcg64Mcg::seed_from_u64(4);
         let classes = 9;
-        let mut queues = ClassQueues::new(classes);
+        let mut queues = ClassQueues::<true>::new(classes);
         for id in 0..20_000 {
             let c = rng.random_range(0..classes);
             if rng.random_bool(0.5) {
@@ -472,7 +487,7 @@ mod tests {
         for servers in [1usize, 5, 64, 65, 300, 4200] {
             let classes = 3;
             let mut w = Wants::new(servers, classes);
-            let mut queues = ClassQueues::new(classes);
+            let mut queues = ClassQueues::<true>::new(classes);
             let mut empty = vec![true; servers];
             let mut wants = vec![vec![false; classes]; servers];
             let mut id = 0;
@@ -518,7 +533,8 @@ mod tests {
 
     /// `next` agrees with a scan of every server against the heads of line, across random
     /// offers, emptiness, pushes and pops, at server counts on and off powers of two and on
-    /// both sides of the word forms' limit.
+    /// both sides of the word forms' limit; over queues that keep no list of their heads of
+    /// line (the tree keeps its own).
     #[test]
     fn next_matches_a_linear_scan() {
         let mut rng = Pcg64Mcg::seed_from_u64(7);
@@ -526,7 +542,7 @@ mod tests {
         for servers in [1usize, 3, 8, 37, 63, 64, 65, 100, 128, 129, 300] {
             let classes = 4;
             let mut act = Activity::new(servers, classes);
-            let mut queues = ClassQueues::new(classes);
+            let mut queues = ClassQueues::<false>::new(classes);
             let mut empty = vec![true; servers];
             let mut offers = vec![vec![0u64; classes]; servers];
             let mut id = 0;

@@ -42,7 +42,7 @@ struct ServerState {
 pub struct MaxWeight {
     /// The job sizes, ascending; a job's class is its index here.
     types: Vec<Size>,
-    queues: ClassQueues,
+    queues: ClassQueues<true>,
     wants: Wants,
     servers: Vec<ServerState>,
     /// Busy servers per configuration (entries that fell to zero are kept).

@@ -184,7 +184,7 @@ impl Common {
 #[derive(Clone, Debug)]
 pub struct Vqs {
     c: Common,
-    queues: ClassQueues,
+    queues: ClassQueues<false>,
     activity: Activity,
     /// After the last slot's visits no server's visit could place a job.
     settled: bool,
