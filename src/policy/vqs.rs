@@ -246,6 +246,7 @@ impl Vqs {
             self.c.placed(i, VQ2, job.size);
         }
         if let Some((j, _)) = cfg.other {
+            let mut taken = false;
             while let Some(h) = self.queues.head(j) {
                 let room = if cfg.vq2 {
                     Size(THIRD.0 - self.c.servers[i as usize].other_used.0)
@@ -256,9 +257,13 @@ impl Vqs {
                     break;
                 }
                 let job = self.queues.pop(j).expect("head exists");
-                self.activity.head_changed(j, &self.queues);
                 cluster.place(i, &job, now);
                 self.c.placed(i, j, job.size);
+                taken = true;
+            }
+            // once for the run of jobs taken, before the offers are published
+            if taken {
+                self.activity.head_changed(j, &self.queues);
             }
         }
         self.refresh(i, cluster);
