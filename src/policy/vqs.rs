@@ -424,14 +424,16 @@ impl VqsBf {
     fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
         if self.c.begin_visit(i, &self.lens) {
             let cfg = self.c.config(i);
+            // a virtual queue with no job is not searched
             if cfg.vq2
                 && self.c.servers[i as usize].vq2_jobs == 0
+                && self.lens[VQ2] > 0
                 && let Some(job) = self.take_largest_in(VQ2, cluster.free(i))
             {
                 self.put(i, job, cluster, now);
             }
             if let Some((j, k)) = cfg.other {
-                while self.c.servers[i as usize].other_jobs < k {
+                while self.c.servers[i as usize].other_jobs < k && self.lens[j] > 0 {
                     let Some(job) = self.take_largest_in(j, cluster.free(i)) else {
                         break;
                     };
