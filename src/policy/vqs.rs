@@ -387,8 +387,13 @@ impl VqsBf {
 
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
     fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
+        let above = self.c.partition.lower(j);
         let cap = free.min(self.c.partition.upper(j));
-        self.take_largest(self.c.partition.lower(j), cap)
+        // no search when no size of the interval fits
+        if cap <= above {
+            return None;
+        }
+        self.take_largest(above, cap)
     }
 
     /// The largest waiting job of size ≤ `free` (earliest among equal sizes), removed unless
