@@ -76,6 +76,12 @@ pub fn max_weight(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
 #[derive(Clone, Debug, Default)]
 pub struct Knapsack {
     live: Vec<usize>,
+    /// The grid of the last solve, kept while the types with positive weight and their sizes
+    /// stay the same (a renewing policy meets a few such sets over and over, and the grid costs
+    /// divisions): their sizes, the greatest common divisor of those and of the unit (0: none
+    /// yet), and their sizes in units of it.
+    grid_sizes: Vec<u64>,
+    grid: u64,
     units: Vec<usize>,
     best: Vec<f64>,
     choice: Vec<usize>,
@@ -89,44 +95,47 @@ impl Knapsack {
         self.live.clear();
         self.live
             .extend((0..sizes.len()).filter(|&i| weights[i] > 0.0));
-        let g = self
-            .live
-            .iter()
-            .fold(Size::UNIT, |g, &i| gcd(g, sizes[i].0));
+        let same = self.grid != 0
+            && self.grid_sizes.len() == self.live.len()
+            && (self.live.iter().zip(&self.grid_sizes)).all(|(&i, &s)| sizes[i].0 == s);
+        if !same {
+            self.grid_sizes.clear();
+            self.grid_sizes
+                .extend(self.live.iter().map(|&i| sizes[i].0));
+            self.grid = self.grid_sizes.iter().fold(Size::UNIT, |g, &s| gcd(g, s));
+            self.units.clear();
+            let g = self.grid;
+            self.units
+                .extend(self.grid_sizes.iter().map(|&s| (s / g) as usize));
+        }
+        let g = self.grid;
         let cells = Size::UNIT / g;
         if !self.live.is_empty()
             && cells <= DP_CELLS
             && (cells as usize) * self.live.len() <= 50_000_000
         {
-            return self.dynamic(sizes, weights, g, cells as usize, k);
+            return self.dynamic(sizes, weights, cells as usize, k);
         }
         let (best, w) = branch_and_bound(sizes, weights);
         k.clone_from(&best);
         w
     }
 
-    /// Unbounded knapsack by dynamic programming over `cells` capacity units of `g`.
-    fn dynamic(
-        &mut self,
-        sizes: &[Size],
-        weights: &[f64],
-        g: u64,
-        cells: usize,
-        k: &mut Counts,
-    ) -> f64 {
+    /// Unbounded knapsack by dynamic programming over `cells` capacity units of the grid (the
+    /// live types' sizes in `units`).
+    fn dynamic(&mut self, sizes: &[Size], weights: &[f64], cells: usize, k: &mut Counts) -> f64 {
         const CARRY: usize = usize::MAX;
         let Knapsack {
             live,
             units,
             best,
             choice,
+            ..
         } = self;
         best.clear();
         best.resize(cells + 1, 0.0);
         choice.clear();
         choice.resize(cells + 1, CARRY);
-        units.clear();
-        units.extend(live.iter().map(|&i| (sizes[i].0 / g) as usize));
         for c in 1..=cells {
             // the first type, in order, that strictly improves on carrying: selects rather
             // than branches, whose outcomes follow the weights
@@ -284,6 +293,35 @@ mod tests {
             assert!(
                 (w1 - w2).abs() <= 1e-9 * w2.max(1.0),
                 "case {case}: {w1} vs {w2}"
+            );
+        }
+    }
+
+    /// One knapsack solving many instances (its grid kept while the live types and their
+    /// sizes repeat, recomputed when either changes) answers as a fresh one each time.
+    #[test]
+    fn a_reused_knapsack_equals_a_fresh_one() {
+        let mut rng = Pcg64Mcg::seed_from_u64(29);
+        let mut reused = Knapsack::default();
+        let (mut k, mut sizes) = (Counts::new(), Vec::new());
+        for case in 0..2000 {
+            // new sizes now and then, new weights (some zero: other live types) every time
+            if case % 7 == 0 {
+                let grid = [8u64, 12, 16, 60][case % 4];
+                let n = rng.random_range(1..=4);
+                sizes = (0..n)
+                    .map(|_| Size(rng.random_range(1..=grid) * (Size::UNIT / grid)))
+                    .collect();
+            }
+            let weights: Vec<f64> = (0..sizes.len())
+                .map(|_| rng.random_range(0..4) as f64)
+                .collect();
+            let w = reused.solve(&sizes, &weights, &mut k);
+            let (k_fresh, w_fresh) = max_weight(&sizes, &weights);
+            assert_eq!(
+                (&k, w),
+                (&k_fresh, w_fresh),
+                "case {case}: {sizes:?} {weights:?}"
             );
         }
     }
