@@ -9,7 +9,8 @@
 //! The **floor** is a loop that does only what every policy must: draw what packlab draws (the
 //! next slot with arrivals and its batch size, each job's size and service time, from the same
 //! streams) and keep the departure calendar, jumping from event to event. Nothing is placed.
-//! The ratio of a policy to the floor is what its decisions and bookkeeping cost.
+//! The ratio of a policy to the floor is what its decisions and bookkeeping cost. `draws` (not
+//! run by default) is the floor without the calendar: the random draws alone.
 //!
 //! MaxWeight needs finitely many sizes: it runs on two sizes, 0.3 and 0.7 with equal
 //! probability (the same mean, 0.5), marked `(2 sizes)`.
@@ -17,9 +18,9 @@
 //! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 3, same seed, same work); the
 //! best and the median are printed, since wall time on a shared machine only ever gets slower
 //! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated),
-//! `PACKLAB_BENCH_POLICIES` the policies (`floor`, `bf-js`, `fifo-ff`, `bf-j`, `bf-s`, `vqs:J`,
-//! `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range (`low,high`,
-//! default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default 100 slots):
+//! `PACKLAB_BENCH_POLICIES` the policies (`draws`, `floor`, `bf-js`, `fifo-ff`, `bf-j`,
+//! `bf-s`, `vqs:J`, `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range
+//! (`low,high`, default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default 100 slots):
 //! `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
 //! `scripts/python-comparison.sh`.
 
@@ -88,6 +89,25 @@ fn floor(s: &Setting) -> u64 {
         t = next.min(clock.next_slot()).max(t + 1);
     }
     black_box((work, in_service));
+    jobs
+}
+
+/// The floor's draws alone, event to event among the arrivals, with no calendar. Returns the
+/// jobs drawn.
+fn draws(s: &Setting) -> u64 {
+    let mut streams = Streams::new(SEED);
+    let mut clock = ArrivalClock::new(s.arrivals.clone(), &mut streams.arrivals);
+    let (mut t, mut jobs, mut work) = (0u64, 0u64, 0u64);
+    while t < s.slots {
+        for _ in 0..clock.take(t, &mut streams.arrivals) {
+            let size = s.sizes.sample(&mut streams.sizes);
+            let service = s.service.sample(&mut streams.service);
+            work = work.wrapping_add(size.0 ^ service as u64);
+            jobs += 1;
+        }
+        t = clock.next_slot().max(t + 1);
+    }
+    black_box(work);
     jobs
 }
 
@@ -184,7 +204,12 @@ fn main() {
                 Some((b, j)) => (b, j.parse::<u32>().expect("J after the colon")),
                 None => (name, 4),
             };
-            let (label, (best, median, n, q)) = if base == "floor" {
+            let (label, (best, median, n, q)) = if base == "draws" {
+                (
+                    "draws".to_string(),
+                    measure(reps, || (draws(&uniform), f64::NAN)),
+                )
+            } else if base == "floor" {
                 let m = measure(reps, || (floor(&uniform), f64::NAN));
                 floor_ns = m.0;
                 ("floor".to_string(), m)
