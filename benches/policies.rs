@@ -20,8 +20,8 @@
 //! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated),
 //! `PACKLAB_BENCH_POLICIES` the policies (`draws`, `floor`, `bf-js`, `fifo-ff`, `bf-j`,
 //! `bf-s`, `vqs:J`, `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range
-//! (`low,high`, default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default 100 slots):
-//! `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
+//! (`low,high`, default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default
+//! 100 slots): `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
 //! `scripts/python-comparison.sh`.
 
 use std::hint::black_box;
