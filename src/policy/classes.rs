@@ -15,6 +15,51 @@ use std::collections::VecDeque;
 use super::index::{Bitmap, climb, leftmost_from};
 use crate::model::{Job, ServerId, Size};
 
+/// The classes with a waiting job and what each one's head of line needs (its size, `Size`
+/// units): what a busy server must offer a class to act. One entry per such class, in no
+/// particular order, found by a search (the list is as short as the classes that wait).
+#[derive(Clone, Debug, Default)]
+struct Needs(Vec<(usize, u64)>);
+
+impl Needs {
+    /// Class `c`, not listed, now has a head of line that needs `need`.
+    #[inline]
+    fn insert(&mut self, c: usize, need: u64) {
+        self.0.push((c, need));
+    }
+
+    /// Class `c`, listed, now needs `need` (`u64::MAX`: it emptied and leaves the list).
+    #[inline]
+    fn update(&mut self, c: usize, need: u64) {
+        let at = self.position(c).expect("a nonempty class is listed");
+        self.update_at(at, need);
+    }
+
+    /// Class `c`, listed or not, now needs `need` (`u64::MAX`: it is empty).
+    #[inline]
+    fn set(&mut self, c: usize, need: u64) {
+        match self.position(c) {
+            Some(at) => self.update_at(at, need),
+            None if need != u64::MAX => self.insert(c, need),
+            None => {}
+        }
+    }
+
+    #[inline]
+    fn position(&self, c: usize) -> Option<usize> {
+        self.0.iter().position(|&(k, _)| k == c)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: usize, need: u64) {
+        if need == u64::MAX {
+            self.0.swap_remove(at);
+        } else {
+            self.0[at].1 = need;
+        }
+    }
+}
+
 /// One FIFO queue per class; with `HEADS`, also the list of the nonempty classes with their
 /// heads of line, which [`Wants`] reads (VQS's [`Activity`] is told of each change of a head
 /// of line instead, and its queues keep no list).
@@ -23,9 +68,8 @@ pub struct ClassQueues<const HEADS: bool> {
     queues: Vec<VecDeque<Job>>,
     lens: Vec<u64>,
     total: usize,
-    /// (class, head-of-line size) of every nonempty class: what a busy server must offer the
-    /// class to act. Empty unless `HEADS`.
-    heads: Vec<(usize, u64)>,
+    /// What the heads of line need; empty unless `HEADS`.
+    heads: Needs,
 }
 
 impl<const HEADS: bool> ClassQueues<HEADS> {
@@ -34,7 +78,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
             queues: vec![VecDeque::new(); classes],
             lens: vec![0; classes],
             total: 0,
-            heads: Vec::with_capacity(classes),
+            heads: Needs(Vec::with_capacity(classes)),
         }
     }
 
@@ -42,7 +86,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
     pub fn push(&mut self, job: Job) {
         let c = job.class as usize;
         if HEADS && self.queues[c].is_empty() {
-            self.heads.push((c, job.size.0));
+            self.heads.insert(c, job.size.0);
         }
         self.queues[c].push_back(job);
         self.lens[c] += 1;
@@ -65,14 +109,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
     pub fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
         if HEADS {
-            let at = self.heads.iter().position(|&(k, _)| k == c);
-            let at = at.expect("a nonempty class has a head");
-            match self.queues[c].front() {
-                Some(h) => self.heads[at].1 = h.size.0,
-                None => {
-                    self.heads.swap_remove(at);
-                }
-            }
+            self.heads.update(c, self.need(c));
         }
         self.lens[c] -= 1;
         self.total -= 1;
@@ -122,9 +159,9 @@ pub struct Activity {
     /// Row of node v (1 = root, leaf of server i at `leaves + i`) at `v * width`.
     nodes: Vec<u64>,
     empty: Bitmap,
-    /// The tree form's (class, head-of-line size) of every nonempty class, as reported through
+    /// The tree form's list of what the heads of line need, as reported through
     /// [`Activity::head_changed`].
-    heads: Vec<(usize, u64)>,
+    heads: Needs,
 }
 
 /// Columns of a row whose changes [`Activity::publish`] tracks one by one; beyond, it recomputes
@@ -154,7 +191,7 @@ impl Activity {
             width: classes,
             nodes: vec![0; 2 * leaves * classes],
             empty: Bitmap::full(tree),
-            heads: Vec::new(),
+            heads: Needs::default(),
         }
     }
 
@@ -214,14 +251,7 @@ impl Activity {
         match &mut self.form {
             Form::One(small) => small.set_need(c, need),
             Form::Two(small) => small.set_need(c, need),
-            Form::Tree => match (self.heads.iter().position(|&(k, _)| k == c), need) {
-                (Some(at), u64::MAX) => {
-                    self.heads.swap_remove(at);
-                }
-                (Some(at), need) => self.heads[at].1 = need,
-                (None, u64::MAX) => {}
-                (None, need) => self.heads.push((c, need)),
-            },
+            Form::Tree => self.heads.set(c, need),
         }
     }
 
@@ -237,7 +267,7 @@ impl Activity {
             Form::Tree => {}
         }
         let empty = self.empty.first_from(from as usize).map(|e| e as ServerId);
-        if empty == Some(from) || self.heads.is_empty() {
+        if empty == Some(from) || self.heads.0.is_empty() {
             return empty;
         }
         let w = self.width;
@@ -245,6 +275,7 @@ impl Activity {
         let busy = leftmost_from(self.leaves, self.servers, from, |v| {
             let row = &self.nodes[v * w..v * w + w];
             self.heads
+                .0
                 .iter()
                 .any(|&(c, need)| row.get(c).is_some_and(|&x| x >= need))
         });
@@ -296,7 +327,7 @@ impl Wants {
         }
         let from = from as usize;
         let mut best = self.empty.first_from(from).unwrap_or(usize::MAX);
-        for &(c, _) in &queues.heads {
+        for &(c, _) in &queues.heads.0 {
             if best == from {
                 break;
             }
@@ -470,7 +501,7 @@ mod tests {
             } else {
                 queues.pop(c);
             }
-            let mut heads = queues.heads.clone();
+            let mut heads = queues.heads.0.clone();
             heads.sort_unstable();
             let want: Vec<(usize, u64)> = (0..classes)
                 .filter_map(|c| queues.head(c).map(|h| (c, h.size.0)))
