@@ -102,14 +102,13 @@ impl Knapsack {
             self.grid_sizes.clear();
             self.grid_sizes
                 .extend(self.live.iter().map(|&i| sizes[i].0));
-            self.grid = self.grid_sizes.iter().fold(Size::UNIT, |g, &s| gcd(g, s));
+            let g = self.grid_sizes.iter().fold(Size::UNIT, |g, &s| gcd(g, s));
+            self.grid = g;
             self.units.clear();
-            let g = self.grid;
             self.units
                 .extend(self.grid_sizes.iter().map(|&s| (s / g) as usize));
         }
-        let g = self.grid;
-        let cells = Size::UNIT / g;
+        let cells = Size::UNIT / self.grid;
         if !self.live.is_empty()
             && cells <= DP_CELLS
             && (cells as usize) * self.live.len() <= 50_000_000
