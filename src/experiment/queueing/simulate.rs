@@ -3,6 +3,7 @@
 
 use super::{Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
+use crate::model::Job;
 use crate::multi::{
     Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
     VectorJobSource, VectorSystem,
@@ -126,12 +127,21 @@ pub(super) fn run_at(
                 run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
         }
-        _ => {
-            let mut cluster = Cluster::new(exp.servers, w.service().mean());
-            run_spec(spec, &mut { source }, &mut cluster, &cfg)
-                .expect("a single-resource policy")?
-        }
+        _ => run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?,
     })
+}
+
+/// A single-resource policy's run on `servers` empty servers (`mean_service` slots sizes the
+/// departure calendar); every caller has matched the scored policies away first.
+fn run_single<S: Source<Job>>(
+    spec: &PolicySpec,
+    source: &mut S,
+    servers: usize,
+    mean_service: f64,
+    cfg: &RunConfig,
+) -> Result<RunResult, sim::SimError> {
+    let mut cluster = Cluster::new(servers, mean_service);
+    run_spec(spec, source, &mut cluster, cfg).expect("a single-resource policy")
 }
 
 /// The stream of a run seed the jobs' constraint classes are drawn from.
@@ -231,10 +241,13 @@ fn run_trace(
             let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
         }
-        _ => {
-            let mut cluster = Cluster::new(exp.servers, exp.workload.service().mean());
-            run_spec(spec, &mut source, &mut cluster, &cfg).expect("a single-resource policy")?
-        }
+        _ => run_single(
+            spec,
+            &mut source,
+            exp.servers,
+            exp.workload.service().mean(),
+            &cfg,
+        )?,
     };
     if let Some(e) = source.error() {
         return Err(bad(e));
