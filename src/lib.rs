@@ -9,6 +9,7 @@
 pub mod configurations;
 pub mod constraints;
 pub mod experiment;
+mod fsafe;
 pub mod input;
 pub mod limits;
 pub mod model;

@@ -33,6 +33,8 @@ pub const MAX_MACHINES: u64 = 10_000_000;
 pub const MAX_TRIALS: u64 = 10_000;
 /// Values in a list of a file (sweep points, evaluator parameters).
 pub const MAX_LIST: usize = 10_000;
+/// Shards of one plan (`--shard I/N`, `packlab slurm --shards N`, the journals `merge` reads).
+pub const MAX_SHARDS: u32 = 10_000;
 /// Worker threads per available core.
 pub const THREADS_PER_CORE: usize = 4;
 

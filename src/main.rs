@@ -104,13 +104,14 @@ struct SlurmArgs {
 }
 
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("expected I/N with 1 ≤ I ≤ N ≤ 10000, got `{s}`");
+    let max = packlab::limits::MAX_SHARDS;
+    let bad = || format!("expected I/N with 1 ≤ I ≤ N ≤ {max}, got `{s}`");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n) = (
         i.trim().parse::<u32>().map_err(|_| bad())?,
         n.trim().parse::<u32>().map_err(|_| bad())?,
     );
-    if i == 0 || i > n || n > 10_000 {
+    if i == 0 || i > n || n > max {
         return Err(bad());
     }
     Ok((i, n))

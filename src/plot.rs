@@ -470,11 +470,19 @@ pub fn tick(v: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// `stem` with `.ext` appended (a dot in the stem stays: `fig.a` gives `fig.a.png`).
+pub fn suffixed(stem: &Path, ext: &str) -> PathBuf {
+    let mut s = stem.as_os_str().to_owned();
+    s.push(".");
+    s.push(ext);
+    s.into()
+}
+
 /// Draws `chart` to `<stem>.png` and `<stem>.svg`; returns the two paths.
 pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
-    let png = stem.with_extension("png");
-    let svg = stem.with_extension("svg");
+    let png = suffixed(stem, "png");
+    let svg = suffixed(stem, "svg");
     draw(
         BitMapBackend::new(&png, (1000, 600)).into_drawing_area(),
         chart,
@@ -584,8 +592,8 @@ where
 /// Draws `plot` to `<stem>.png` and `<stem>.svg`; returns the two paths.
 pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
-    let png = stem.with_extension("png");
-    let svg = stem.with_extension("svg");
+    let png = suffixed(stem, "png");
+    let svg = suffixed(stem, "svg");
     let h = (120 + 36 * plot.rows.len() as u32).max(300);
     draw_dots(
         BitMapBackend::new(&png, (1000, h)).into_drawing_area(),

@@ -251,13 +251,18 @@ fn open_journal<K: Kind>(
                     what,
                 });
             }
+            // a unit recorded twice (a journal copied onto itself, say) counts once
+            let mut seen = vec![false; header.units as usize];
             let done = units
                 .into_iter()
-                .filter(|(u, _)| (*u as usize) < header.units as usize)
                 .filter_map(|(u, bytes)| {
                     postcard::from_bytes::<K::Done>(&bytes)
                         .ok()
                         .map(|d| (u as usize, d))
+                })
+                .filter(|(u, _)| {
+                    seen.get_mut(*u)
+                        .is_some_and(|s| !std::mem::replace(s, true))
                 })
                 .collect();
             Ok((Journal::append_to(path, whole)?, done))
@@ -272,8 +277,9 @@ pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, E
         exp.quick();
     }
     let folder = Folder::open(dir, opts.shard)?;
+    folder.check_inputs(&exp.header().inputs)?;
     if opts.fresh {
-        folder.remove_journals()?;
+        folder.remove_journal(opts.shard)?;
     }
     let plan = exp.plan();
     let shard = opts.shard.unwrap_or((1, 1));
@@ -380,12 +386,19 @@ fn finish<K: Kind>(
             .iter_mut()
             .for_each(ClaimResult::shortened);
     }
-    let written = exp.write(&out, folder.dir())?;
-    folder.finish(&written)?;
+    let staging = folder.staging()?;
+    let written = exp.write(&out, &staging);
+    let files = match written {
+        Ok(w) => folder.finish(&staging, &w, &exp.header().inputs),
+        Err(e) => Err(e),
+    };
+    let files = files.inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&staging);
+    })?;
     Ok(Ran {
         claims: K::claims(&mut out).to_vec(),
         done: exp.done(&out, folder.dir()),
-        files: written,
+        files,
         quick,
     })
 }
@@ -402,6 +415,7 @@ pub fn merge_kind<K: Kind>(
         exp.quick();
     }
     let folder = Folder::open(dir, None)?;
+    folder.check_inputs(&exp.header().inputs)?;
     let plan = exp.plan();
     let of = assign(&exp, &plan, n);
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();

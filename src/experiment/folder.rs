@@ -1,16 +1,23 @@
-//! The output folder: created and probed before any work, locked against a second packlab,
-//! written by temporary name and rename, and tidied with a manifest of what packlab wrote.
+//! The output folder: created and probed before any work, locked against another packlab,
+//! written through a private staging folder and renames, and tidied with a manifest of what
+//! packlab wrote.
 //!
-//! packlab keeps its own files in `DIR/.packlab/`: the lock (`lock`, or `lock-I-of-N` for a
-//! shard), the journal (`journal`, or `journal-I-of-N`) and the manifest of the outputs it wrote
-//! last. Outputs of an earlier experiment that this one does not produce are removed; files
-//! packlab did not write are never touched.
+//! packlab keeps its own files in `DIR/.packlab/`: the lock (`lock`; a shard also holds
+//! `lock-I-of-N`), the journal (`journal`, or `journal-I-of-N`), the manifest of the outputs it
+//! wrote last and, while outputs are written, a staging folder of an unpredictable name. Nothing
+//! there is opened through a symbolic link: a `.packlab` that is a link, or an output name that
+//! is one, is refused. A whole run and a merge hold the lock alone; shards share it with each
+//! other (each holding its own shard lock), so no run, shard or merge can touch a journal or an
+//! output another one is using. Only files named exactly are ever removed: the journal a
+//! `--fresh` run replaces, and outputs of an earlier run that its manifest lists and this one
+//! does not write; files packlab did not write are never touched.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::ExperimentError;
+use crate::fsafe;
 
 /// The folder packlab keeps its own files in, inside the output folder.
 pub const INTERNAL: &str = ".packlab";
@@ -19,9 +26,9 @@ pub const INTERNAL: &str = ".packlab";
 #[derive(Debug)]
 pub struct Folder {
     dir: PathBuf,
-    /// Held for as long as the folder is in use; the operating system releases the lock when
-    /// the process ends, however it ends.
-    _lock: File,
+    /// Held for as long as the folder is in use (the folder's lock, and a shard's own); the
+    /// operating system releases them when the process ends, however it ends.
+    _locks: Vec<File>,
 }
 
 fn bad(dir: &Path, what: impl Into<String>) -> ExperimentError {
@@ -47,43 +54,116 @@ fn host() -> String {
         .unwrap_or_else(|_| "an unknown host".into())
 }
 
+/// Opens (creating it if needed) the lock file `name` of `internal`, never through a link.
+fn lock_file(dir: &Path, internal: &Path, name: &str) -> Result<File, ExperimentError> {
+    fsafe::open_nofollow(
+        &internal.join(name),
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+    )
+    .map_err(|e| bad(dir, format!("cannot open its lock {INTERNAL}/{name}: {e}")))
+}
+
+/// What the holder of `lock` wrote into it.
+fn holder(lock: &mut File) -> String {
+    let mut text = String::new();
+    let _ = lock.take(200).read_to_string(&mut text);
+    text.trim().to_string()
+}
+
+/// Writes this process into `lock`, which it holds alone.
+fn claim(dir: &Path, lock: &mut File) -> Result<(), ExperimentError> {
+    lock.set_len(0)
+        .and_then(|_| writeln!(lock, "pid {} on {}", std::process::id(), host()))
+        .map_err(|e| bad(dir, format!("cannot write its lock: {e}")))
+}
+
+/// Makes sure `dir/.packlab` is a folder of packlab's (not a link, not a file) and returns it.
+fn internal_folder(dir: &Path) -> Result<PathBuf, ExperimentError> {
+    let internal = dir.join(INTERNAL);
+    match std::fs::symlink_metadata(&internal) {
+        Ok(m) if m.file_type().is_symlink() => Err(bad(
+            dir,
+            format!(
+                "{} is a symbolic link; packlab keeps its lock and journal there and does not \
+                 follow links out of the output folder (remove the link)",
+                internal.display()
+            ),
+        )),
+        Ok(m) if !m.is_dir() => Err(bad(
+            dir,
+            format!(
+                "{} is a file, not a folder; packlab keeps its lock and journal there (move \
+                 the file away)",
+                internal.display()
+            ),
+        )),
+        Ok(_) => Ok(internal),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir(&internal)
+                .map_err(|e| bad(dir, format!("cannot create {}: {e}", internal.display())))?;
+            Ok(internal)
+        }
+        Err(e) => Err(bad(dir, format!("cannot read {}: {e}", internal.display()))),
+    }
+}
+
 impl Folder {
-    /// Creates `dir` if needed, checks that packlab can write in it, and takes its lock (the
-    /// whole run's, or shard I of N's). Fails at once, before any work, naming the folder.
+    /// Creates `dir` if needed, checks that packlab can write in it, and takes its lock: alone
+    /// for a whole run or a merge (`shard` `None`), shared with other shards for shard I of N
+    /// (which also holds its own). Fails at once, before any work, naming the folder.
     pub fn open(dir: &Path, shard: Option<(u32, u32)>) -> Result<Folder, ExperimentError> {
         if dir.exists() && !dir.is_dir() {
             return Err(bad(dir, "it exists and is not a folder"));
         }
-        let internal = dir.join(INTERNAL);
-        std::fs::create_dir_all(&internal)
-            .map_err(|e| bad(dir, format!("cannot create it: {e}")))?;
-        let probe = internal.join(format!("probe-{}", std::process::id()));
-        File::create(&probe)
+        std::fs::create_dir_all(dir).map_err(|e| bad(dir, format!("cannot create it: {e}")))?;
+        let internal = internal_folder(dir)?;
+        let probe = internal.join(format!("probe-{}", fsafe::unpredictable()));
+        fsafe::create_new(&probe)
             .and_then(|mut f| f.write_all(b"packlab"))
             .and_then(|_| std::fs::remove_file(&probe))
             .map_err(|e| bad(dir, format!("cannot write in it: {e}")))?;
-        let path = internal.join(internal_name("lock", shard));
-        let mut lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| bad(dir, format!("cannot open its lock: {e}")))?;
-        if lock.try_lock().is_err() {
-            let mut holder = String::new();
-            let _ = lock.read_to_string(&mut holder);
+        let mut main = lock_file(dir, &internal, "lock")?;
+        let locked = match shard {
+            None => main.try_lock(),
+            Some(_) => main.try_lock_shared(),
+        };
+        if locked.is_err() {
+            // a folder shards hold gives a shared lock to a shard, never to a whole run
+            let shards = shard.is_none() && main.try_lock_shared().is_ok();
+            let holder = if shards {
+                let _ = main.unlock();
+                "shards of a run are using it".to_string()
+            } else {
+                holder(&mut main)
+            };
             return Err(ExperimentError::Locked {
                 dir: dir.to_path_buf(),
-                holder: holder.trim().to_string(),
+                holder,
             });
         }
-        lock.set_len(0)
-            .and_then(|_| writeln!(lock, "pid {} on {}", std::process::id(), host()))
-            .map_err(|e| bad(dir, format!("cannot write its lock: {e}")))?;
+        let mut locks = Vec::new();
+        if shard.is_none() {
+            claim(dir, &mut main)?;
+        }
+        locks.push(main);
+        if let Some(s) = shard {
+            let mut own = lock_file(dir, &internal, &internal_name("lock", Some(s)))?;
+            if own.try_lock().is_err() {
+                return Err(ExperimentError::Locked {
+                    dir: dir.to_path_buf(),
+                    holder: holder(&mut own),
+                });
+            }
+            claim(dir, &mut own)?;
+            locks.push(own);
+        }
         Ok(Folder {
             dir: dir.to_path_buf(),
-            _lock: lock,
+            _locks: locks,
         })
     }
 
@@ -99,51 +179,129 @@ impl Folder {
             .join(internal_name("journal", shard))
     }
 
-    /// Removes every journal in the folder (`--fresh`).
-    pub fn remove_journals(&self) -> Result<(), ExperimentError> {
-        let internal = self.dir.join(INTERNAL);
-        let entries = std::fs::read_dir(&internal).map_err(|e| {
-            bad(
+    /// Removes the journal of the whole run or of shard I of N (`--fresh`): that one file,
+    /// whose lock this folder holds, and nothing else.
+    pub fn remove_journal(&self, shard: Option<(u32, u32)>) -> Result<(), ExperimentError> {
+        let path = self.journal(shard);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(bad(
                 &self.dir,
-                format!("cannot list {}: {e}", internal.display()),
-            )
-        })?;
-        for e in entries.flatten() {
-            if e.file_name().to_string_lossy().starts_with("journal") {
-                std::fs::remove_file(e.path())
-                    .map_err(|err| bad(&self.dir, format!("cannot remove a journal: {err}")))?;
-            }
+                format!("cannot remove {}: {e}", path.display()),
+            )),
+        }
+    }
+
+    /// The names of the outputs the last run wrote here (plain names only).
+    fn manifest(&self) -> Vec<String> {
+        let path = self.dir.join(INTERNAL).join("manifest");
+        let Ok(f) = fsafe::open_nofollow(&path, OpenOptions::new().read(true)) else {
+            return Vec::new();
+        };
+        let mut text = String::new();
+        let _ = f.take(1 << 20).read_to_string(&mut text);
+        text.lines()
+            // only plain names: a manifest never reaches outside the folder
+            .filter(|l| !l.is_empty() && !l.contains(['/', '\\']) && !l.starts_with('.'))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Refuses, before any work, an input (the experiment file or a data file) that lives in
+    /// this folder under a name packlab writes there (`experiment.toml`, or an output of the
+    /// last run): the run would overwrite what it reads.
+    pub fn check_inputs(&self, inputs: &[PathBuf]) -> Result<(), ExperimentError> {
+        let mut names = self.manifest();
+        names.push("experiment.toml".into());
+        for name in names {
+            self.not_an_input(&name, inputs)?;
         }
         Ok(())
     }
 
-    /// Records `written` (files of this folder) as packlab's outputs and removes the outputs of
-    /// an earlier run that are not among them. Files packlab did not write are left alone.
-    pub fn finish(&self, written: &[PathBuf]) -> Result<(), ExperimentError> {
-        let manifest = self.dir.join(INTERNAL).join("manifest");
+    /// Refuses writing output `name` if that would replace one of `inputs`.
+    fn not_an_input(&self, name: &str, inputs: &[PathBuf]) -> Result<(), ExperimentError> {
+        let Ok(target) = std::fs::canonicalize(self.dir.join(name)) else {
+            return Ok(());
+        };
+        if let Some(input) = inputs
+            .iter()
+            .find(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
+        {
+            return Err(bad(
+                &self.dir,
+                format!(
+                    "the input {} is the output `{name}` of this folder, which the run would \
+                     overwrite; move the input out of the output folder, or choose another --out",
+                    input.display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A new staging folder inside `.packlab/` (its name unpredictable, created exclusively):
+    /// outputs are written there, then moved into place by [`Folder::finish`].
+    pub fn staging(&self) -> Result<PathBuf, ExperimentError> {
+        let path = internal_folder(&self.dir)?.join(format!("staging-{}", fsafe::unpredictable()));
+        std::fs::create_dir(&path)
+            .map_err(|e| bad(&self.dir, format!("cannot create {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    /// Moves the outputs `written` (files of `staging`) into the folder, refusing any whose
+    /// name is a symbolic link there or one of `inputs`; records them as packlab's outputs and
+    /// removes the outputs of an earlier run that are not among them. Returns their paths in
+    /// the folder.
+    pub fn finish(
+        &self,
+        staging: &Path,
+        written: &[PathBuf],
+        inputs: &[PathBuf],
+    ) -> Result<Vec<PathBuf>, ExperimentError> {
         let names: Vec<String> = written
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect();
-        if let Ok(old) = std::fs::read_to_string(&manifest) {
-            for name in old.lines().filter(|l| !l.is_empty()) {
-                // only plain names: a manifest never reaches outside the folder
-                if name.contains(['/', '\\']) || name.starts_with('.') {
-                    continue;
-                }
-                if !names.iter().any(|n| n == name) {
-                    let path = self.dir.join(name);
-                    if path.is_file() {
-                        std::fs::remove_file(&path).map_err(|e| {
-                            bad(&self.dir, format!("cannot remove stale {name}: {e}"))
-                        })?;
-                    }
+        for name in &names {
+            let target = self.dir.join(name);
+            if fsafe::is_symlink(&target) {
+                return Err(bad(
+                    &self.dir,
+                    format!(
+                        "the output {} is a symbolic link; packlab does not write through links \
+                         (remove it; the finished work is kept in the journal)",
+                        target.display()
+                    ),
+                ));
+            }
+            self.not_an_input(name, inputs)?;
+        }
+        let mut out = Vec::with_capacity(names.len());
+        for name in &names {
+            let to = self.dir.join(name);
+            std::fs::rename(staging.join(name), &to).map_err(|source| ExperimentError::Write {
+                path: to.clone(),
+                source,
+            })?;
+            out.push(to);
+        }
+        let _ = std::fs::remove_dir_all(staging);
+        for name in self.manifest() {
+            if !names.iter().any(|n| *n == name) {
+                let path = self.dir.join(&name);
+                // a stale output, or a link left in its place: the name itself goes
+                if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
+                    std::fs::remove_file(&path)
+                        .map_err(|e| bad(&self.dir, format!("cannot remove stale {name}: {e}")))?;
                 }
             }
         }
         let mut text = names.join("\n");
         text.push('\n');
-        super::common::write(manifest, &text).map(|_| ())
+        super::common::write(self.dir.join(INTERNAL).join("manifest"), &text)?;
+        Ok(out)
     }
 }
 
@@ -152,23 +310,107 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_second_holder_is_refused_with_the_first_ones_pid() {
+    fn a_whole_run_holds_the_folder_alone_and_shards_share_it() {
         let dir = std::env::temp_dir().join(format!("packlab-folder-{}", std::process::id()));
         let a = Folder::open(&dir, None).unwrap();
+        let pid = format!("pid {}", std::process::id());
+        for shard in [None, Some((1, 2))] {
+            match Folder::open(&dir, shard) {
+                Err(ExperimentError::Locked { holder, .. }) => {
+                    assert!(holder.contains(&pid), "{holder}")
+                }
+                other => panic!("expected a lock error, got {other:?}"),
+            }
+        }
+        drop(a);
+        // shards share the folder, each holding its own lock
+        let b = Folder::open(&dir, Some((1, 2))).unwrap();
+        let c = Folder::open(&dir, Some((2, 2))).unwrap();
+        assert!(matches!(
+            Folder::open(&dir, Some((2, 2))),
+            Err(ExperimentError::Locked { .. })
+        ));
         match Folder::open(&dir, None) {
             Err(ExperimentError::Locked { holder, .. }) => {
-                assert!(
-                    holder.contains(&format!("pid {}", std::process::id())),
-                    "{holder}"
-                )
+                assert!(holder.contains("shards"), "{holder}")
             }
             other => panic!("expected a lock error, got {other:?}"),
         }
-        // shards lock separately
-        let b = Folder::open(&dir, Some((1, 2))).unwrap();
-        drop((a, b));
+        drop((b, c));
         // released when dropped
         Folder::open(&dir, None).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn links_in_place_of_packlabs_files_are_refused_and_nothing_outside_is_touched() {
+        let root = std::env::temp_dir().join(format!("packlab-links-{}", std::process::id()));
+        let outside = root.join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("journal"), "mine").unwrap();
+        std::fs::write(outside.join("victim"), "mine").unwrap();
+        // `.packlab` a link to a folder outside
+        let dir = root.join("out");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join(INTERNAL)).unwrap();
+        let e = Folder::open(&dir, None).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::remove_file(dir.join(INTERNAL)).unwrap();
+        // `.packlab` a file
+        std::fs::write(dir.join(INTERNAL), "x").unwrap();
+        let e = Folder::open(&dir, None).unwrap_err().to_string();
+        assert!(e.contains(".packlab is a file"), "{e}");
+        std::fs::remove_file(dir.join(INTERNAL)).unwrap();
+        // the lock a link to a file outside
+        std::fs::create_dir(dir.join(INTERNAL)).unwrap();
+        let lock = dir.join(INTERNAL).join("lock");
+        std::os::unix::fs::symlink(outside.join("victim"), &lock).unwrap();
+        let e = Folder::open(&dir, None).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::remove_file(&lock).unwrap();
+        // --fresh removes its own journal and nothing else
+        let f = Folder::open(&dir, None).unwrap();
+        std::fs::write(dir.join(INTERNAL).join("journal.bak"), "mine").unwrap();
+        std::fs::write(dir.join(INTERNAL).join("journal-1-of-2"), "a shard's").unwrap();
+        std::fs::write(f.journal(None), "old").unwrap();
+        f.remove_journal(None).unwrap();
+        assert!(!f.journal(None).exists());
+        assert!(dir.join(INTERNAL).join("journal.bak").exists());
+        assert!(dir.join(INTERNAL).join("journal-1-of-2").exists());
+        // an output that is a link is refused; its target is untouched
+        let staging = f.staging().unwrap();
+        std::fs::write(staging.join("report.md"), "new").unwrap();
+        std::os::unix::fs::symlink(outside.join("victim"), dir.join("report.md")).unwrap();
+        let e = f
+            .finish(&staging, &[staging.join("report.md")], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        std::fs::remove_file(dir.join("report.md")).unwrap();
+        // an input under an output's name is refused
+        std::fs::write(dir.join("report.md"), "an input").unwrap();
+        let e = f
+            .finish(
+                &staging,
+                &[staging.join("report.md")],
+                &[dir.join("report.md")],
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the input"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("report.md")).unwrap(),
+            "an input"
+        );
+        let moved = f
+            .finish(&staging, &[staging.join("report.md")], &[])
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&moved[0]).unwrap(), "new");
+        assert!(!staging.exists());
+        for name in ["journal", "victim"] {
+            assert_eq!(std::fs::read_to_string(outside.join(name)).unwrap(), "mine");
+        }
+        drop(f);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

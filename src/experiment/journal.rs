@@ -231,7 +231,7 @@ pub fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
         source,
     };
     let mut bytes = Vec::new();
-    match File::open(path) {
+    match crate::fsafe::open_nofollow(path, OpenOptions::new().read(true)) {
         Ok(mut f) => {
             f.read_to_end(&mut bytes).map_err(io)?;
         }
@@ -266,7 +266,11 @@ impl Journal {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = File::create(path).map_err(io)?;
+        let mut file = crate::fsafe::open_nofollow(
+            path,
+            OpenOptions::new().write(true).create(true).truncate(true),
+        )
+        .map_err(io)?;
         let payload = postcard::to_stdvec(header).expect("a header serialises");
         file.write_all(&record(&payload)).map_err(io)?;
         file.sync_data().map_err(io)?;
@@ -284,7 +288,8 @@ impl Journal {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        let mut file =
+            crate::fsafe::open_nofollow(path, OpenOptions::new().write(true)).map_err(io)?;
         file.set_len(whole).map_err(io)?;
         file.seek(SeekFrom::End(0)).map_err(io)?;
         Ok(Journal {

@@ -123,6 +123,13 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
         if let Some((i, n)) = rest.split_once("-of-")
             && let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>())
         {
+            if i == 0 || i > n || n > crate::limits::MAX_SHARDS {
+                return Err(bad(format!(
+                    "{} is not the journal of a shard I of N with 1 ≤ I ≤ N ≤ {} (move it away)",
+                    e.path().display(),
+                    crate::limits::MAX_SHARDS
+                )));
+            }
             found.push((i, n, e.path()));
         }
     }

@@ -39,9 +39,131 @@ fn path(p: &Path) -> String {
     quote(&p.to_string_lossy())
 }
 
+/// A value quoted for an `#SBATCH` line: Slurm's parser of such lines splits at white space
+/// outside quotes, ends the line at an unquoted `#`, and takes `\` as an escape, even
+/// inside quotes.
+fn sbatch_quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', r"\\").replace('"', "\\\""))
+}
+
+/// Options packlab writes itself; an `--sbatch` line may not set them again.
+const OWN: [(&str, &str); 7] = [
+    ("--array", "-a"),
+    ("--output", "-o"),
+    ("--chdir", "-D"),
+    ("--job-name", "-J"),
+    ("--dependency", "-d"),
+    ("--cpus-per-task", "-c"),
+    ("--requeue", "--no-requeue"),
+];
+
+/// Why `text`, the value of `what`, cannot go into a script: a control character (a new line
+/// would become a line of its own) or nothing at all.
+fn unprintable(what: &str, text: &str) -> Result<(), ExperimentError> {
+    if text.trim().is_empty() {
+        return Err(ExperimentError::Slurm(format!("{what} is empty")));
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        return Err(ExperimentError::Slurm(format!(
+            "{what} holds the control character {} (`{}`); a script line must stay one line",
+            c.escape_default(),
+            crate::input::shown(text)
+        )));
+    }
+    Ok(())
+}
+
+/// A Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or UNLIMITED.
+fn time_ok(t: &str) -> bool {
+    if t.eq_ignore_ascii_case("unlimited") || t.eq_ignore_ascii_case("infinite") {
+        return true;
+    }
+    let (days, rest) = match t.split_once('-') {
+        Some((d, r)) => (Some(d), r),
+        None => (None, t),
+    };
+    let digits = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = rest.split(':').collect();
+    days.is_none_or(digits) && parts.len() <= 3 && parts.iter().all(|p| digits(p))
+}
+
 impl SlurmSpec {
+    /// Checks every value that goes into the scripts: no control character anywhere, paths
+    /// as Slurm and the shell can read them back, a partition and a time limit in Slurm's
+    /// forms, and no `--sbatch` line that sets what packlab sets itself.
+    pub fn check(&self) -> Result<(), ExperimentError> {
+        for (what, p) in [
+            ("the packlab binary's path", &self.packlab),
+            ("the working folder", &self.workdir),
+            ("the experiment file's path", &self.experiment),
+            ("the output folder", &self.out),
+        ] {
+            let Some(text) = p.to_str() else {
+                return Err(ExperimentError::Slurm(format!(
+                    "{what} {} is not UTF-8 text",
+                    p.display()
+                )));
+            };
+            unprintable(what, text)?;
+        }
+        if self.out.to_string_lossy().contains('%') || self.workdir.to_string_lossy().contains('%')
+        {
+            return Err(ExperimentError::Slurm(format!(
+                "the output folder {} or the working folder {} holds `%`, which Slurm replaces in \
+                 file names (%j, %a, …); choose a folder without it",
+                self.out.display(),
+                self.workdir.display()
+            )));
+        }
+        if let Some(p) = &self.partition {
+            unprintable("--partition", p)?;
+            if !p
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.,-".contains(&b))
+            {
+                return Err(ExperimentError::Slurm(format!(
+                    "--partition `{}`: expected partition names of [A-Za-z0-9_.-], separated by commas",
+                    crate::input::shown(p)
+                )));
+            }
+        }
+        if let Some(t) = &self.time {
+            unprintable("--time", t)?;
+            if !time_ok(t) {
+                return Err(ExperimentError::Slurm(format!(
+                    "--time `{}`: expected Slurm's forms: minutes, MM:SS, HH:MM:SS, D-HH, \
+                     D-HH:MM, D-HH:MM:SS or UNLIMITED",
+                    crate::input::shown(t)
+                )));
+            }
+        }
+        for e in &self.extra {
+            unprintable("--sbatch", e)?;
+            let option = e.split(['=', ' ', '\t']).next().unwrap_or("");
+            if !option.starts_with('-') {
+                return Err(ExperimentError::Slurm(format!(
+                    "--sbatch `{}`: expected an sbatch option such as --mem=4G",
+                    crate::input::shown(e)
+                )));
+            }
+            if let Some((long, _)) = OWN.iter().find(|(l, s)| {
+                option == *l || option == *s || (s.len() == 2 && option.starts_with(s))
+            }) {
+                return Err(ExperimentError::Slurm(format!(
+                    "--sbatch `{}`: packlab writes {long} itself (the array of shards, their logs, \
+                     the folder, the name, the merge's dependency, --cpus-per-task, requeueing)",
+                    crate::input::shown(e)
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn common(&self, lines: &mut Vec<String>) {
-        lines.push(format!("#SBATCH --chdir={}", self.workdir.display()));
+        lines.push(format!(
+            "#SBATCH --chdir={}",
+            sbatch_quote(&self.workdir.to_string_lossy())
+        ));
         if let Some(p) = &self.partition {
             lines.push(format!("#SBATCH --partition={p}"));
         }
@@ -61,7 +183,10 @@ impl SlurmSpec {
             format!("#SBATCH --job-name=packlab-{}", self.name),
             format!("#SBATCH --array=0-{}", self.shards.saturating_sub(1)),
             format!("#SBATCH --cpus-per-task={}", self.cpus_per_task),
-            format!("#SBATCH --output={}/shard-%a.out", logs.display()),
+            format!(
+                "#SBATCH --output={}",
+                sbatch_quote(&format!("{}/shard-%a.out", logs.display()))
+            ),
             "#SBATCH --requeue".to_string(),
         ];
         self.common(&mut l);
@@ -85,7 +210,10 @@ impl SlurmSpec {
             "#!/bin/sh".to_string(),
             format!("#SBATCH --job-name=packlab-{}-merge", self.name),
             "#SBATCH --cpus-per-task=1".to_string(),
-            format!("#SBATCH --output={}/merge.out", logs.display()),
+            format!(
+                "#SBATCH --output={}",
+                sbatch_quote(&format!("{}/merge.out", logs.display()))
+            ),
         ];
         self.common(&mut l);
         l.push(String::new());
@@ -97,9 +225,17 @@ impl SlurmSpec {
         l.join("\n") + "\n"
     }
 
-    /// Writes both scripts into `<out>/slurm/`; returns their paths (shards, merge).
+    /// Writes both scripts into `<out>/slurm/` (after [`SlurmSpec::check`]); returns their
+    /// paths (shards, merge).
     pub fn write(&self) -> Result<(PathBuf, PathBuf), ExperimentError> {
+        self.check()?;
         let dir = self.out.join("slurm");
+        if crate::fsafe::is_symlink(&dir) {
+            return Err(ExperimentError::Folder {
+                dir,
+                what: "it is a symbolic link; packlab does not write through links".into(),
+            });
+        }
         std::fs::create_dir_all(&dir).map_err(|e| ExperimentError::Folder {
             dir: dir.clone(),
             what: format!("cannot create it: {e}"),
@@ -127,7 +263,16 @@ pub fn sbatch(args: &[&str], script: &Path) -> Result<String, ExperimentError> {
     }
     let text = String::from_utf8_lossy(&out.stdout);
     // `--parsable` prints `id` or `id;cluster`
-    Ok(text.trim().split(';').next().unwrap_or("").to_string())
+    let id = text.trim().split(';').next().unwrap_or("");
+    if id.is_empty() || id.len() > 20 || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ExperimentError::Slurm(format!(
+            "sbatch {} printed no job id (expected a number), but `{}`; check the queue with \
+             squeue before submitting again",
+            script.display(),
+            crate::input::shown(text.trim())
+        )));
+    }
+    Ok(id.to_string())
 }
 
 /// Submits the shards and the merge job after them; returns their job ids.
@@ -161,10 +306,237 @@ mod tests {
         assert!(a.contains("#SBATCH --partition=short"));
         assert!(a.contains("#SBATCH --mem=2G"));
         assert!(a.contains("'exp/it'\\''s.toml'"), "{a}");
-        assert!(a.contains("#SBATCH --chdir=/home/me/lab"), "{a}");
+        assert!(a.contains("#SBATCH --chdir=\"/home/me/lab\""), "{a}");
         assert!(a.contains("--shard \"$((SLURM_ARRAY_TASK_ID + 1))/4\" --threads"));
         assert!(a.ends_with("--quick\n"));
         let m = s.merge_script();
         assert!(m.contains("exec '/opt/packlab' merge '/res/x'"), "{m}");
+    }
+
+    /// The words of an `#SBATCH` line as Slurm's parser reads them: split at white space
+    /// outside quotes (single or double), `\` escaping the next character, an unquoted `#`
+    /// ending the line.
+    fn sbatch_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut chars = line
+            .strip_prefix("#SBATCH")
+            .expect("an #SBATCH line")
+            .chars();
+        let (mut word, mut quote, mut any) = (String::new(), None, false);
+        while let Some(c) = chars.next() {
+            match (c, quote) {
+                ('\\', _) => {
+                    word.extend(chars.next());
+                    any = true;
+                }
+                (c, Some(q)) if c == q => quote = None,
+                (c, Some(_)) => word.push(c),
+                ('"' | '\'', None) => {
+                    quote = Some(c);
+                    any = true;
+                }
+                ('#', None) => break,
+                (c, None) if c.is_ascii_whitespace() => {
+                    if any || !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                (c, None) => word.push(c),
+            }
+        }
+        if any || !word.is_empty() {
+            words.push(word);
+        }
+        words
+    }
+
+    /// The words of a shell line whose only quoting is single quotes (as `quote` writes).
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let (mut word, mut quoted, mut any) = (String::new(), false, false);
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if !quoted => {
+                    word.extend(chars.next());
+                    any = true;
+                }
+                '\'' => {
+                    quoted = !quoted;
+                    any = true;
+                }
+                c if c.is_ascii_whitespace() && !quoted => {
+                    if any {
+                        words.push(std::mem::take(&mut word));
+                    }
+                    any = false;
+                }
+                c => {
+                    word.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            words.push(word);
+        }
+        words
+    }
+
+    fn spec(
+        paths: [String; 4],
+        partition: Option<String>,
+        time: Option<String>,
+        extra: Vec<String>,
+    ) -> SlurmSpec {
+        let [packlab, workdir, experiment, out] = paths;
+        SlurmSpec {
+            packlab: packlab.into(),
+            workdir: workdir.into(),
+            experiment: experiment.into(),
+            out: out.into(),
+            name: "x".into(),
+            shards: 3,
+            quick: false,
+            partition,
+            time,
+            cpus_per_task: 2,
+            extra,
+        }
+    }
+
+    use proptest::prelude::*;
+
+    /// Strings a hostile user might pass: any character, with new lines, quotes, `#`,
+    /// backslashes and spaces made likely.
+    fn hostile() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                3 => prop::sample::select(vec![
+                    '\n', '\r', '"', '\'', '#', '\\', ' ', '\t', '%', '$', '`', ';', '-', '=', '/',
+                    '\0', '\u{1b}', '\u{2028}', 'é',
+                ]),
+                5 => prop::char::range('a', 'z'),
+                1 => any::<char>(),
+            ],
+            0..12,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// No value given to `packlab slurm` adds a line to a script or changes another one:
+        /// either it is refused, or every line is the one expected, and each value reads back
+        /// whole, as one word, through Slurm's parser of `#SBATCH` lines and the shell.
+        #[test]
+        fn no_value_adds_or_changes_a_line(
+            paths in prop::array::uniform4(hostile()),
+            partition in prop::option::of(hostile()),
+            time in prop::option::of(prop_oneof![hostile(), Just("1:00:00".to_string())]),
+            extra in prop::collection::vec(
+                prop_oneof![hostile(), hostile().prop_map(|s| format!("--mem={s}"))],
+                0..3,
+            ),
+        ) {
+            let s = spec(paths.clone(), partition.clone(), time.clone(), extra.clone());
+            if s.check().is_err() {
+                return Ok(());
+            }
+            let opt = |o: &Option<String>| o.iter().count();
+            for (script, fixed) in [(s.shards_script(), 6), (s.merge_script(), 4)] {
+                let lines: Vec<&str> = script.lines().collect();
+                let sbatch = fixed + 1 + opt(&partition) + opt(&time) + extra.len();
+                prop_assert_eq!(lines.len(), sbatch + 1 + usize::from(fixed == 6) + 1, "{}", script);
+                prop_assert_eq!(lines[0], "#!/bin/sh");
+                for l in &lines[1..sbatch] {
+                    prop_assert!(l.starts_with("#SBATCH "), "{}", script);
+                }
+                let words = |l: &str| sbatch_words(l);
+                let chdir = lines.iter().find(|l| l.starts_with("#SBATCH --chdir=")).unwrap();
+                prop_assert_eq!(words(chdir), vec![format!("--chdir={}", paths[1])]);
+                let output = lines.iter().find(|l| l.starts_with("#SBATCH --output=")).unwrap();
+                prop_assert_eq!(words(output).len(), 1);
+                let want = format!("--output={}/slurm/", paths[3]);
+                prop_assert!(words(output)[0].starts_with(&want), "{}", script);
+                if let Some(p) = &partition {
+                    let want = format!("#SBATCH --partition={p}");
+                    prop_assert!(lines.contains(&want.as_str()), "{}", script);
+                }
+                for e in &extra {
+                    let want = format!("#SBATCH {e}");
+                    prop_assert!(lines.contains(&want.as_str()), "{}", script);
+                }
+                let exec = shell_words(lines.last().unwrap());
+                prop_assert_eq!(&exec[0], "exec");
+                prop_assert_eq!(&exec[1], &paths[0]);
+                if fixed == 6 {
+                    prop_assert_eq!(&exec[2], &paths[2]);
+                    prop_assert_eq!(&exec[3..5], &["--out".to_string(), paths[3].clone()]);
+                } else {
+                    prop_assert_eq!(&exec[2..4], &["merge".to_string(), paths[3].clone()]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn injected_lines_and_packlabs_own_options_are_refused() {
+        let paths = || {
+            [
+                "/opt/packlab".to_string(),
+                "/home/me/lab with space".into(),
+                "exp.toml".into(),
+                "/res/x y".into(),
+            ]
+        };
+        assert!(
+            spec(paths(), Some("short".into()), None, vec![])
+                .check()
+                .is_ok()
+        );
+        for (partition, time, extra, word) in [
+            (Some("short\nrm -rf ~"), None, vec![], "control character"),
+            (Some(""), None, vec![], "empty"),
+            (Some("a b"), None, vec![], "partition names"),
+            (None, Some("1:00:00\necho"), vec![], "control character"),
+            (None, Some(""), vec![], "empty"),
+            (None, Some("soon"), vec![], "Slurm's forms"),
+            (None, None, vec!["--array=0-99"], "--array"),
+            (None, None, vec!["-o /tmp/x"], "--output"),
+            (None, None, vec!["--dependency=afterok:1"], "--dependency"),
+            (
+                None,
+                None,
+                vec!["--mem=1G\n#SBATCH --array=1"],
+                "control character",
+            ),
+            (None, None, vec!["mem=1G"], "an sbatch option"),
+        ] {
+            let e = spec(
+                paths(),
+                partition.map(String::from),
+                time.map(String::from),
+                extra.into_iter().map(String::from).collect(),
+            )
+            .check()
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(word), "{word}: {e}");
+        }
+        let mut p = paths();
+        p[3] = "/res/%j".into();
+        let e = spec(p, None, None, vec![]).check().unwrap_err().to_string();
+        assert!(e.contains('%'), "{e}");
+        // a folder with a space is one word to Slurm
+        let s = spec(paths(), None, Some("2-00:00:00".into()), vec![]);
+        s.check().unwrap();
+        let chdir = s.shards_script();
+        let line = chdir
+            .lines()
+            .find(|l| l.starts_with("#SBATCH --chdir"))
+            .unwrap();
+        assert_eq!(sbatch_words(line), ["--chdir=/home/me/lab with space"]);
     }
 }

@@ -8,6 +8,25 @@ use crate::model::Size;
 /// The file being validated: every error names it.
 pub struct Ctx<'a> {
     pub file: &'a Path,
+    /// The data files its keys name, as they are resolved ([`Ctx::path`]).
+    inputs: std::cell::RefCell<Vec<PathBuf>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// The context of validating `file`.
+    pub fn new(file: &'a Path) -> Self {
+        Ctx {
+            file,
+            inputs: Default::default(),
+        }
+    }
+
+    /// The experiment file and every data file resolved so far: what a run reads.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        let mut all = vec![self.file.to_path_buf()];
+        all.extend(self.inputs.borrow().iter().cloned());
+        all
+    }
 }
 
 impl Ctx<'_> {
@@ -23,10 +42,13 @@ impl Ctx<'_> {
 
     /// A path written in the file, relative to the file's folder.
     pub fn path(&self, relative: &str) -> PathBuf {
-        self.file
+        let path = self
+            .file
             .parent()
             .unwrap_or_else(|| Path::new("."))
-            .join(relative)
+            .join(relative);
+        self.inputs.borrow_mut().push(path.clone());
+        path
     }
 
     /// An experiment name: 1 to 100 characters of [a-z0-9_-] (it names the output folder).
@@ -40,6 +62,26 @@ impl Ctx<'_> {
             Ok(())
         } else {
             Err(self.bad("name", "a name of 1 to 100 characters of [a-z0-9_-]", name))
+        }
+    }
+
+    /// A figure's file name (without extension): 1 to 100 characters of `[A-Za-z0-9_.-]`, not
+    /// starting with a dot (it names FILE.png and FILE.svg in the output folder).
+    pub fn figure_name(&self, key: &str, name: &str) -> Result<(), ExperimentError> {
+        let ok = !name.is_empty()
+            && name.len() <= 100
+            && !name.starts_with('.')
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+        if ok {
+            Ok(())
+        } else {
+            Err(self.bad(
+                key,
+                "a file name of 1 to 100 characters of [A-Za-z0-9_.-], not starting with a dot",
+                crate::input::shown(name),
+            ))
         }
     }
 
@@ -157,9 +199,7 @@ mod limit_tests {
 
     #[test]
     fn limits_name_the_key_and_the_bound() {
-        let cx = Ctx {
-            file: Path::new("x.toml"),
-        };
+        let cx = Ctx::new(Path::new("x.toml"));
         assert_eq!(cx.at_most("run.replications", 5u64, 10, "runs").unwrap(), 5);
         let e = cx
             .at_most("run.replications", 11u64, 10, "replications")

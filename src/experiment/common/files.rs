@@ -5,16 +5,16 @@ use std::path::{Path, PathBuf};
 
 use super::{ClaimResult, MdTable, Report, write_csv};
 use crate::experiment::{ExperimentError, VERSION};
-use crate::plot::{Chart, PlotError, render};
+use crate::plot::{Chart, PlotError, render, suffixed};
 
-/// A temporary name beside `path` (hidden, with this process's id): written first, then
-/// renamed into place, so a reader never sees half a file and a crash leaves the old one.
+/// A temporary name beside `path` (hidden, unpredictable): written first, then renamed into
+/// place, so a reader never sees half a file and a crash leaves the old one.
 fn temporary(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".tmp-{}-{name}", std::process::id()))
+    path.with_file_name(format!(".tmp-{}-{name}", crate::fsafe::unpredictable()))
 }
 
 /// Moves `from` to `to`, naming `to` in errors.
@@ -25,17 +25,20 @@ fn rename(from: &Path, to: &Path) -> Result<(), ExperimentError> {
     })
 }
 
-/// Writes `text` to `path`: to a temporary name, synced, then renamed into place.
+/// Writes `text` to `path`: to a new temporary file (created exclusively, never through a
+/// link), synced, then renamed into place (a link at `path` is replaced, never followed).
 pub fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
     let tmp = temporary(&path);
     let err = |source| ExperimentError::Write {
         path: path.clone(),
         source,
     };
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
-    f.write_all(text.as_bytes())
-        .and_then(|_| f.sync_data())
-        .map_err(err)?;
+    let mut f = crate::fsafe::create_new(&tmp).map_err(err)?;
+    let written = f.write_all(text.as_bytes()).and_then(|_| f.sync_data());
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(err(e));
+    }
     rename(&tmp, &path)?;
     Ok(path)
 }
@@ -57,12 +60,12 @@ pub fn render_with(
     draw: impl FnOnce(&Path) -> Result<[PathBuf; 2], PlotError>,
 ) -> Result<[PathBuf; 2], ExperimentError> {
     let stem = dir.join(file);
-    let tmp = dir.join(format!(".tmp-{}-{file}", std::process::id()));
+    let tmp = dir.join(format!(".tmp-{}-{file}", crate::fsafe::unpredictable()));
     let [png, svg] = draw(&tmp).map_err(|e| ExperimentError::Plot {
         path: stem.clone(),
         message: e.to_string(),
     })?;
-    let out = [stem.with_extension("png"), stem.with_extension("svg")];
+    let out = [suffixed(&stem, "png"), suffixed(&stem, "svg")];
     rename(&png, &out[0])?;
     rename(&svg, &out[1])?;
     Ok(out)

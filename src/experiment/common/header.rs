@@ -17,6 +17,8 @@ pub struct Header {
     pub description: String,
     /// Every random stream derives from it (default 1).
     pub seed: u64,
+    /// The experiment file and the data files it names: a run must not overwrite them.
+    pub inputs: Vec<PathBuf>,
 }
 
 impl Header {
@@ -25,6 +27,7 @@ impl Header {
     pub fn forget_file(&mut self) {
         self.file = PathBuf::new();
         self.source = String::new();
+        self.inputs = Vec::new();
     }
 
     /// Validates the header fields of a file.
@@ -42,6 +45,7 @@ impl Header {
             name,
             description: description.unwrap_or_default(),
             seed: seed.unwrap_or(1),
+            inputs: Vec::new(),
         })
     }
 }

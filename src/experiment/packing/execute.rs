@@ -113,9 +113,7 @@ pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, Experim
         .flat_map(|c| &c.trials)
         .any(|t| !t.fitted)
     {
-        return Err(Ctx {
-            file: &exp.header.file,
-        }
+        return Err(Ctx::new(&exp.header.file)
         .bad(
             "snapshot.file",
             &format!(

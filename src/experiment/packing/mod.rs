@@ -101,7 +101,7 @@ impl PackingExperiment {
     /// Validates a packing experiment and reads its snapshot.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let raw: Raw = parse_toml(file, source)?;
-        let cx = Ctx { file };
+        let cx = Ctx::new(file);
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
         let (mut snapshot, snapshot_label) = snapshot(&cx, &raw.snapshot)?;
         let mut synthesis = None;
@@ -152,7 +152,10 @@ impl PackingExperiment {
         let evaluate = evaluate(&cx, raw.evaluate, snapshot.tasks.len())?;
         let claims = claims(&cx, &raw.claim, &schedulers, &evaluate)?;
         Ok(PackingExperiment {
-            header,
+            header: Header {
+                inputs: cx.inputs(),
+                ..header
+            },
             snapshot,
             snapshot_label,
             schedulers,

@@ -342,7 +342,7 @@ impl Experiment {
     /// Validates experiment text; `file` names it in errors and anchors relative paths.
     pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
         let raw: schema::RawExperiment = parse_toml(file, source)?;
-        let cx = Ctx { file };
+        let cx = Ctx::new(file);
         let header = Header::new(
             &cx,
             source,
@@ -404,7 +404,10 @@ impl Experiment {
         let compaction =
             compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
         let exp = Experiment {
-            header,
+            header: Header {
+                inputs: cx.inputs(),
+                ..header
+            },
             servers,
             workload,
             run,

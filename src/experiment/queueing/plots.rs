@@ -27,13 +27,7 @@ pub(super) fn plots(
                 &file,
             ));
         }
-        if file.is_empty() || file.contains(['/', '\\']) {
-            return Err(at.cx.bad(
-                &format!("plot[{i}].file"),
-                "a file name without directories",
-                &file,
-            ));
-        }
+        at.cx.figure_name(&format!("plot[{i}].file"), &file)?;
         plots.push(plot(
             at,
             i,

@@ -81,7 +81,7 @@ impl RegionExperiment {
     /// Validates a region experiment's text.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let raw: Raw = parse_toml(file, source)?;
-        let cx = Ctx { file };
+        let cx = Ctx::new(file);
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
         let (sizes, service) = match raw.workload {
             Some(w) => {
@@ -143,7 +143,10 @@ impl RegionExperiment {
         let plots = plots(&cx, raw.plot, sizes.is_some(), family.is_some())?;
         let claims = claims(&cx, raw.claim, sizes.is_some(), family.is_some(), bracket)?;
         Ok(RegionExperiment {
-            header,
+            header: Header {
+                inputs: cx.inputs(),
+                ..header
+            },
             sizes,
             scale,
             js,
@@ -228,13 +231,7 @@ fn plots(
             ));
         }
         let file = p.file.unwrap_or_else(|| p.kind.clone());
-        if file.is_empty() || file.contains(['/', '\\']) {
-            return Err(cx.bad(
-                &format!("plot[{i}].file"),
-                "a file name without directories",
-                &file,
-            ));
-        }
+        cx.figure_name(&format!("plot[{i}].file"), &file)?;
         if plots
             .iter()
             .any(|(_, _, f): &(String, Option<String>, String)| *f == file)
