@@ -4,42 +4,120 @@
 //! A file is read as gzip when it starts with gzip's magic bytes (whatever its name), and then
 //! whole: every member of a multi-member file (as `cat a.gz b.gz` or parallel compressors
 //! write), not just the first.
+//!
+//! Every reader is bounded: only regular files are opened (a FIFO, a device or a folder is
+//! refused by name, without blocking), no line may exceed [`MAX_LINE_BYTES`], a file read whole
+//! may hold at most [`MAX_TEXT_BYTES`] once decompressed and a streamed one
+//! [`MAX_STREAM_BYTES`], and reading stops when a signal asks packlab to stop.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+
+use crate::limits::{MAX_LINE_BYTES, MAX_STREAM_BYTES, MAX_TEXT_BYTES};
 
 /// gzip's first two bytes.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// A reader of the decompressed contents of `path`.
+/// A reader of the decompressed contents of `path`, streamed (at most [`MAX_STREAM_BYTES`]).
 pub fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
-    let mut f = BufReader::with_capacity(1 << 16, File::open(path)?);
-    let gz = f.fill_buf()?.starts_with(&GZIP_MAGIC);
-    Ok(if gz {
-        Box::new(BufReader::with_capacity(
-            1 << 16,
-            Corrupt(flate2::bufread::MultiGzDecoder::new(f)),
-        ))
-    } else {
-        Box::new(f)
-    })
+    open_bounded(path, MAX_STREAM_BYTES)
 }
 
-/// The decompressed contents of `path` as text.
+/// A reader of the decompressed contents of `path`, at most `max` bytes, no line longer than
+/// [`MAX_LINE_BYTES`].
+fn open_bounded(path: &Path, max: u64) -> std::io::Result<Box<dyn BufRead>> {
+    let mut f = BufReader::with_capacity(1 << 16, crate::fsafe::open_regular(path)?);
+    let gz = f.fill_buf()?.starts_with(&GZIP_MAGIC);
+    let inner: Box<dyn Read> = if gz {
+        Box::new(Corrupt(flate2::bufread::MultiGzDecoder::new(f)))
+    } else {
+        Box::new(f)
+    };
+    Ok(Box::new(BufReader::with_capacity(
+        1 << 16,
+        Bounded {
+            inner,
+            total: 0,
+            line: 0,
+            max,
+        },
+    )))
+}
+
+/// The decompressed contents of `path` as text (at most [`MAX_TEXT_BYTES`]).
 pub fn read_text(path: &Path) -> std::io::Result<String> {
     let mut s = String::new();
-    open(path)?.read_to_string(&mut s).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("UTF-8") {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "not UTF-8 text (binary data, or a corrupt or truncated gzip file)",
-            )
-        } else {
-            e
-        }
-    })?;
+    open_bounded(path, MAX_TEXT_BYTES)?
+        .read_to_string(&mut s)
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("UTF-8") {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "not UTF-8 text (binary data, or a corrupt or truncated gzip file)",
+                )
+            } else {
+                e
+            }
+        })?;
     Ok(s)
+}
+
+/// A reader that stops with a clear error past `max` bytes or at a line longer than
+/// [`MAX_LINE_BYTES`], and when a signal asks packlab to stop.
+struct Bounded {
+    inner: Box<dyn Read>,
+    /// Bytes read so far.
+    total: u64,
+    /// Bytes of the current line so far.
+    line: u64,
+    max: u64,
+}
+
+impl Read for Bounded {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if crate::sim::cancel::requested().is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Other,
+                "reading stopped by a signal",
+            ));
+        }
+        let n = self.inner.read(buf)?;
+        let got = &buf[..n];
+        self.total += n as u64;
+        if self.total > self.max {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "more than {} bytes (decompressed); packlab reads at most that much of one file",
+                    self.max
+                ),
+            ));
+        }
+        // only the first line of a read can be longer than the read itself
+        match (
+            got.iter().position(|&b| b == b'\n'),
+            got.iter().rposition(|&b| b == b'\n'),
+        ) {
+            (Some(first), Some(last)) => {
+                if self.line + first as u64 > MAX_LINE_BYTES {
+                    return Err(long_line());
+                }
+                self.line = (n - last - 1) as u64;
+            }
+            _ => self.line += n as u64,
+        }
+        if self.line > MAX_LINE_BYTES {
+            return Err(long_line());
+        }
+        Ok(n)
+    }
+}
+
+fn long_line() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!("a line longer than {MAX_LINE_BYTES} bytes (not a text file of lines?)"),
+    )
 }
 
 /// Turns a decompression failure into a message that says what it means.

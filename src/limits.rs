@@ -33,6 +33,13 @@ pub const MAX_MACHINES: u64 = 10_000_000;
 pub const MAX_TRIALS: u64 = 10_000;
 /// Values in a list of a file (sweep points, evaluator parameters).
 pub const MAX_LIST: usize = 10_000;
+/// Bytes of one line of an input file (an experiment file, a data file, a trace).
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+/// Bytes of an input file read whole into memory (an experiment file, a sizes file, a
+/// snapshot, a characterisation), once decompressed.
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+/// Bytes of a trace, which is streamed, once decompressed.
+pub const MAX_STREAM_BYTES: u64 = 1 << 40;
 /// Shards of one plan (`--shard I/N`, `packlab slurm --shards N`, the journals `merge` reads).
 pub const MAX_SHARDS: u32 = 10_000;
 /// Worker threads per available core.

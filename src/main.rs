@@ -117,7 +117,9 @@ fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     Ok((i, n))
 }
 
-/// SIGINT and SIGTERM ask long loops to stop (a second one ends the process at once).
+/// SIGINT and SIGTERM ask long loops to stop (a second one ends the process at once); what
+/// has not stopped a second later (a validation, a solver, a reader between two checks) is
+/// ended by [`watchdog`], with the same exit status.
 fn handle_signals() {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let again = Arc::new(AtomicBool::new(false));
@@ -129,6 +131,31 @@ fn handle_signals() {
             Arc::clone(packlab::sim::cancel::flag()),
             sig as usize,
         );
+    }
+    let _ = std::thread::Builder::new()
+        .name("signal-watchdog".into())
+        .spawn(watchdog);
+}
+
+/// Grace after a signal for the work to stop by itself (saving its journal and saying so).
+const GRACE: std::time::Duration = std::time::Duration::from_millis(900);
+
+/// Ends the process [`GRACE`] after a signal if it is still running. Finished units are in the
+/// journal already (each is written to the operating system as it finishes), so nothing
+/// finished is lost; the exit status is 128 + the signal's number, as for a clean stop.
+fn watchdog() {
+    use packlab::sim::cancel;
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        if let Some(signal) = cancel::requested() {
+            std::thread::sleep(GRACE);
+            eprintln!(
+                "packlab: interrupted by signal {signal} while {}; finished units are kept in \
+                 the output folder's journal; run the same command again to resume",
+                cancel::phase()
+            );
+            std::process::exit(128 + signal);
+        }
     }
 }
 
@@ -156,10 +183,20 @@ fn main() -> ExitCode {
             eprintln!("  {}", args.join(" "));
             ExitCode::from((128 + signal).clamp(129, 255) as u8)
         }
-        Err(e) => {
-            eprintln!("packlab: error: {e}");
-            ExitCode::from(2)
-        }
+        Err(e) => match packlab::sim::cancel::requested() {
+            // an error caused by the stop (a reader cut short) is the interruption
+            Some(signal) => {
+                eprintln!(
+                    "packlab: interrupted by signal {signal} while {}",
+                    packlab::sim::cancel::phase()
+                );
+                ExitCode::from((128 + signal).clamp(129, 255) as u8)
+            }
+            None => {
+                eprintln!("packlab: error: {e}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 

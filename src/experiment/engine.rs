@@ -165,6 +165,7 @@ fn run_units<K: Kind>(
     pool: &rayon::ThreadPool,
     sink: &(dyn Fn(usize, K::Done) -> Result<(), ExperimentError> + Sync),
 ) -> Result<(), ExperimentError> {
+    cancel::set_phase(cancel::Phase::Running);
     let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
     todo.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let next = AtomicUsize::new(0);
@@ -380,6 +381,7 @@ fn finish<K: Kind>(
             what: format!("{} of {total} units are missing", total - done.len()),
         });
     }
+    cancel::set_phase(cancel::Phase::Writing);
     let mut out = exp.assemble(done);
     if quick {
         K::claims(&mut out)

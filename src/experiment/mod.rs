@@ -41,7 +41,7 @@ pub enum ExperimentFile {
 impl ExperimentFile {
     /// Reads and validates an experiment file, dispatching on its `kind` key.
     pub fn load(file: &Path) -> Result<Self, ExperimentError> {
-        let source = std::fs::read_to_string(file).map_err(|source| ExperimentError::Read {
+        let source = crate::input::read_text(file).map_err(|source| ExperimentError::Read {
             file: file.to_path_buf(),
             source,
         })?;

@@ -1,7 +1,7 @@
 //! A request to stop, set by a signal (SIGINT, SIGTERM): long loops check it now and then and
 //! stop early, so a run can save what it finished and exit.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// The flag: 0 while running, else the number of the signal that asked to stop.
@@ -27,4 +27,32 @@ pub fn request(signal: i32) {
 /// Clears a request (for tests).
 pub fn reset() {
     flag().store(0, Ordering::Relaxed);
+}
+
+/// What packlab is doing, for the message of an interruption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    /// Reading and validating the experiment file and its data.
+    Reading = 0,
+    /// Running units of work.
+    Running = 1,
+    /// Writing the outputs.
+    Writing = 2,
+}
+
+static PHASE: AtomicU8 = AtomicU8::new(0);
+
+/// Records what packlab is doing now.
+pub fn set_phase(phase: Phase) {
+    PHASE.store(phase as u8, Ordering::Relaxed);
+}
+
+/// What packlab is doing now, in words.
+pub fn phase() -> &'static str {
+    match PHASE.load(Ordering::Relaxed) {
+        0 => "reading and validating its input",
+        1 => "running",
+        _ => "writing its outputs",
+    }
 }

@@ -244,7 +244,7 @@ fn read_with(which: &str, path: &Path) -> bool {
             );
         }
         _ => {
-            let cx = Ctx { file: path };
+            let cx = Ctx::new(path);
             drop(cx.numbers(
                 "workload.sizes.file",
                 &path.file_name().unwrap().to_string_lossy(),

@@ -332,7 +332,7 @@ pub struct Experiment {
 impl Experiment {
     /// Reads and validates an experiment file.
     pub fn load(file: &Path) -> Result<Experiment, ExperimentError> {
-        let source = std::fs::read_to_string(file).map_err(|source| ExperimentError::Read {
+        let source = crate::input::read_text(file).map_err(|source| ExperimentError::Read {
             file: file.to_path_buf(),
             source,
         })?;
