@@ -371,12 +371,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
                 f.len()
             )));
         }
-        let job: u64 = f[1].parse().map_err(|_| {
-            bad(format!(
-                "job id `{}` is not an integer",
-                crate::input::shown(f[1])
-            ))
-        })?;
+        let job: u64 = f[1].parse().map_err(|_| bad(not_whole("job id", f[1])))?;
         let mut req: Resources = [0; 3];
         for (d, k) in [(0, 8), (1, 9)] {
             let x: f64 = f[k].parse().map_err(|_| {
@@ -386,7 +381,7 @@ pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
                     crate::input::shown(f[k])
                 ))
             })?;
-            req[d] = amount(x).ok_or_else(|| bad(format!("negative request {x}")))?;
+            req[d] = amount(x).ok_or_else(|| bad(not_an_amount(x)))?;
         }
         let next = jobs.len() as u32;
         let j = *jobs.entry(job).or_insert(next);
@@ -417,6 +412,30 @@ fn columns(header: &str, want: &[&str], file: &str) -> Result<Vec<usize>, Source
                 })
         })
         .collect()
+}
+
+/// Why `x` is not an amount, in words.
+fn not_an_amount(x: f64) -> String {
+    if x.is_nan() {
+        "`NaN` is not a number".into()
+    } else if x.is_infinite() {
+        format!("amount {x} is not finite")
+    } else {
+        format!("negative amount {x}")
+    }
+}
+
+/// Why `v` is not a whole number ≥ 0 (a job id, a count), in words.
+fn not_whole(what: &str, v: &str) -> String {
+    let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    if digits {
+        format!("{what} `{}` is too large", crate::input::shown(v))
+    } else {
+        format!(
+            "{what} `{}` is not a whole number ≥ 0",
+            crate::input::shown(v)
+        )
+    }
 }
 
 fn field_f64(f: &[&str], k: usize, line: usize, file: &str) -> Result<f64, SourceError> {
@@ -468,13 +487,23 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
         for d in 0..3 {
             let v = if largest[d] > 0.0 {
                 x[d] / largest[d]
+            } else if x[d] > 0.0 {
+                return Err(SourceError::Format {
+                    file: file.into(),
+                    line,
+                    what: format!(
+                        "requests {} of {}, which no node of {nfile} has",
+                        x[d],
+                        ["CPU", "memory", "GPU"][d]
+                    ),
+                });
             } else {
                 0.0
             };
             r[d] = amount(v).ok_or_else(|| SourceError::Format {
                 file: file.into(),
                 line,
-                what: format!("negative amount {}", x[d]),
+                what: not_an_amount(x[d]),
             })?;
         }
         Ok(r)
@@ -558,18 +587,13 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
             let x: f64 = v
                 .parse()
                 .map_err(|_| bad(format!("`{}` is not a number", crate::input::shown(v))))?;
-            amount(x).ok_or_else(|| bad(format!("negative amount {x}")))
+            amount(x).ok_or_else(|| bad(not_an_amount(x)))
         };
         let r = [amt(2)?, amt(3)?, amt(4)?];
         disk |= r[2] > 0;
         let count: u64 = match get(5) {
             "" => 1,
-            v => v.parse().map_err(|_| {
-                bad(format!(
-                    "count `{}` is not a whole number",
-                    crate::input::shown(v)
-                ))
-            })?,
+            v => v.parse().map_err(|_| bad(not_whole("count", v)))?,
         };
         let count_usize = count as usize;
         let cell = |col: Option<usize>| col.and_then(|k| f.get(k)).copied().unwrap_or("");
@@ -615,12 +639,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
                         "column `attributes` is for machine rows; a task has `constraints`".into(),
                     ));
                 }
-                let id: u64 = get(1).parse().map_err(|_| {
-                    bad(format!(
-                        "job `{}` is not an integer",
-                        crate::input::shown(get(1))
-                    ))
-                })?;
+                let id: u64 = get(1).parse().map_err(|_| bad(not_whole("job", get(1))))?;
                 let next = jobs.len() as u32;
                 let job = *jobs.entry(id).or_insert(next);
                 grow(&mut tasks_seen, count, MAX_TASKS, "tasks", &file, n + 1)?;

@@ -78,6 +78,11 @@ pub enum RequestError {
     },
     #[error("a task requesting neither CPU nor memory")]
     Nothing,
+    #[error(
+        "duration {seconds} s is more than {} slots of {slot} s (a job's service is at most that)",
+        u32::MAX
+    )]
+    Duration { seconds: f64, slot: f64 },
 }
 
 /// A task's job: size per resource (CPU, memory) and service, in slots.
@@ -120,6 +125,12 @@ impl TraceSpec {
                 r
             }
         };
+        if task.duration / self.slot > u32::MAX as f64 {
+            return Err(RequestError::Duration {
+                seconds: task.duration,
+                slot: self.slot,
+            });
+        }
         Ok(TraceJob {
             req,
             service: self.service_slots(task.duration),
@@ -154,6 +165,9 @@ pub struct TraceSummary {
     /// Task records and jobs (instances) in the window.
     pub tasks: u64,
     pub jobs: u64,
+    /// The most jobs arriving within one slot of `slot` seconds (counted in slots from the
+    /// first arrival, traffic scaling 1).
+    pub burst: u64,
     /// The law of a job's size (the first resource for vector modes) and service, over jobs.
     pub sizes: SizeLaw,
     pub service: ServiceLaw,
@@ -183,6 +197,7 @@ impl TraceSummary {
         let mut service: BTreeMap<u32, u64> = BTreeMap::new();
         let mut req_sum = [0f64; 2];
         let mut work_sum = [0f64; 2];
+        let (mut burst, mut bucket, mut in_bucket) = (0u64, f64::NAN, 0u64);
         let mut ticker = crate::progress::Ticker::new(format!("reading {}", spec.file.display()));
         while let Some(t) = reader.next() {
             let t = t?;
@@ -203,6 +218,10 @@ impl TraceSummary {
             tasks += 1;
             let n = j.instances as u64;
             jobs += n;
+            let b = ((t.arrival - first) / spec.slot).floor();
+            in_bucket = if b == bucket { in_bucket + n } else { n };
+            bucket = b;
+            burst = burst.max(in_bucket);
             *sizes.entry(j.req[0]).or_default() += n;
             *service.entry(j.service).or_default() += n;
             for (k, r) in j.req.iter().enumerate() {
@@ -237,6 +256,7 @@ impl TraceSummary {
             last,
             tasks,
             jobs,
+            burst,
             sizes: size_law,
             service: service_law,
             mean_req: req_sum.map(|s| s / jobs as f64),

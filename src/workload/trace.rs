@@ -271,6 +271,16 @@ impl TraceReader {
             return Ok(None); // still running at the end of the trace (end time 0)
         }
         let inst = self.num(&f, 4, "number_of_instances")?;
+        let most = crate::limits::MAX_ARRIVALS_PER_SLOT;
+        if inst > most || inst.fract() != 0.0 {
+            return Err(self.bad(
+                "number_of_instances",
+                format!(
+                    "expected a whole number of instances up to {most:.0e} (they all arrive in \
+                     one slot), got {inst}"
+                ),
+            ));
+        }
         let cpu = self.num(&f, 6, "number_of_cpus_requested_per_instance_in_the_task")?;
         let mem = self.num(
             &f,
@@ -336,10 +346,19 @@ impl TraceReader {
         if run < 0.0 || procs <= 0.0 || (self.finished_only && (status == 0.0 || status == 5.0)) {
             return Ok(None);
         }
+        if procs > self.max_procs {
+            return Err(self.bad(
+                "allocated_processors",
+                format!(
+                    "{procs} processors, more than the machine's MaxProcs {} (header)",
+                    self.max_procs
+                ),
+            ));
+        }
         let t = TraceTask {
             arrival: self.num(&f, 1, "submit_time")?,
             duration: run,
-            resources: [(procs / self.max_procs).min(1.0), 0.0],
+            resources: [procs / self.max_procs, 0.0],
             instances: 1,
         };
         Ok(Some(t))

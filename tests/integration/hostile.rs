@@ -55,7 +55,7 @@ fn tmp(name: &str) -> PathBuf {
     util::tmp("hostile", name)
 }
 
-const QUEUE: &str = r#"
+pub(crate) const QUEUE: &str = r#"
 name = "hostile"
 seed = 1
 [cluster]
@@ -183,7 +183,7 @@ fn a_trace_sliced_too_fine_is_refused() {
     write(
         &d,
         "t.csv",
-        b"arrival,duration,cpu\n0,10,0.5\n60000,10,0.5\n",
+        b"arrival,duration,cpu\n0,1e-6,0.5\n60000,1e-6,0.5\n",
     );
     let text = QUEUE
         .replace(
@@ -205,6 +205,13 @@ fn a_trace_sliced_too_fine_is_refused() {
         .replace("1e-9", "1.0")
         .replace("scaling = [1.0]", "scaling = [1e-300]");
     refused_in(&d, "exp.toml", &tiny, &[], &["got 1e-300 ("]);
+    // a service of 10 s in slots of 10^-9 s is more slots than a job's service can hold
+    write(
+        &d,
+        "t.csv",
+        b"arrival,duration,cpu\n0,10,0.5\n60000,10,0.5\n",
+    );
+    refused_in(&d, "exp.toml", &text, &[], &["t.csv:2", "duration 10 s"]);
     // a CSV trace without its header row is refused, not short of its first task
     write(&d, "t.csv", b"0,10,0.5\n60,10,0.5\n");
     let text = text.replace("1e-9", "1.0");
@@ -744,6 +751,27 @@ frequency = [0.5, 0.5]
                 constraints.replace("\"tier = gold\"", "\"tier >= gold\"")
             ),
             &["constraints.vocabulary[0]"][..],
+        ),
+        // machine frequencies no population can have: one value of `tier` per server, so
+        // `tier = gold` and `tier != gold` must add up to 1, `= gold` and `= silver` to at most 1
+        (
+            format!(
+                "{scored}{}",
+                constraints
+                    .replace("\"cores >= 16\"", "\"tier != gold\"")
+                    .replace("cores = [8, 16]\n", "")
+            ),
+            &["constraints.machines[0].frequency", "`tier != gold` 0.5"][..],
+        ),
+        (
+            format!(
+                "{scored}{}",
+                constraints
+                    .replace("\"cores >= 16\"", "\"tier = silver\"")
+                    .replace("cores = [8, 16]\n", "")
+                    .replace("frequency = [0.3, 0.5]", "frequency = [1.0, 1.0]")
+            ),
+            &["constraints.machines[0].frequency", "contradictory"][..],
         ),
         // a task cluster that always asks for what no server has
         (

@@ -7,6 +7,7 @@ mod docs;
 mod figures;
 mod fuzz;
 mod hostile;
+mod hostile_files;
 mod journal;
 mod markov;
 mod multi;

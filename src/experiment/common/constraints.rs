@@ -155,10 +155,94 @@ pub fn characterisation(
             })
             .collect())
     };
+    let machines = clusters("machines", &raw.machines)?;
+    attainable(cx, &machines, &vocabulary, &values)?;
     Ok(Characterisation {
-        machines: clusters("machines", &raw.machines)?,
+        machines,
         tasks: clusters("tasks", &raw.tasks)?,
         vocabulary,
         values,
     })
+}
+
+/// Refuses machine frequencies no population of machines can have. Every machine has one
+/// value of every attribute, so the frequencies of the constraints on one attribute must come
+/// from one distribution over its values: `tier = gold` and `tier != gold` must add up to 1,
+/// `tier = gold` and `tier = silver` to at most 1, and so on. A linear programme per cluster
+/// and attribute (the values' shares as variables) decides it exactly.
+fn attainable(
+    cx: &Ctx<'_>,
+    machines: &[StatCluster],
+    vocabulary: &[Constraint],
+    values: &BTreeMap<String, Vec<String>>,
+) -> Result<(), ExperimentError> {
+    let mut known: std::collections::HashMap<(String, Vec<u64>), bool> = Default::default();
+    for (k, cluster) in machines.iter().enumerate() {
+        for (attr, vs) in values {
+            let on: Vec<usize> = (0..vocabulary.len())
+                .filter(|&i| vocabulary[i].attr == *attr)
+                .collect();
+            let freq: Vec<u64> = on.iter().map(|&i| cluster.frequency[i].to_bits()).collect();
+            let ok = *known.entry((attr.clone(), freq)).or_insert_with(|| {
+                let numeric = vs.iter().all(|v| is_number(v));
+                let sets: Vec<(Vec<bool>, f64)> = on
+                    .iter()
+                    .map(|&i| {
+                        let c = &vocabulary[i];
+                        let sat = vs.iter().map(|v| c.satisfied_by(Some(v), numeric));
+                        (sat.collect(), cluster.frequency[i])
+                    })
+                    .collect();
+                shares_exist(vs.len(), &sets)
+            });
+            if !ok {
+                let listed: Vec<String> = on
+                    .iter()
+                    .map(|&i| format!("`{}` {}", vocabulary[i], cluster.frequency[i]))
+                    .collect();
+                return Err(cx.bad(
+                    &format!("constraints.machines[{k}].frequency"),
+                    &format!(
+                        "frequencies machines can have at once: every machine has one value of \
+                         `{attr}` (of {}), and no share of those values gives {}",
+                        vs.join(", "),
+                        listed.join(", ")
+                    ),
+                    "contradictory frequencies",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether shares p₁ … pₙ ≥ 0 of `n` values, adding up to 1, give every constraint of `sets`
+/// (which values satisfy it, its frequency) its frequency, to within 10⁻⁶.
+fn shares_exist(n: usize, sets: &[(Vec<bool>, f64)]) -> bool {
+    use microlp::{ComparisonOp, OptimizationDirection, Problem};
+    if sets.is_empty() {
+        return true;
+    }
+    let mut lp = Problem::new(OptimizationDirection::Minimize);
+    let p: Vec<_> = (0..n).map(|_| lp.add_var(0.0, (0.0, 1.0))).collect();
+    let all: Vec<_> = p.iter().map(|&v| (v, 1.0)).collect();
+    lp.add_constraint(all.as_slice(), ComparisonOp::Eq, 1.0);
+    for (sat, f) in sets {
+        // the frequency, missed by at most the slack
+        let over = lp.add_var(1.0, (0.0, f64::INFINITY));
+        let under = lp.add_var(1.0, (0.0, f64::INFINITY));
+        let mut row: Vec<_> = p
+            .iter()
+            .zip(sat)
+            .filter(|(_, s)| **s)
+            .map(|(&v, _)| (v, 1.0))
+            .collect();
+        row.push((over, -1.0));
+        row.push((under, 1.0));
+        lp.add_constraint(row.as_slice(), ComparisonOp::Eq, *f);
+    }
+    lp.solve()
+        .ok()
+        .and_then(|s| s.into_solution().ok())
+        .is_some_and(|s| s.objective() <= 1e-6)
 }

@@ -150,6 +150,22 @@ pub(super) fn points(
                 format!("{v} (arrival rate {rate:.4e} jobs per slot)"),
             ));
         }
+        if let (Some((_, t)), SweepKind::Scaling) = (trace, sweep) {
+            // a slot at scaling v spans v slots of the trace, so it meets at most
+            // ⌈v⌉ + 1 of them
+            let most = t.burst as f64 * (v.ceil() + 1.0);
+            if most > MAX_ARRIVALS_PER_SLOT {
+                return Err(cx.bad(
+                    key,
+                    &format!(
+                        "values for which a slot receives at most {MAX_ARRIVALS_PER_SLOT:.0e} \
+                         jobs (the trace's busiest slot holds {} jobs at scaling 1)",
+                        t.burst
+                    ),
+                    format!("{v} (up to {most:.3e} jobs in one slot)"),
+                ));
+            }
+        }
         if let Some((spec, t)) = trace {
             // a run is its window: at this scaling, this many slots
             let slots = t.slots(spec, v, 1) as f64;
