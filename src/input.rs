@@ -33,7 +33,7 @@ fn open_bounded(path: &Path, max: u64) -> std::io::Result<Box<dyn BufRead>> {
     } else {
         Box::new(f)
     };
-    Ok(Box::new(BufReader::with_capacity(
+    let mut r = BufReader::with_capacity(
         1 << 16,
         Bounded {
             inner,
@@ -41,8 +41,17 @@ fn open_bounded(path: &Path, max: u64) -> std::io::Result<Box<dyn BufRead>> {
             line: 0,
             max,
         },
-    )))
+    );
+    // a byte-order mark (as some editors write before UTF-8 text) is not part of the first
+    // line: without this, a header row that looks right would not match
+    if r.fill_buf()?.starts_with(&BOM) {
+        r.consume(BOM.len());
+    }
+    Ok(Box::new(r))
 }
+
+/// UTF-8's byte-order mark.
+const BOM: [u8; 3] = [0xef, 0xbb, 0xbf];
 
 /// The decompressed contents of `path` as text (at most [`MAX_TEXT_BYTES`]).
 pub fn read_text(path: &Path) -> std::io::Result<String> {
@@ -175,6 +184,8 @@ mod tests {
         std::fs::write(dir.join("two.csv"), &two).unwrap();
         assert_eq!(read_text(&dir.join("two.csv")).unwrap(), "a\nb\nc\n");
         std::fs::write(dir.join("plain.gz"), "x,y\n").unwrap();
+        std::fs::write(dir.join("bom.csv"), "\u{feff}x,y\n").unwrap();
+        assert_eq!(read_text(&dir.join("bom.csv")).unwrap(), "x,y\n");
         assert_eq!(read_text(&dir.join("plain.gz")).unwrap(), "x,y\n");
         // cut short: an error that says so, not a panic or garbage
         std::fs::write(dir.join("cut.gz"), &two[..two.len() / 2]).unwrap();

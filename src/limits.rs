@@ -40,6 +40,8 @@ pub const MAX_LINE_BYTES: u64 = 1 << 20;
 pub const MAX_TEXT_BYTES: u64 = 1 << 30;
 /// Bytes of a trace, which is streamed, once decompressed.
 pub const MAX_STREAM_BYTES: u64 = 1 << 40;
+/// Pairs (constraint set, machine attribute row) of an eligibility table: one byte each.
+pub const MAX_ELIGIBILITY: u64 = 50_000_000;
 /// Shards of one plan (`--shard I/N`, `packlab slurm --shards N`, the journals `merge` reads).
 pub const MAX_SHARDS: u32 = 10_000;
 /// Worker threads per available core.

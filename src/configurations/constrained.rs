@@ -42,7 +42,48 @@ pub struct ConstrainedWorkload<'a> {
 }
 
 /// c per server (jobs per server per mean service time) of the constrained workload `w`.
+///
+/// Classes allowed on the same groups are one class to the programme (their demands add up),
+/// so they are merged first: the programme's size is then bounded by the groups, not by the
+/// number of constraint sets (thousands, for task clusters with many fractional constraints).
 pub fn max_supportable_constrained(w: &ConstrainedWorkload<'_>) -> Result<f64, RegionError> {
+    let mut rows: Vec<&Vec<bool>> = Vec::new();
+    let mut index: std::collections::HashMap<&Vec<bool>, usize> = Default::default();
+    let merged_of: Vec<usize> = w
+        .allowed
+        .iter()
+        .map(|r| {
+            *index.entry(r).or_insert_with(|| {
+                rows.push(r);
+                rows.len() - 1
+            })
+        })
+        .collect();
+    if rows.len() == w.allowed.len() || w.demand.iter().any(|d| d.len() != w.allowed.len()) {
+        return solve(w);
+    }
+    let allowed: Vec<Vec<bool>> = rows.into_iter().cloned().collect();
+    let demand: Vec<Vec<f64>> = w
+        .demand
+        .iter()
+        .map(|d| {
+            let mut m = vec![0.0; allowed.len()];
+            for (a, &x) in d.iter().enumerate() {
+                m[merged_of[a]] += x;
+            }
+            m
+        })
+        .collect();
+    solve(&ConstrainedWorkload {
+        sizes: w.sizes,
+        demand: &demand,
+        allowed: &allowed,
+        group_shares: w.group_shares,
+    })
+}
+
+/// The programme of `w` as it is.
+fn solve(w: &ConstrainedWorkload<'_>) -> Result<f64, RegionError> {
     let (ns, na, ng) = (w.sizes.len(), w.allowed.len(), w.group_shares.len());
     if w.demand.len() != ns
         || w.demand.iter().any(|r| r.len() != na)
@@ -252,6 +293,46 @@ mod tests {
         };
         let c = max_supportable_constrained(&w).unwrap();
         assert!((c - 10.0 / 3.0).abs() < 1e-7, "{c}");
+    }
+
+    #[test]
+    fn classes_allowed_on_the_same_groups_merge_without_changing_the_programme() {
+        let mut rng = Pcg64Mcg::seed_from_u64(11);
+        for _ in 0..40 {
+            let sizes = [s(0.3), s(0.45), s(0.2)];
+            let ng = rng.random_range(1..4usize);
+            let na = rng.random_range(2..7usize);
+            // rows drawn from few patterns, so that several classes share one
+            let patterns: Vec<Vec<bool>> = (0..2)
+                .map(|_| {
+                    let mut r: Vec<bool> = (0..ng).map(|_| rng.random_bool(0.6)).collect();
+                    r[rng.random_range(0..ng)] = true;
+                    r
+                })
+                .collect();
+            let allowed: Vec<Vec<bool>> = (0..na)
+                .map(|_| patterns[rng.random_range(0..2)].clone())
+                .collect();
+            let mut demand: Vec<Vec<f64>> = (0..sizes.len())
+                .map(|_| (0..na).map(|_| rng.random::<f64>()).collect())
+                .collect();
+            let total: f64 = demand.iter().flatten().sum();
+            demand.iter_mut().flatten().for_each(|d| *d /= total);
+            let mut shares: Vec<f64> = (0..ng).map(|_| rng.random_range(0.1..1.0)).collect();
+            let sum: f64 = shares.iter().sum();
+            shares.iter_mut().for_each(|x| *x /= sum);
+            let w = ConstrainedWorkload {
+                sizes: &sizes,
+                demand: &demand,
+                allowed: &allowed,
+                group_shares: &shares,
+            };
+            let (merged, whole) = (max_supportable_constrained(&w).unwrap(), solve(&w).unwrap());
+            assert!(
+                (merged - whole).abs() < 1e-9 * whole.max(1.0),
+                "{merged} {whole}"
+            );
+        }
     }
 
     #[test]

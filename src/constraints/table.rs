@@ -47,6 +47,12 @@ pub enum ConstraintError {
     },
     #[error("no machine satisfies every constraint of `{set}`: such a task could never run")]
     Unsatisfiable { set: String },
+    #[error(
+        "{classes} distinct constraint sets on {kinds} distinct machine attribute rows: more \
+         than {} pairs to decide eligibility for",
+        crate::limits::MAX_ELIGIBILITY
+    )]
+    TooLarge { classes: usize, kinds: usize },
 }
 
 /// The constraints of a set, as written in files (`a = 1; b >= 2`).
@@ -166,6 +172,10 @@ impl Eligibility {
     pub fn class_of(&mut self, set: &ConstraintSet) -> Result<u32, ConstraintError> {
         if let Some(&c) = self.class_index.get(set) {
             return Ok(c);
+        }
+        let (classes, kinds) = (self.classes.len() + 1, self.kinds.len());
+        if (classes as u64) * (kinds as u64) > crate::limits::MAX_ELIGIBILITY {
+            return Err(ConstraintError::TooLarge { classes, kinds });
         }
         for c in set {
             self.check(c)?;

@@ -120,8 +120,11 @@ pub(super) fn constraint_tables(
     ])
 }
 
+/// Constraints drawn in the Utilization Multiplier figure at most (those with the largest u*).
+pub(super) const MAX_FIGURE_CONSTRAINTS: usize = 60;
+
 /// The Utilization Multiplier per constraint and resource (the paper's Fig. 9), constraints
-/// by decreasing u*.
+/// by decreasing u*, at most [`MAX_FIGURE_CONSTRAINTS`] of them.
 pub(super) fn constraint_figures(
     exp: &PackingExperiment,
     um: &[Multiplier],
@@ -132,6 +135,17 @@ pub(super) fn constraint_figures(
     }
     let mut um = um.to_vec();
     um.sort_by(|a, b| b.u_max.total_cmp(&a.u_max));
+    let all = um.len();
+    // a row per constraint: a figure of thousands of rows is unreadable and costs gigabytes
+    um.truncate(MAX_FIGURE_CONSTRAINTS);
+    let note = if all > um.len() {
+        format!(
+            " (the {} of {all} with the largest u*; every one in constraints.csv)",
+            um.len()
+        )
+    } else {
+        String::new()
+    };
     let names = resources(exp);
     // a resource no task requests has no multiplier; an unbounded one is drawn at 0
     let shown = |x: f64| if x.is_finite() { x } else { 0.0 };
@@ -144,7 +158,7 @@ pub(super) fn constraint_figures(
         .collect();
     let plot = DotPlot {
         title: format!(
-            "{}: Utilization Multiplier u = f^D / f^S per constraint and resource",
+            "{}: Utilization Multiplier u = f^D / f^S per constraint and resource{note}",
             exp.header.name
         ),
         rows: um.iter().map(|m| m.constraint.clone()).collect(),
