@@ -106,7 +106,9 @@ done
 say "node $node idle ($hw)"
 
 # --- the sharded run and the one-machine run -----------------------------------------------
-"$packlab" slurm "$exp" --shards 4 --quick --out "$tmp/out" --submit >"$tmp/ids"
+# the shared folder's name has a space: the scripts must quote it for Slurm and the shell
+out="$tmp/shared out"
+"$packlab" slurm "$exp" --shards 4 --quick --out "$out" --submit >"$tmp/ids"
 read -r array merge <"$tmp/ids"
 say "submitted shards as job $array, merge as job $merge"
 "$packlab" "$exp" --quick --out "$tmp/one" >/dev/null
@@ -127,16 +129,16 @@ done
 [ "$(job_state "$merge")" = COMPLETED ] || { say "merge job $merge did not finish in 5 minutes"; exit 1; }
 
 # every task of the array ran its own shard
-shards=$(ls "$tmp/out/.packlab" | grep -c '^journal-[0-9]*-of-4$')
+shards=$(ls "$out/.packlab" | grep -c '^journal-[0-9]*-of-4$')
 [ "$shards" = 4 ] || { say "expected 4 shard journals, found $shards"; exit 1; }
 
 # the merged outputs are the one-machine outputs, byte for byte (and no more, no fewer)
 (cd "$tmp/one" && find . -path ./.packlab -prune -o -type f -print | sort) >"$tmp/one.files"
-(cd "$tmp/out" && find . -path ./.packlab -prune -o -path ./slurm -prune -o -type f -print | sort) >"$tmp/out.files"
+(cd "$out" && find . -path ./.packlab -prune -o -path ./slurm -prune -o -type f -print | sort) >"$tmp/out.files"
 diff "$tmp/one.files" "$tmp/out.files" || { say "the merged run wrote other files"; exit 1; }
 n=0
 while read -r f; do
-  cmp "$tmp/one/$f" "$tmp/out/$f" || { say "$f differs"; exit 1; }
+  cmp "$tmp/one/$f" "$out/$f" || { say "$f differs"; exit 1; }
   n=$((n + 1))
 done <"$tmp/one.files"
 say "4 shards on Slurm merged into $n files identical to a one-machine run of $exp"

@@ -85,10 +85,7 @@ struct Bounded {
 impl Read for Bounded {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if crate::sim::cancel::requested().is_some() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Other,
-                "reading stopped by a signal",
-            ));
+            return Err(std::io::Error::other("reading stopped by a signal"));
         }
         let n = self.inner.read(buf)?;
         let got = &buf[..n];

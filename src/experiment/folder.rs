@@ -289,7 +289,7 @@ impl Folder {
         }
         let _ = std::fs::remove_dir_all(staging);
         for name in self.manifest() {
-            if !names.iter().any(|n| *n == name) {
+            if !names.contains(&name) {
                 let path = self.dir.join(&name);
                 // a stale output, or a link left in its place: the name itself goes
                 if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {

@@ -218,16 +218,59 @@ fn attainable(
 
 /// Whether shares p₁ … pₙ ≥ 0 of `n` values, adding up to 1, give every constraint of `sets`
 /// (which values satisfy it, its frequency) its frequency, to within 10⁻⁶.
+///
+/// Values that satisfy the same constraints are one *atom* to the question. With at most two
+/// atoms (one constraint on the attribute, or a constraint and its complement) the shares are
+/// t and 1 − t and each frequency fixes t or is fixed itself, so it is decided at once; with
+/// more, a linear programme over the atoms' shares decides it.
 fn shares_exist(n: usize, sets: &[(Vec<bool>, f64)]) -> bool {
     use microlp::{ComparisonOp, OptimizationDirection, Problem};
     if sets.is_empty() {
         return true;
     }
+    let signature = |v: usize| -> Vec<bool> { sets.iter().map(|(sat, _)| sat[v]).collect() };
+    let mut atoms: Vec<Vec<bool>> = (0..n).map(signature).collect();
+    atoms.sort();
+    atoms.dedup();
+    const TOLERANCE: f64 = 1e-6;
+    if atoms.len() <= 2 {
+        // shares t of the first atom and 1 − t of the second (if any)
+        let (mut lo, mut hi) = (0.0f64, if atoms.len() == 2 { 1.0f64 } else { 0.0 });
+        if atoms.len() == 1 {
+            (lo, hi) = (1.0, 1.0);
+        }
+        for (c, (_, f)) in sets.iter().enumerate() {
+            let first = atoms[0][c];
+            let second = atoms.get(1).is_some_and(|a| a[c]);
+            // the frequency as a function of t: t, 1 − t, 1 or 0
+            let (a, b) = match (first, second) {
+                (true, true) => (1.0, 1.0),
+                (false, false) => (0.0, 0.0),
+                (true, false) => (*f, *f),
+                (false, true) => (1.0 - f, 1.0 - f),
+            };
+            if first == second {
+                if (a - f).abs() > TOLERANCE {
+                    return false;
+                }
+            } else {
+                lo = lo.max(a - TOLERANCE);
+                hi = hi.min(b + TOLERANCE);
+            }
+        }
+        return lo <= hi;
+    }
+    let n = atoms.len();
+    let sets: Vec<(Vec<bool>, f64)> = sets
+        .iter()
+        .enumerate()
+        .map(|(c, (_, f))| (atoms.iter().map(|a| a[c]).collect(), *f))
+        .collect();
     let mut lp = Problem::new(OptimizationDirection::Minimize);
     let p: Vec<_> = (0..n).map(|_| lp.add_var(0.0, (0.0, 1.0))).collect();
     let all: Vec<_> = p.iter().map(|&v| (v, 1.0)).collect();
     lp.add_constraint(all.as_slice(), ComparisonOp::Eq, 1.0);
-    for (sat, f) in sets {
+    for (sat, f) in &sets {
         // the frequency, missed by at most the slack
         let over = lp.add_var(1.0, (0.0, f64::INFINITY));
         let under = lp.add_var(1.0, (0.0, f64::INFINITY));
@@ -244,5 +287,41 @@ fn shares_exist(n: usize, sets: &[(Vec<bool>, f64)]) -> bool {
     lp.solve()
         .ok()
         .and_then(|s| s.into_solution().ok())
-        .is_some_and(|s| s.objective() <= 1e-6)
+        .is_some_and(|s| s.objective() <= TOLERANCE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares_exist;
+
+    /// Which of `values` satisfy each constraint, with its frequency.
+    fn sets(rows: &[(&[bool], f64)]) -> Vec<(Vec<bool>, f64)> {
+        rows.iter().map(|(s, f)| (s.to_vec(), *f)).collect()
+    }
+
+    #[test]
+    fn machine_frequencies_are_attainable_exactly_when_shares_exist() {
+        // values gold, silver: `= gold`, `!= gold`
+        let pair = |a, b| sets(&[(&[true, false], a), (&[false, true], b)]);
+        assert!(shares_exist(2, &pair(0.3, 0.7)));
+        assert!(!shares_exist(2, &pair(0.3, 0.0)));
+        // `= gold` and `= silver` both everywhere
+        assert!(!shares_exist(2, &pair(1.0, 1.0)));
+        // one constraint: any frequency if some value satisfies it and some does not
+        assert!(shares_exist(2, &sets(&[(&[true, false], 0.42)])));
+        assert!(!shares_exist(2, &sets(&[(&[true, true], 0.42)])));
+        assert!(shares_exist(2, &sets(&[(&[true, true], 1.0)])));
+        // three atoms, by the programme: values 4, 8, 16; `>= 8` and `>= 16` nested
+        let nested = |a, b| sets(&[(&[false, true, true], a), (&[false, false, true], b)]);
+        assert!(shares_exist(3, &nested(0.6, 0.5)));
+        assert!(!shares_exist(3, &nested(0.5, 0.6)));
+        assert!(shares_exist(3, &nested(1.0, 0.0)));
+        // values 4, 8, 16 with `= 4`, `= 8`, `= 16` adding up to more than 1
+        let three = sets(&[
+            (&[true, false, false], 0.5),
+            (&[false, true, false], 0.3),
+            (&[false, false, true], 0.3),
+        ]);
+        assert!(!shares_exist(3, &three));
+    }
 }

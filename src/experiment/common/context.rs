@@ -114,9 +114,10 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Numbers separated by whitespace, commas or new lines; `#` starts a comment. The path is
-    /// relative to the experiment file's folder; `key` names the key in errors.
-    pub fn numbers(&self, key: &str, path: &str) -> Result<Vec<f64>, ExperimentError> {
+    /// Numbers separated by whitespace, commas or new lines; `#` starts a comment; each with
+    /// its line (from 1). The path is relative to the experiment file's folder; `key` names the
+    /// key in errors.
+    pub fn numbers(&self, key: &str, path: &str) -> Result<Vec<(f64, usize)>, ExperimentError> {
         let full = self.path(path);
         let text = crate::input::read_text(&full).map_err(|e| {
             self.bad(
@@ -144,7 +145,7 @@ impl Ctx<'_> {
                         ),
                     )
                 })?;
-                out.push(x);
+                out.push((x, n + 1));
             }
         }
         Ok(out)

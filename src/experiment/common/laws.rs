@@ -4,6 +4,7 @@ use serde::Deserialize;
 
 use super::Ctx;
 use crate::experiment::ExperimentError;
+use crate::model::Size;
 use crate::workload::{ServiceLaw, SizeLaw};
 
 #[derive(Clone, Debug, Deserialize)]
@@ -72,9 +73,26 @@ pub fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError>
                 .map_err(|e| cx.bad("workload.sizes.probs", "valid weights", e))?
         }
         RawSizes::Empirical { values, file: f } => {
-            let values = match (values, f) {
-                (Some(v), None) => v,
-                (None, Some(f)) => cx.numbers("workload.sizes.file", &f)?,
+            let v = match (values, f) {
+                (Some(values), None) => values
+                    .iter()
+                    .map(|&x| cx.size("workload.sizes.values", x))
+                    .collect::<Result<Vec<_>, _>>()?,
+                (None, Some(f)) => {
+                    let full = cx.path(&f);
+                    cx.numbers("workload.sizes.file", &f)?
+                        .into_iter()
+                        .map(|(x, line)| {
+                            Size::from_f64(x).ok_or_else(|| {
+                                cx.bad(
+                                    "workload.sizes.file",
+                                    "sizes in (0, 1]",
+                                    format!("{}:{line}: {x}", full.display()),
+                                )
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?
+                }
                 _ => {
                     return Err(cx.bad(
                         "workload.sizes",
@@ -83,13 +101,9 @@ pub fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError>
                     ));
                 }
             };
-            if values.is_empty() {
+            if v.is_empty() {
                 return Err(cx.bad("workload.sizes.values", "at least one size", "none"));
             }
-            let v = values
-                .iter()
-                .map(|&x| cx.size("workload.sizes.values", x))
-                .collect::<Result<Vec<_>, _>>()?;
             SizeLaw::Empirical { values: v }
         }
         RawSizes::Tasks { .. } => {

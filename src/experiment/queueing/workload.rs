@@ -114,8 +114,12 @@ fn trace_spec(cx: &Ctx<'_>, t: &RawTrace) -> Result<TraceSpec, ExperimentError> 
         }
     };
     let slot = t.slot.unwrap_or(0.1);
-    if !(slot.is_finite() && slot > 0.0) {
-        return Err(cx.bad(&key("slot"), "a slot length in seconds > 0", slot));
+    if !(slot.is_finite() && slot > 0.0 && slot <= 1e6) {
+        return Err(cx.bad(
+            &key("slot"),
+            "a slot length in seconds, > 0 and at most 10⁶ (11.6 days)",
+            slot,
+        ));
     }
     let scale = t.scale.unwrap_or(1.0);
     if !(scale.is_finite() && scale > 0.0) {
