@@ -141,4 +141,8 @@ while read -r f; do
   cmp "$tmp/one/$f" "$out/$f" || { say "$f differs"; exit 1; }
   n=$((n + 1))
 done <"$tmp/one.files"
+# Slurm read the quoted log paths whole: each task's log is where the script says
+for log in shard-0.out shard-3.out merge.out; do
+  [ -s "$out/slurm/$log" ] || { say "no log $out/slurm/$log: Slurm misread the quoted --output"; exit 1; }
+done
 say "4 shards on Slurm merged into $n files identical to a one-machine run of $exp"
