@@ -145,9 +145,15 @@ impl<R: Read> Read for Corrupt<R> {
 
 /// `text` as it may appear in a message: control characters escaped, at most 40 characters.
 pub fn shown(text: &str) -> String {
+    shown_long(text, 40)
+}
+
+/// `text` as it may appear in a message: control characters escaped, at most `max`
+/// characters (an ellipsis marks a cut).
+pub fn shown_long(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
-        .take(40)
+        .take(max)
         .flat_map(|c| {
             if c.is_control() {
                 c.escape_default().collect::<Vec<_>>()
@@ -156,7 +162,7 @@ pub fn shown(text: &str) -> String {
             }
         })
         .collect();
-    if text.chars().count() > 40 {
+    if text.chars().count() > max {
         out.push('…');
     }
     out

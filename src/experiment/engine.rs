@@ -389,14 +389,12 @@ fn finish<K: Kind>(
             .for_each(ClaimResult::shortened);
     }
     let staging = folder.staging()?;
-    let written = exp.write(&out, &staging);
-    let files = match written {
-        Ok(w) => folder.finish(&staging, &w, &exp.header().inputs),
-        Err(e) => Err(e),
-    };
-    let files = files.inspect_err(|_| {
-        let _ = std::fs::remove_dir_all(&staging);
-    })?;
+    let files = exp
+        .write(&out, &staging)
+        .and_then(|w| folder.finish(&staging, &w, &exp.header().inputs))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&staging);
+        })?;
     Ok(Ran {
         claims: K::claims(&mut out).to_vec(),
         done: exp.done(&out, folder.dir()),

@@ -338,3 +338,26 @@ fn a_signal_while_reading_stops_packlab_within_a_second() {
     assert!(err.contains("interrupted by signal 15"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn nesting_without_end_is_refused_by_line_in_a_short_message() {
+    let d = dir("nesting");
+    let dotted = format!("name = \"x\"\n{} = 1\n", vec!["a"; 20_000].join("."));
+    let exp = write(&d, "dotted.toml", dotted);
+    refused(&[s(&exp)], &["dotted.toml", "line 2", "nested too deep"]);
+    let brackets = format!(
+        "name = \"x\"\na = {}{}\n",
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    let exp = write(&d, "brackets.toml", brackets);
+    let o = bounded(&[s(&exp)]);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("line 2"), "{}", o.stderr);
+    assert!(
+        o.stderr.len() < 2_000,
+        "{} bytes of message",
+        o.stderr.len()
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -158,10 +158,48 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(
     file: &Path,
     source: &str,
 ) -> Result<T, ExperimentError> {
-    toml::from_str(source).map_err(|e| ExperimentError::Parse {
-        file: file.to_path_buf(),
-        message: e.to_string().trim_end().to_string(),
+    toml::from_str(source).map_err(|e| {
+        let mut message = e.to_string().trim_end().to_string();
+        if !message.contains("line") {
+            // the parser's own limit on nesting names no line: find it
+            if let Some(line) = too_deep(source) {
+                message = format!("line {line}: {message}: keys, tables or values nested too deep");
+            }
+        }
+        ExperimentError::Parse {
+            file: file.to_path_buf(),
+            // the parser quotes the offending line whole: keep a message readable
+            message: message
+                .lines()
+                .map(|l| crate::input::shown_long(l, 160))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        }
     })
+}
+
+/// The first line (from 1) of `source` whose dotted key or bracket nesting passes 100 levels.
+fn too_deep(source: &str) -> Option<usize> {
+    source
+        .lines()
+        .position(|l| {
+            let key = l.split('=').next().unwrap_or("");
+            let dots = key.matches('.').count();
+            let mut depth = 0usize;
+            let mut deepest = 0usize;
+            for c in l.chars() {
+                match c {
+                    '[' | '{' => {
+                        depth += 1;
+                        deepest = deepest.max(depth);
+                    }
+                    ']' | '}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            dots > 100 || deepest > 100
+        })
+        .map(|i| i + 1)
 }
 
 impl Ctx<'_> {
