@@ -23,6 +23,10 @@ use super::table::{ConstraintError, Eligibility, Properties};
 /// enumerated: 2¹² at most).
 pub const MAX_FREE: usize = 12;
 
+/// Constraint sets enumerated over all task clusters at most (each costs a pass over the
+/// vocabulary): 2¹⁶, sixteen clusters of twelve free frequencies.
+pub const MAX_SETS: usize = 1 << 16;
+
 /// A characterisation the simulator cannot use.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SupportError {
@@ -30,6 +34,12 @@ pub enum SupportError {
         "task statistical cluster {cluster} has {free} frequencies strictly between 0 and 1; the simulator enumerates the constraint sets a cluster can draw and takes at most {MAX_FREE}"
     )]
     TooMany { cluster: usize, free: usize },
+    #[error(
+        "the task statistical clusters can draw {sets} constraint sets in all (2 to the number of \
+         each cluster's frequencies strictly between 0 and 1, added up); the simulator enumerates \
+         them and takes at most {MAX_SETS}"
+    )]
+    TooManySets { sets: usize },
     #[error(
         "task statistical cluster {cluster}: no constraint set it can draw is satisfied by any of the servers, so its jobs could never run"
     )]
@@ -97,22 +107,34 @@ impl JobClasses {
         let (mut table, kind) = Eligibility::from_machines(rows);
         // every set each cluster can draw, with its probability within the cluster
         let mut sets: BTreeMap<ConstraintSet, Vec<(usize, f64)>> = BTreeMap::new();
+        let free_of = |k: usize| -> Vec<usize> {
+            let f = &ch.tasks[k].frequency;
+            (0..f.len()).filter(|&i| f[i] > 0.0 && f[i] < 1.0).collect()
+        };
+        let mut total = 0usize;
+        for k in 0..ch.tasks.len() {
+            let free = free_of(k).len();
+            if free > MAX_FREE {
+                return Err(SupportError::TooMany { cluster: k, free });
+            }
+            total += 1 << free;
+        }
+        if total > MAX_SETS {
+            return Err(SupportError::TooManySets { sets: total });
+        }
         for (k, cluster) in ch.tasks.iter().enumerate() {
-            let free: Vec<usize> = (0..cluster.frequency.len())
-                .filter(|&i| cluster.frequency[i] > 0.0 && cluster.frequency[i] < 1.0)
-                .collect();
-            if free.len() > MAX_FREE {
-                return Err(SupportError::TooMany {
-                    cluster: k,
-                    free: free.len(),
-                });
+            let free = free_of(k);
+            // each vocabulary item's bit in the mask, if its frequency is free
+            let mut bit = vec![None; cluster.frequency.len()];
+            for (b, &i) in free.iter().enumerate() {
+                bit[i] = Some(b);
             }
             for mask in 0u32..(1 << free.len()) {
                 let mut p = 1.0;
                 let mut set: ConstraintSet = Vec::new();
                 for (i, c) in ch.vocabulary.iter().enumerate() {
                     let f = cluster.frequency[i];
-                    match free.iter().position(|&j| j == i) {
+                    match bit[i] {
                         Some(b) if mask >> b & 1 == 1 => {
                             p *= f;
                             set.push(c.clone());

@@ -361,3 +361,51 @@ fn nesting_without_end_is_refused_by_line_in_a_short_message() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn characterisations_at_the_limits_validate_quickly_or_are_refused() {
+    let d = dir("sets");
+    // 12 attributes, every task frequency strictly between 0 and 1: 2^12 sets per cluster
+    let vocabulary: Vec<String> = (0..12).map(|i| format!("\"a{i} = x\"")).collect();
+    let values: String = (0..12)
+        .map(|i| format!("a{i} = [\"x\", \"y\"]\n"))
+        .collect();
+    let file = |clusters: usize| {
+        let tasks: String = (0..clusters)
+            .map(|_| {
+                format!(
+                    "[[constraints.tasks]]\nshare = {}\nfrequency = [{}]\n",
+                    1.0 / clusters as f64,
+                    vec!["0.1"; 12].join(", ")
+                )
+            })
+            .collect();
+        format!(
+            "{}[constraints]\nvocabulary = [{}]\n[constraints.values]\n{values}[[constraints.machines]]\nshare = 1.0\nfrequency = [{}]\n{tasks}",
+            QUEUE.replace(
+                "name = \"bf-js\"",
+                "name = \"bf-js\"\nscore = \"bestfit-v1\""
+            ),
+            vocabulary.join(", "),
+            vec!["0.5"; 12].join(", ")
+        )
+    };
+    let out = d.join("out");
+    // sixteen clusters of 2^12 sets: at the limit, validated in seconds
+    let exp = write(&d, "at.toml", file(16));
+    let start = Instant::now();
+    let o = bounded(&[s(&exp), "--out", s(&out), "--quick"]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    // seventeen: more sets than the simulator enumerates
+    let exp = write(&d, "over.toml", file(17));
+    refused(
+        &[s(&exp), "--out", s(&out)],
+        &["constraints.tasks", "69632 constraint sets", "65536"],
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -167,6 +167,11 @@ pub(super) fn setup(
             ),
             e,
         ),
+        SupportError::TooManySets { .. } => cx.bad(
+            "constraints.tasks",
+            "task clusters whose constraint sets the simulator can enumerate",
+            e,
+        ),
         SupportError::Constraint(c) => {
             cx.bad("constraints.vocabulary", "constraints the servers can be asked", c)
         }
