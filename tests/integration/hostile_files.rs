@@ -342,7 +342,7 @@ fn a_signal_while_reading_stops_packlab_within_a_second() {
 #[test]
 fn nesting_without_end_is_refused_by_line_in_a_short_message() {
     let d = dir("nesting");
-    let dotted = format!("name = \"x\"\n{} = 1\n", vec!["a"; 20_000].join("."));
+    let dotted = format!("name = \"x\"\n{} = 1\n", ["a"; 20_000].join("."));
     let exp = write(&d, "dotted.toml", dotted);
     refused(&[s(&exp)], &["dotted.toml", "line 2", "nested too deep"]);
     let brackets = format!(
@@ -376,7 +376,7 @@ fn characterisations_at_the_limits_validate_quickly_or_are_refused() {
                 format!(
                     "[[constraints.tasks]]\nshare = {}\nfrequency = [{}]\n",
                     1.0 / clusters as f64,
-                    vec!["0.1"; 12].join(", ")
+                    ["0.1"; 12].join(", ")
                 )
             })
             .collect();
@@ -387,7 +387,7 @@ fn characterisations_at_the_limits_validate_quickly_or_are_refused() {
                 "name = \"bf-js\"\nscore = \"bestfit-v1\""
             ),
             vocabulary.join(", "),
-            vec!["0.5"; 12].join(", ")
+            ["0.5"; 12].join(", ")
         )
     };
     let out = d.join("out");
