@@ -168,6 +168,8 @@ pub struct TraceSummary {
     /// The most jobs arriving within one slot of `slot` seconds (counted in slots from the
     /// first arrival, traffic scaling 1).
     pub burst: u64,
+    /// The line of the first task with the largest size (the first resource for vector modes).
+    pub largest_line: usize,
     /// The law of a job's size (the first resource for vector modes) and service, over jobs.
     pub sizes: SizeLaw,
     pub service: ServiceLaw,
@@ -198,6 +200,7 @@ impl TraceSummary {
         let mut req_sum = [0f64; 2];
         let mut work_sum = [0f64; 2];
         let (mut burst, mut bucket, mut in_bucket) = (0u64, f64::NAN, 0u64);
+        let (mut largest, mut largest_line) = (Size::ZERO, 0usize);
         let mut ticker = crate::progress::Ticker::new(format!("reading {}", spec.file.display()));
         while let Some(t) = reader.next() {
             let t = t?;
@@ -222,6 +225,9 @@ impl TraceSummary {
             in_bucket = if b == bucket { in_bucket + n } else { n };
             bucket = b;
             burst = burst.max(in_bucket);
+            if j.req[0] > largest {
+                (largest, largest_line) = (j.req[0], reader.line());
+            }
             *sizes.entry(j.req[0]).or_default() += n;
             *service.entry(j.service).or_default() += n;
             for (k, r) in j.req.iter().enumerate() {
@@ -257,6 +263,7 @@ impl TraceSummary {
             tasks,
             jobs,
             burst,
+            largest_line,
             sizes: size_law,
             service: service_law,
             mean_req: req_sum.map(|s| s / jobs as f64),

@@ -409,3 +409,23 @@ fn characterisations_at_the_limits_validate_quickly_or_are_refused() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_trace_job_no_numa_node_holds_is_named_by_its_line() {
+    let d = dir("numa-trace");
+    write(
+        &d,
+        "t.csv",
+        "arrival,duration,cpu\n0,10,0.25\n1,10,0.75\n2,10,0.5\n",
+    );
+    let text = trace_file("t.csv").replace(
+        "name = \"bf-js\"",
+        "name = \"bf-js\"\nscore = \"bestfit-v1\"",
+    ) + "[numa]\nnodes = 2\nstrict = 1.0\n";
+    let exp = write(&d, "exp.toml", text);
+    refused(
+        &[s(&exp), "--out", s(&d.join("out"))],
+        &["workload.trace.file", "t.csv:3", "a job of 0.75"],
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

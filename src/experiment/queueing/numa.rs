@@ -62,14 +62,30 @@ pub(super) fn setup(
         _ => workload.sizes().max().0,
     };
     if strict > 0.0 && largest > smallest {
+        // a trace's largest request is named by its line
+        let (key, job) = match workload.trace() {
+            Some((spec, summary)) => (
+                "workload.trace.file",
+                format!(
+                    "{}:{}: a job of {}",
+                    spec.file.display(),
+                    summary.largest_line,
+                    Size(largest).as_f64()
+                ),
+            ),
+            None => (
+                "workload.sizes",
+                format!("a job of {}", Size(largest).as_f64()),
+            ),
+        };
         return Err(cx.bad(
-            "workload.sizes",
+            key,
             &format!(
                 "every job within the smallest NUMA node ({}) when jobs must run inside one node \
                  (numa.strict = {strict} > 0), or numa.strict = 0",
                 Size(smallest).as_f64()
             ),
-            format!("a job of {}", Size(largest).as_f64()),
+            job,
         ));
     }
     let rho = match workload.sizes().atoms() {
