@@ -6,6 +6,7 @@
 
 mod bestfit;
 pub mod classes;
+mod custom;
 mod entry;
 mod fifo;
 pub mod index;
@@ -13,9 +14,11 @@ mod maxweight;
 pub mod params;
 pub mod registry;
 mod system;
+pub mod testing;
 mod vqs;
 
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
+pub use custom::CustomSpec;
 pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
 pub use system::{ScalarSystem, run, run_spec};
@@ -76,6 +79,35 @@ pub trait Policy: Send {
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
 }
 
+/// A boxed policy is a policy (a [`CustomSpec`] builds one; the slot loop is then compiled
+/// for the box and calls through it).
+impl Policy for Box<dyn Policy> {
+    fn enqueue(&mut self, job: Job) {
+        (**self).enqueue(job)
+    }
+    fn enqueue_batch(&mut self, jobs: &[Job]) {
+        (**self).enqueue_batch(jobs)
+    }
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        (**self).schedule(cluster, view)
+    }
+    fn waiting(&self) -> usize {
+        (**self).waiting()
+    }
+    fn check(&self, cluster: &Cluster) -> Result<(), Violation> {
+        (**self).check(cluster)
+    }
+    fn idle(&self) -> bool {
+        (**self).idle()
+    }
+    fn class_lengths(&self) -> &[u64] {
+        (**self).class_lengths()
+    }
+    fn config_usage(&self, out: &mut Vec<(String, u64)>) {
+        (**self).config_usage(out)
+    }
+}
+
 /// A policy as named in an experiment file, with its parameters (validated).
 #[derive(Clone, Debug, PartialEq)]
 pub enum PolicySpec {
@@ -104,6 +136,8 @@ pub enum PolicySpec {
         /// The scorer's name as written in the file.
         score: String,
     },
+    /// A policy registered from outside the crate ([`registry::register`]).
+    Custom(CustomSpec),
 }
 
 impl PolicySpec {
@@ -139,6 +173,7 @@ impl PolicySpec {
                 discipline: Discipline::Fifo,
                 ..
             } => fifo::FIFO_FF.name,
+            PolicySpec::Custom(c) => c.name(),
         }
     }
 
@@ -184,6 +219,7 @@ impl PolicySpec {
                 w.with(VqsBf::new(partition.clone(), servers, *stall))
             }
             PolicySpec::MaxWeight { types } => w.with(MaxWeight::new(types.clone(), servers)),
+            PolicySpec::Custom(c) => w.with(c.build(servers)),
             PolicySpec::Scored { .. } => return None,
         })
     }

@@ -19,23 +19,60 @@ pub const POLICIES: &[&PolicyEntry] = &[
     &maxweight::MAX_WEIGHT,
 ];
 
+/// Policies registered from outside the crate, in the order they were registered.
+static REGISTERED: std::sync::RwLock<Vec<&'static PolicyEntry>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Registers a policy written outside the crate, so that experiment files can name it: its
+/// entry's parser returns [`PolicySpec::Custom`]. Refuses a name already taken (by a built-in
+/// policy or an earlier registration). The entry lives for the rest of the process.
+pub fn register(entry: PolicyEntry) -> Result<(), String> {
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    let valid = !entry.name.is_empty()
+        && entry
+            .name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if !valid {
+        return Err(format!(
+            "policy name `{}`: expected [a-z0-9-]+ (experiment files name it)",
+            entry.name
+        ));
+    }
+    if POLICIES
+        .iter()
+        .chain(registered.iter())
+        .any(|e| e.name == entry.name)
+    {
+        return Err(format!("a policy named `{}` exists already", entry.name));
+    }
+    registered.push(Box::leak(Box::new(entry)));
+    Ok(())
+}
+
+/// Every policy: the built-in ones, then those registered.
+pub fn all() -> Vec<&'static PolicyEntry> {
+    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    POLICIES
+        .iter()
+        .copied()
+        .chain(registered.iter().copied())
+        .collect()
+}
+
 /// The entry named `name`.
 pub fn entry(name: &str) -> Option<&'static PolicyEntry> {
-    POLICIES.iter().copied().find(|e| e.name == name)
+    all().into_iter().find(|e| e.name == name)
 }
 
 /// Every policy name, comma-separated (for messages).
 pub fn names() -> String {
-    POLICIES
-        .iter()
-        .map(|e| e.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    all().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
 }
 
 /// The policies that take `key`, comma-separated (for messages).
 pub fn taking(key: &str) -> String {
-    POLICIES
+    all()
         .iter()
         .filter(|e| e.keys.contains(&key))
         .map(|e| e.name)
@@ -52,7 +89,7 @@ pub fn colour(label: &str) -> Option<(u8, u8, u8)> {
 
 /// `--help`'s list of policies: a line each.
 pub fn help() -> String {
-    POLICIES
+    all()
         .iter()
         .map(|e| {
             let keys = if e.keys.is_empty() {
@@ -96,6 +133,42 @@ pub fn parse(params: &PolicyParams<'_>, sizes: &SizeLaw) -> Result<PolicySpec, P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_registered_policy_is_found_and_builds_and_names_are_kept_unique() {
+        fn parse(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+            Ok(PolicySpec::Custom(super::super::CustomSpec::new(
+                "test-registered",
+                "",
+                |servers| Box::new(super::super::FifoFirstFit::new(servers)),
+            )))
+        }
+        let entry = |name| PolicyEntry {
+            name,
+            keys: &[],
+            doc: "a test",
+            parse,
+            colour: (1, 2, 3),
+        };
+        register(entry("test-registered")).unwrap();
+        assert!(register(entry("test-registered")).is_err());
+        assert!(register(entry("bf-js")).is_err());
+        assert!(register(entry("Bad Name")).is_err());
+        assert_eq!(colour("test-registered"), Some((1, 2, 3)));
+        assert!(help().contains("test-registered: a test"));
+        let spec = PolicySpec::from_name("test-registered").unwrap();
+        assert_eq!(spec.name(), "test-registered");
+        let mut p = spec.build(3).unwrap();
+        assert_eq!(p.waiting(), 0);
+        p.enqueue(crate::model::Job {
+            id: 0,
+            size: crate::model::Size::ONE,
+            service: 1,
+            arrival: 0,
+            class: 0,
+        });
+        assert_eq!(p.waiting(), 1);
+    }
 
     #[test]
     fn names_are_unique_and_found() {

@@ -2,6 +2,7 @@
 //! random small instances, decision by decision; and the invariants after every slot.
 
 use packlab::model::{Job, ServerId, Size};
+use packlab::policy::testing::{self, Instance};
 use packlab::policy::{Policy, PolicySpec, SlotView};
 use packlab::sim::{Cluster, Placement, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
@@ -124,66 +125,8 @@ impl Policy for Reference {
     }
 }
 
-struct Instance {
-    servers: usize,
-    sizes: SizeLaw,
-    service: ServiceLaw,
-    rate: f64,
-    seed: u64,
-}
-
-fn random_instance(rng: &mut Pcg64Mcg) -> Instance {
-    let servers = rng.random_range(1..=8);
-    let sizes = if rng.random_bool(0.5) {
-        // few distinct sizes: ties in size and in free capacity happen all the time
-        let k = rng.random_range(1..=4);
-        let values: Vec<Size> = (0..k)
-            .map(|_| Size(rng.random_range(1..=12u64) * Size::UNIT / 12))
-            .collect();
-        SizeLaw::discrete(values, vec![1.0; k]).unwrap()
-    } else {
-        let a = rng.random_range(1..Size::UNIT);
-        let b = rng.random_range(a..=Size::UNIT);
-        SizeLaw::uniform(Size(a), Size(b))
-    };
-    let service = if rng.random_bool(0.7) {
-        ServiceLaw::geometric(rng.random_range(1.0..15.0))
-    } else {
-        ServiceLaw::Deterministic(rng.random_range(1..10))
-    };
-    let load = rng.random_range(0.4..1.3);
-    let rate = load * servers as f64 / (sizes.mean() * service.mean());
-    Instance {
-        servers,
-        sizes,
-        service,
-        rate,
-        seed: rng.random(),
-    }
-}
-
 fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Placement> {
-    let arrivals = Arrivals::new(ArrivalProcess::Poisson, inst.rate).unwrap();
-    let mut source = JobSource::new(
-        inst.sizes.clone(),
-        inst.service.clone(),
-        arrivals,
-        inst.seed,
-    );
-    let mut cluster = Cluster::new(inst.servers, inst.service.mean());
-    cluster.enable_log();
-    let cfg = RunConfig {
-        slots,
-        warmup: 0,
-        queue_cap: 5_000,
-        samples: 10,
-        check_every_slot: true,
-        max_slots: 0,
-        mean_service: 1.0,
-    };
-    packlab::policy::run(policy, &mut source, &mut cluster, &cfg)
-        .expect("invariants hold every slot");
-    cluster.log().to_vec()
+    testing::run_logged(inst, policy, slots).expect("invariants hold every slot")
 }
 
 /// Batches of dozens of jobs a slot: small sizes, short services, 8 servers (BF-J/S sorts a
@@ -207,26 +150,20 @@ fn busy_instance(rng: &mut Pcg64Mcg) -> Instance {
 }
 
 fn compare(spec: PolicySpec, rule: Rule) {
-    compare_on(spec, rule, random_instance);
+    compare_on(spec, rule, Instance::random);
 }
 
+/// The policy against the linear-scan version of its rule, by the public harness.
 fn compare_on(spec: PolicySpec, rule: Rule, instance: fn(&mut Pcg64Mcg) -> Instance) {
-    let mut rng = Pcg64Mcg::seed_from_u64(0xB357 + rule as u64);
-    for case in 0..60 {
-        let inst = instance(&mut rng);
-        let mut fast = spec.build(inst.servers).expect("a single-resource policy");
-        let mut slow = Reference::new(rule);
-        let a = run_logged(&inst, fast.as_mut(), 3_000);
-        let b = run_logged(&inst, &mut slow, 3_000);
-        assert!(!a.is_empty(), "case {case}: nothing was placed");
-        if let Some(k) = (0..a.len().min(b.len())).find(|&k| a[k] != b[k]) {
-            panic!(
-                "case {case} ({} servers, rate {:.3}): decision {k} differs: fast {:?}, reference {:?}",
-                inst.servers, inst.rate, a[k], b[k]
-            );
-        }
-        assert_eq!(a.len(), b.len(), "case {case}: number of placements");
-    }
+    let compared = testing::same_decisions_on(
+        |servers| spec.build(servers).expect("a single-resource policy"),
+        |_| Box::new(Reference::new(rule)),
+        60,
+        0xB357 + rule as u64,
+        instance,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(compared > 0);
 }
 
 #[test]
@@ -260,7 +197,7 @@ fn bf_js_never_leaves_a_fitting_job_waiting() {
     // policy's invariant (for BF-J/S: no waiting job fits anywhere).
     let mut rng = Pcg64Mcg::seed_from_u64(99);
     for _ in 0..40 {
-        let inst = random_instance(&mut rng);
+        let inst = Instance::random(&mut rng);
         for spec in [
             PolicySpec::BfJs,
             PolicySpec::BfJ,
