@@ -544,6 +544,71 @@ pub fn read_alibaba_gpu(pods: &Path, nodes: &Path) -> Result<Snapshot, SourceErr
     Ok(snap)
 }
 
+/// A machine row's `attributes` cell: `name=value` items separated by `;`, each name once;
+/// sorted by name.
+fn attributes_cell(text: &str) -> Result<Properties, String> {
+    let mut attrs = Properties::new();
+    for kv in text.split(';').filter(|kv| !kv.trim().is_empty()) {
+        let (k, v) = kv.split_once('=').ok_or_else(|| {
+            format!(
+                "column `attributes`: `{}` is not name=value",
+                crate::input::shown(kv)
+            )
+        })?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || v.is_empty() || attrs.iter().any(|(a, _)| a == k) {
+            return Err(format!(
+                "column `attributes`: `{}` needs a name and a value, each name once",
+                crate::input::shown(kv)
+            ));
+        }
+        attrs.push((k.to_string(), v.to_string()));
+    }
+    attrs.sort();
+    Ok(attrs)
+}
+
+/// A snapshot's task rows (line, request, job, count, constraints text) as tasks with their
+/// constraint classes, the rows as `check_fit_classes` reads them, and the machines'
+/// placement table when machines have attributes or tasks constraints.
+#[allow(clippy::type_complexity)]
+fn classed_tasks(
+    attributes: &[Properties],
+    task_rows: Vec<(usize, Resources, u32, usize, String)>,
+    file: &str,
+) -> Result<(Vec<Task>, Vec<(usize, Resources, u32)>, Option<Placement>), SourceError> {
+    let constrained = task_rows.iter().any(|t| !t.4.trim().is_empty());
+    let any_attrs = attributes.iter().any(|a| !a.is_empty());
+    let mut table = (any_attrs || constrained).then(|| Eligibility::from_machines(attributes));
+    let mut tasks = Vec::new();
+    let mut rows = Vec::new();
+    for (line, r, job, count, text) in task_rows {
+        let class = match &mut table {
+            Some((t, _)) if !text.trim().is_empty() => {
+                let set = parse_set(&text)
+                    .map_err(|e| format(file, line, format!("column `constraints`: {e}")))?;
+                t.class_of(&set)
+                    .map_err(|e| format(file, line, format!("column `constraints`: {e}")))?
+            }
+            _ => 0,
+        };
+        rows.push((line, r, class));
+        tasks.extend(std::iter::repeat_n(
+            Task {
+                job,
+                request: r,
+                class,
+            },
+            count,
+        ));
+    }
+    let placement = table.map(|(t, kind)| Placement {
+        kind,
+        table: std::sync::Arc::new(t),
+    });
+    Ok((tasks, rows, placement))
+}
+
 /// packlab's own snapshot CSV (`kind,job,cpu,memory,disk,count`, and optionally `attributes`
 /// on machine rows, `name=value` items separated by `;`, and `constraints` on task rows,
 /// `attribute op value` items separated by `;`; see `data/README.md`). A task's constraints
@@ -604,24 +669,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
                         "column `constraints` is for task rows; a machine has `attributes`".into(),
                     ));
                 }
-                let mut attrs = Properties::new();
-                for kv in cell(attr_col).split(';').filter(|kv| !kv.trim().is_empty()) {
-                    let (k, v) = kv.split_once('=').ok_or_else(|| {
-                        bad(format!(
-                            "column `attributes`: `{}` is not name=value",
-                            crate::input::shown(kv)
-                        ))
-                    })?;
-                    let (k, v) = (k.trim(), v.trim());
-                    if k.is_empty() || v.is_empty() || attrs.iter().any(|(a, _)| a == k) {
-                        return Err(bad(format!(
-                            "column `attributes`: `{}` needs a name and a value, each name once",
-                            crate::input::shown(kv)
-                        )));
-                    }
-                    attrs.push((k.to_string(), v.to_string()));
-                }
-                attrs.sort();
+                let attrs = attributes_cell(cell(attr_col)).map_err(bad)?;
                 grow(
                     &mut machines_seen,
                     count,
@@ -653,35 +701,7 @@ pub fn read_snapshot_csv(path: &Path) -> Result<Snapshot, SourceError> {
             }
         }
     }
-    let constrained = task_rows.iter().any(|t| !t.4.trim().is_empty());
-    let any_attrs = attributes.iter().any(|a| !a.is_empty());
-    let mut table = (any_attrs || constrained).then(|| Eligibility::from_machines(&attributes));
-    let mut tasks = Vec::new();
-    let mut rows = Vec::new();
-    for (line, r, job, count, text) in task_rows {
-        let class = match &mut table {
-            Some((t, _)) if !text.trim().is_empty() => {
-                let set = parse_set(&text)
-                    .map_err(|e| format(&file, line, format!("column `constraints`: {e}")))?;
-                t.class_of(&set)
-                    .map_err(|e| format(&file, line, format!("column `constraints`: {e}")))?
-            }
-            _ => 0,
-        };
-        rows.push((line, r, class));
-        tasks.extend(std::iter::repeat_n(
-            Task {
-                job,
-                request: r,
-                class,
-            },
-            count,
-        ));
-    }
-    let placement = table.map(|(t, kind)| Placement {
-        kind,
-        table: std::sync::Arc::new(t),
-    });
+    let (tasks, rows, placement) = classed_tasks(&attributes, task_rows, &file)?;
     check_fit_classes(&machines, placement.as_ref(), &rows, &file)?;
     let mut snap = Snapshot::new(if disk { 3 } else { 2 }, machines, tasks);
     snap.placement = placement;

@@ -19,16 +19,6 @@ pub fn requested() -> Option<i32> {
     }
 }
 
-/// Asks every long loop to stop, as signal `signal` would.
-pub fn request(signal: i32) {
-    flag().store(signal.max(1) as usize, Ordering::Relaxed);
-}
-
-/// Clears a request (for tests).
-pub fn reset() {
-    flag().store(0, Ordering::Relaxed);
-}
-
 /// What packlab is doing, for the message of an interruption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

@@ -110,59 +110,67 @@ pub fn characterisation(
             a,
         ));
     }
-    let clusters = |what: &str, raw: &[RawCluster]| -> Result<Vec<StatCluster>, ExperimentError> {
-        if raw.is_empty() || raw.len() > MAX_VOCABULARY {
-            return Err(cx.bad(
-                &format!("constraints.{what}"),
-                "1 to 1000 statistical clusters",
-                raw.len(),
-            ));
-        }
-        let mut sum = 0.0;
-        for (k, c) in raw.iter().enumerate() {
-            let key = format!("constraints.{what}[{k}]");
-            if !(c.share.is_finite() && c.share > 0.0 && c.share <= 1.0) {
-                return Err(cx.bad(&format!("{key}.share"), "a fraction in (0, 1]", c.share));
-            }
-            sum += c.share;
-            if c.frequency.len() != vocabulary.len() {
-                return Err(cx.bad(
-                    &format!("{key}.frequency"),
-                    &format!("one fraction per vocabulary item ({})", vocabulary.len()),
-                    c.frequency.len(),
-                ));
-            }
-            if let Some(f) = c
-                .frequency
-                .iter()
-                .find(|f| !(f.is_finite() && (0.0..=1.0).contains(*f)))
-            {
-                return Err(cx.bad(&format!("{key}.frequency"), "fractions in [0, 1]", f));
-            }
-        }
-        if (sum - 1.0).abs() > 1e-6 {
-            return Err(cx.bad(
-                &format!("constraints.{what}"),
-                "occurrence fractions (share) adding up to 1",
-                sum,
-            ));
-        }
-        Ok(raw
-            .iter()
-            .map(|c| StatCluster {
-                share: c.share,
-                frequency: c.frequency.clone(),
-            })
-            .collect())
-    };
-    let machines = clusters("machines", &raw.machines)?;
+    let machines = clusters(cx, "machines", &raw.machines, vocabulary.len())?;
     attainable(cx, &machines, &vocabulary, &values)?;
     Ok(Characterisation {
         machines,
-        tasks: clusters("tasks", &raw.tasks)?,
+        tasks: clusters(cx, "tasks", &raw.tasks, vocabulary.len())?,
         vocabulary,
         values,
     })
+}
+
+/// `[[constraints.machines]]` or `[[constraints.tasks]]` (`what`), validated: 1 to 1000
+/// clusters, shares in (0, 1] adding up to 1, one frequency in [0, 1] per vocabulary item.
+fn clusters(
+    cx: &Ctx<'_>,
+    what: &str,
+    raw: &[RawCluster],
+    items: usize,
+) -> Result<Vec<StatCluster>, ExperimentError> {
+    if raw.is_empty() || raw.len() > MAX_VOCABULARY {
+        return Err(cx.bad(
+            &format!("constraints.{what}"),
+            "1 to 1000 statistical clusters",
+            raw.len(),
+        ));
+    }
+    let mut sum = 0.0;
+    for (k, c) in raw.iter().enumerate() {
+        let key = format!("constraints.{what}[{k}]");
+        if !(c.share.is_finite() && c.share > 0.0 && c.share <= 1.0) {
+            return Err(cx.bad(&format!("{key}.share"), "a fraction in (0, 1]", c.share));
+        }
+        sum += c.share;
+        if c.frequency.len() != items {
+            return Err(cx.bad(
+                &format!("{key}.frequency"),
+                &format!("one fraction per vocabulary item ({items})"),
+                c.frequency.len(),
+            ));
+        }
+        if let Some(f) = c
+            .frequency
+            .iter()
+            .find(|f| !(f.is_finite() && (0.0..=1.0).contains(*f)))
+        {
+            return Err(cx.bad(&format!("{key}.frequency"), "fractions in [0, 1]", f));
+        }
+    }
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(cx.bad(
+            &format!("constraints.{what}"),
+            "occurrence fractions (share) adding up to 1",
+            sum,
+        ));
+    }
+    Ok(raw
+        .iter()
+        .map(|c| StatCluster {
+            share: c.share,
+            frequency: c.frequency.clone(),
+        })
+        .collect())
 }
 
 /// Refuses machine frequencies no population of machines can have. Every machine has one

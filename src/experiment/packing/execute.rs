@@ -126,6 +126,62 @@ pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, Experim
 }
 
 /// Every evaluator for one scheduler.
+/// Workload inflation (Verma et al.'s Algorithms 1 and 2), horizontal and vertical, over all
+/// tasks and over conforming ones only, at the file's factors.
+fn inflations(
+    exp: &PackingExperiment,
+    spec: &SchedulerSpec,
+    seed: u64,
+) -> Vec<(Inflation, bool, Vec<Inflated>)> {
+    let (snap, e) = (&exp.snapshot, &exp.evaluate);
+    if e.factors.is_empty() {
+        return Vec::new();
+    }
+    let mut v = Vec::new();
+    for how in [Inflation::Horizontal, Inflation::Vertical] {
+        for conforming in [false, true] {
+            let r = inflation_sweep(
+                snap,
+                spec.order,
+                spec.scorer,
+                spec.numa.as_ref(),
+                &e.factors,
+                how,
+                InflationOptions {
+                    conforming_only: conforming,
+                    picky: e.picky,
+                    clip: e.clip,
+                },
+                seed,
+            );
+            v.push((how, conforming, r));
+        }
+    }
+    v
+}
+
+/// Per constraint of the snapshot's vocabulary, the tasks requesting it that `assigned` left
+/// pending (none without constraints).
+fn pending_by_constraint(
+    snap: &crate::packing::snapshot::Snapshot,
+    assigned: &[Option<u32>],
+) -> Vec<usize> {
+    let Some(pl) = &snap.placement else {
+        return Vec::new();
+    };
+    let vocab = crate::constraints::vocabulary(&pl.table);
+    let mut n = vec![0; vocab.len()];
+    for (t, a) in snap.tasks.iter().zip(assigned) {
+        if a.is_none() {
+            let set = &pl.table.classes()[t.class as usize];
+            for (k, c) in vocab.iter().enumerate() {
+                n[k] += set.contains(c) as usize;
+            }
+        }
+    }
+    n
+}
+
 fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
     let (label, order, scorer) = (&spec.label, spec.order, spec.scorer);
     let numa = spec.numa.as_ref();
@@ -148,31 +204,7 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
             hole_filling(snap, &p, unit)
         })
         .collect();
-    let inflation = if e.factors.is_empty() {
-        Vec::new()
-    } else {
-        let mut v = Vec::new();
-        for how in [Inflation::Horizontal, Inflation::Vertical] {
-            for conforming in [false, true] {
-                let r = inflation_sweep(
-                    snap,
-                    order,
-                    scorer,
-                    numa,
-                    &e.factors,
-                    how,
-                    InflationOptions {
-                        conforming_only: conforming,
-                        picky: e.picky,
-                        clip: e.clip,
-                    },
-                    seed,
-                );
-                v.push((how, conforming, r));
-            }
-        }
-        v
-    };
+    let inflation = inflations(exp, spec, seed);
     let monte_carlo = e.mc_tau.map(|tau| {
         (0..e.trials)
             .map(|k| {
@@ -222,22 +254,7 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
         .iter()
         .map(|&x| throughput_at(snap, &sched, x, e.trials, seed))
         .collect();
-    let pending_by_constraint = match &snap.placement {
-        Some(pl) => {
-            let vocab = crate::constraints::vocabulary(&pl.table);
-            let mut n = vec![0; vocab.len()];
-            for (t, a) in snap.tasks.iter().zip(&p.assigned) {
-                if a.is_none() {
-                    let set = &pl.table.classes()[t.class as usize];
-                    for (k, c) in vocab.iter().enumerate() {
-                        n[k] += set.contains(c) as usize;
-                    }
-                }
-            }
-            n
-        }
-        None => Vec::new(),
-    };
+    let pending_by_constraint = pending_by_constraint(snap, &p.assigned);
     SchedulerResult {
         pending_by_constraint,
         utilization: utilization(snap, &p),

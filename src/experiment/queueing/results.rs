@@ -86,11 +86,6 @@ impl Outcome {
     pub fn saturation_of(&self, policy: usize) -> Option<Saturation> {
         self.saturation.iter().find(|s| s.0 == policy).map(|s| s.1)
     }
-
-    /// Did every claim hold?
-    pub fn claims_hold(&self) -> bool {
-        self.claims.iter().all(ClaimResult::passes)
-    }
 }
 
 /// Mean and Student-t 95 % interval of `xs`; no interval for fewer than two values.
