@@ -214,29 +214,30 @@ impl Folder {
     pub fn check_inputs(&self, inputs: &[PathBuf]) -> Result<(), ExperimentError> {
         let mut names = self.manifest();
         names.push("experiment.toml".into());
-        for name in names {
-            self.not_an_input(&name, inputs)?;
-        }
-        Ok(())
+        self.not_inputs(&names, inputs)
     }
 
-    /// Refuses writing output `name` if that would replace one of `inputs`.
-    fn not_an_input(&self, name: &str, inputs: &[PathBuf]) -> Result<(), ExperimentError> {
-        let Ok(target) = std::fs::canonicalize(self.dir.join(name)) else {
-            return Ok(());
-        };
-        if let Some(input) = inputs
+    /// Refuses writing the outputs `names` if that would replace one of `inputs` (each input
+    /// resolved once).
+    fn not_inputs(&self, names: &[String], inputs: &[PathBuf]) -> Result<(), ExperimentError> {
+        let resolved: Vec<(PathBuf, &PathBuf)> = inputs
             .iter()
-            .find(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
-        {
-            return Err(bad(
-                &self.dir,
-                format!(
-                    "the input {} is the output `{name}` of this folder, which the run would \
-                     overwrite; move the input out of the output folder, or choose another --out",
-                    input.display()
-                ),
-            ));
+            .filter_map(|i| std::fs::canonicalize(i).ok().map(|c| (c, i)))
+            .collect();
+        for name in names {
+            let Ok(target) = std::fs::canonicalize(self.dir.join(name)) else {
+                continue;
+            };
+            if let Some((_, input)) = resolved.iter().find(|(c, _)| *c == target) {
+                return Err(bad(
+                    &self.dir,
+                    format!(
+                        "the input {} is the output `{name}` of this folder, which the run would \
+                         overwrite; move the input out of the output folder, or choose another --out",
+                        input.display()
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -276,8 +277,8 @@ impl Folder {
                     ),
                 ));
             }
-            self.not_an_input(name, inputs)?;
         }
+        self.not_inputs(&names, inputs)?;
         let mut out = Vec::with_capacity(names.len());
         for name in &names {
             let to = self.dir.join(name);

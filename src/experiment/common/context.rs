@@ -53,11 +53,9 @@ impl Ctx<'_> {
 
     /// An experiment name: 1 to 100 characters of [a-z0-9_-] (it names the output folder).
     pub fn name(&self, name: &str) -> Result<(), ExperimentError> {
-        let ok = !name.is_empty()
-            && name.len() <= 100
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        let ok = short_of(name, |b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_'
+        });
         if ok {
             Ok(())
         } else {
@@ -68,12 +66,8 @@ impl Ctx<'_> {
     /// A figure's file name (without extension): 1 to 100 characters of `[A-Za-z0-9_.-]`, not
     /// starting with a dot (it names FILE.png and FILE.svg in the output folder).
     pub fn figure_name(&self, key: &str, name: &str) -> Result<(), ExperimentError> {
-        let ok = !name.is_empty()
-            && name.len() <= 100
-            && !name.starts_with('.')
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+        let ok = !name.starts_with('.')
+            && short_of(name, |b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
         if ok {
             Ok(())
         } else {
@@ -115,9 +109,13 @@ impl Ctx<'_> {
     }
 
     /// Numbers separated by whitespace, commas or new lines; `#` starts a comment; each with
-    /// its line (from 1). The path is relative to the experiment file's folder; `key` names the
-    /// key in errors.
-    pub fn numbers(&self, key: &str, path: &str) -> Result<Vec<(f64, usize)>, ExperimentError> {
+    /// its line (from 1), and the file as resolved. The path is relative to the experiment
+    /// file's folder; `key` names the key in errors.
+    pub fn numbers(
+        &self,
+        key: &str,
+        path: &str,
+    ) -> Result<(PathBuf, Vec<(f64, usize)>), ExperimentError> {
         let full = self.path(path);
         let text = crate::input::read_text(&full).map_err(|e| {
             self.bad(
@@ -148,8 +146,13 @@ impl Ctx<'_> {
                 out.push((x, n + 1));
             }
         }
-        Ok(out)
+        Ok((full, out))
     }
+}
+
+/// `name` is 1 to 100 bytes, each one `ok` takes (names of experiments and figures).
+fn short_of(name: &str, ok: impl Fn(u8) -> bool) -> bool {
+    !name.is_empty() && name.len() <= 100 && name.bytes().all(ok)
 }
 
 /// Parses TOML text into `T`, naming the file in errors (the TOML error names line, column

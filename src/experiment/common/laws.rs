@@ -79,8 +79,8 @@ pub fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError>
                     .map(|&x| cx.size("workload.sizes.values", x))
                     .collect::<Result<Vec<_>, _>>()?,
                 (None, Some(f)) => {
-                    let full = cx.path(&f);
-                    cx.numbers("workload.sizes.file", &f)?
+                    let (full, values) = cx.numbers("workload.sizes.file", &f)?;
+                    values
                         .into_iter()
                         .map(|(x, line)| {
                             Size::from_f64(x).ok_or_else(|| {
