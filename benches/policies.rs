@@ -114,11 +114,11 @@ fn draws(s: &Setting) -> u64 {
 /// One run of `base` (with `j` for the VQS family); `None` if the policy cannot run here.
 fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
     let takes_j = registry::entry(base).is_some_and(|e| e.keys.contains(&"J"));
-    let params = PolicyParams {
-        name: base,
-        j: takes_j.then_some(j as i64),
-        ..Default::default()
-    };
+    let mut table = toml::Table::new();
+    if takes_j {
+        table.insert("J".into(), toml::Value::Integer(j as i64));
+    }
+    let params = PolicyParams::new(base, &table);
     let spec = match registry::parse(&params, &s.sizes) {
         Ok(spec) => spec,
         Err(e) => {

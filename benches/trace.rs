@@ -69,15 +69,12 @@ fn main() {
         mean_service: 1.0,
     };
     for (name, policy) in [
-        ("bf-js", PolicySpec::BfJs),
-        ("fifo-ff", PolicySpec::FifoFf),
+        ("bf-js", PolicySpec::from_name("bf-js").expect("bf-js")),
         (
-            "vqs-bf (J = 8)",
-            PolicySpec::VqsBf {
-                partition: packlab::configurations::Partition::universal(8),
-                stall: None,
-            },
+            "fifo-ff",
+            PolicySpec::from_name("fifo-ff").expect("fifo-ff"),
         ),
+        ("vqs-bf (J = 8)", vqs_bf_8()),
     ] {
         let mut best = f64::INFINITY;
         let mut jobs = 0;
@@ -107,4 +104,13 @@ fn main() {
             best * 1e9 / jobs as f64
         );
     }
+}
+
+/// VQS-BF over X_8, as an experiment file names it.
+fn vqs_bf_8() -> PolicySpec {
+    let mut table = toml::Table::new();
+    table.insert("J".into(), toml::Value::Integer(8));
+    let params = packlab::policy::PolicyParams::new("vqs-bf", &table);
+    let sizes = packlab::workload::SizeLaw::Empirical { values: vec![] };
+    packlab::policy::registry::parse(&params, &sizes).expect("vqs-bf with J = 8")
 }

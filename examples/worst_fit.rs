@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use packlab::experiment::{ExperimentFile, Options};
 use packlab::model::{Job, ServerId, Size};
 use packlab::policy::testing::same_decisions;
-use packlab::policy::{CustomSpec, Policy, PolicyEntry, PolicySpec, SlotView, registry};
+use packlab::policy::{Policy, PolicyEntry, PolicySpec, SlotView, registry};
 use packlab::sim::{Cluster, Violation};
 
 /// FIFO-WF, fast: the servers in a set ordered by free capacity (most first, then lowest
@@ -134,21 +134,17 @@ impl Policy for LinearWorstFit {
     }
 }
 
-/// What packlab needs to know of `fifo-wf`: its name in files, the keys it takes (none), a
-/// line for `--help`, how its table becomes a policy, its colour in figures.
-const FIFO_WF: PolicyEntry = PolicyEntry {
-    name: "fifo-wf",
-    keys: &[],
-    doc: "FIFO-WF: the head job to the server with the most free capacity; head-of-line blocking",
-    parse: |_, _| {
-        Ok(PolicySpec::Custom(CustomSpec::new(
-            "fifo-wf",
-            "",
-            |servers| Box::new(FifoWorstFit::new(servers)),
-        )))
-    },
-    colour: (214, 120, 0),
-};
+/// What packlab needs to know of `fifo-wf`: its name in files, a line for `--help`, how its
+/// table becomes a policy (no keys: [`packlab::policy::PolicyParams`]' getters read a policy's
+/// own keys), its colour in figures, and that it serves jobs in arrival order (so `saturation`
+/// claims may be made of it); its cost per slot keeps the default, BF-J/S's.
+const FIFO_WF: PolicyEntry = PolicyEntry::new(
+    "fifo-wf",
+    "FIFO-WF: the head job to the server with the most free capacity; head-of-line blocking",
+    |_, _| Ok(PolicySpec::new("fifo-wf", "", FifoWorstFit::new)),
+)
+.colour((214, 120, 0))
+.fifo_service();
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

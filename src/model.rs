@@ -127,3 +127,67 @@ mod tests {
         assert_eq!(Size::from_f64(1.0), Some(Size::ONE));
     }
 }
+
+/// Resource dimensions of a multi-resource job or server: CPU, memory, and optionally disk.
+pub const MAX_DIMS: usize = 3;
+
+/// An amount of each resource, in fixed-point units of [`Size::UNIT`] (1 = a whole server, or
+/// the largest machine of a trace, per resource).
+pub type Resources = [u64; MAX_DIMS];
+
+/// The scheduling discipline a scorer works inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Discipline {
+    /// BF-J/S: servers with departures take jobs, then new jobs take servers.
+    BestFitJS,
+    /// First in, first out with head-of-line blocking.
+    Fifo,
+}
+
+/// How a machine is chosen for a task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Scorer {
+    BestFit(u8),
+    FirstFit,
+    RandomFirstFit,
+    SumOfSquares(u8),
+    Epvm,
+    Random,
+    DotProduct,
+}
+
+impl Scorer {
+    /// Every scorer's name in experiment files.
+    pub const NAMES: &'static [&'static str] = &[
+        "bestfit-v1",
+        "bestfit-v2",
+        "bestfit-v3",
+        "bestfit-v4",
+        "bestfit-v5",
+        "firstfit-v1",
+        "firstfit-v2",
+        "sos-v1",
+        "sos-v2",
+        "epvm",
+        "random",
+        "dot-product",
+    ];
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Some(match s {
+            "bestfit-v1" => Scorer::BestFit(1),
+            "bestfit-v2" => Scorer::BestFit(2),
+            "bestfit-v3" => Scorer::BestFit(3),
+            "bestfit-v4" => Scorer::BestFit(4),
+            "bestfit-v5" => Scorer::BestFit(5),
+            "firstfit-v1" => Scorer::FirstFit,
+            "firstfit-v2" => Scorer::RandomFirstFit,
+            "sos-v1" => Scorer::SumOfSquares(1),
+            "sos-v2" => Scorer::SumOfSquares(2),
+            "epvm" => Scorer::Epvm,
+            "random" => Scorer::Random,
+            "dot-product" => Scorer::DotProduct,
+            _ => return None,
+        })
+    }
+}

@@ -27,8 +27,7 @@ pub struct Partition {
     table: Box<[u32]>,
 }
 
-/// The upper ends and the family (the table derives from them, and an experiment's identity is
-/// its debug form).
+/// The upper ends and the family (the table derives from them).
 impl std::fmt::Debug for Partition {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Partition")

@@ -13,7 +13,7 @@ pub fn is_number(s: &str) -> bool {
 }
 
 /// A relational operator of a constraint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum Op {
     Eq,
     Ne,
@@ -70,7 +70,7 @@ impl Op {
 
 /// One constraint: attribute, operator, value (the value as written; whether it is compared as
 /// a number or as text is the attribute's type, see [`super::Attributes`]).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Constraint {
     pub attr: String,
     pub op: Op,

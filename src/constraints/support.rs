@@ -52,7 +52,7 @@ pub enum SupportError {
 /// (= its share of the demand for every resource, sizes being independent of constraints), the
 /// share of servers satisfying it (= its share of the supply of every resource, all servers
 /// having capacity 1), and their ratio, the Utilization Multiplier u*_c.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ServerMultiplier {
     pub constraint: Constraint,
     pub demand_share: f64,
@@ -61,7 +61,7 @@ pub struct ServerMultiplier {
 }
 
 /// Servers with synthesised properties and the exact law of the jobs' constraint classes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct JobClasses {
     /// Every class a job can have (class 0: no constraint), and the servers' kinds.
     pub table: Eligibility,
@@ -72,6 +72,8 @@ pub struct JobClasses {
     /// Per task cluster, the probability a draw from it is satisfiable.
     pub satisfiable: Vec<f64>,
     ch: Characterisation,
+    /// Each class by its set (derived from `table`, not part of the identity).
+    #[serde(skip)]
     index: HashMap<ConstraintSet, u32>,
 }
 

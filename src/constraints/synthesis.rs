@@ -25,7 +25,7 @@ pub struct StatCluster {
 
 /// A constraint characterisation: the vocabulary, each attribute's possible values, and the
 /// machine and task statistical clusters.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Characterisation {
     pub vocabulary: Vec<Constraint>,
     /// Possible values of each attribute the vocabulary names (numbers for a numeric one).

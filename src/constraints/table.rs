@@ -12,7 +12,7 @@ use super::predicate::{Constraint, ConstraintSet, is_number};
 pub type Properties = Vec<(String, String)>;
 
 /// How an attribute's values compare.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum AttrType {
     /// Text; constraints use `=` and `!=`.
     Categorical,
@@ -64,11 +64,13 @@ pub fn set_text(set: &ConstraintSet) -> String {
 }
 
 /// Machine kinds, task classes and which class may run on which kind.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Eligibility {
     types: BTreeMap<String, AttrType>,
     kinds: Vec<Properties>,
     classes: Vec<ConstraintSet>,
+    /// `classes` by value (derived from it, not part of the identity).
+    #[serde(skip)]
     class_index: HashMap<ConstraintSet, u32>,
     /// `allowed[class][kind]`.
     allowed: Vec<Vec<bool>>,

@@ -21,7 +21,7 @@ use crate::progress::Progress;
 use crate::sim::cancel;
 
 /// One kind of experiment as a plan of independent units.
-pub trait Kind: Sync + Sized {
+pub trait Kind: Sync + Sized + Serialize {
     /// A unit of work.
     type Unit: Send + Sync;
     /// What a unit gives (journaled).
@@ -30,9 +30,6 @@ pub trait Kind: Sync + Sized {
     type Outcome;
     /// Name, description, seed and file.
     fn header(&self) -> &Header;
-    /// The validated experiment in words, without the path of its file: what its journal's
-    /// fingerprint hashes.
-    fn identity(&self) -> String;
     /// Shortens the experiment to about 1/100 of its work (same outputs).
     fn quick(&mut self);
     /// Every unit, in a fixed order.
@@ -127,7 +124,8 @@ pub fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
     of
 }
 
-/// The journal header of `exp` (its fingerprint covers the validated experiment and quick).
+/// The journal header of `exp` (its fingerprint covers packlab's version, quick and the
+/// validated experiment).
 pub fn journal_header<K: Kind>(
     exp: &K,
     quick: bool,
@@ -142,7 +140,8 @@ pub fn journal_header<K: Kind>(
             .collect(),
         Err(_) => Vec::new(),
     };
-    let fingerprint = journal::fnv1a(format!("{VERSION}|{quick}|{}", exp.identity()).as_bytes());
+    // the validated experiment, canonically serialised (its file's path and text are skipped)
+    let fingerprint = journal::fingerprint(&(VERSION, quick, exp));
     JournalHeader {
         version: VERSION.into(),
         name: h.name.clone(),
@@ -465,4 +464,41 @@ pub fn merge_kind<K: Kind>(
         });
     }
     finish(&exp, results, &folder, quick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::queueing::Experiment;
+
+    fn fingerprint_of(file: &str, text: &str) -> u64 {
+        let exp = Experiment::parse(Path::new(file), text).expect("a valid experiment");
+        journal_header(&exp, false, 1, (1, 1)).fingerprint
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_validated_experiment_not_its_file() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        let path = format!("{dir}/experiments/constraints_stability.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let a = fingerprint_of(&path, &text);
+        // the same experiment again: every derived index (hash maps included) rebuilt
+        assert_eq!(a, fingerprint_of(&path, &text));
+        // from another path, with a comment added: the same experiment
+        let moved = format!("# moved\n{text}");
+        assert_eq!(
+            a,
+            fingerprint_of(&format!("{dir}/experiments/x.toml"), &moved)
+        );
+        // another seed: another experiment
+        let reseeded = text.replacen("seed = ", "seed = 1", 1);
+        assert_ne!(reseeded, text);
+        assert_ne!(a, fingerprint_of(&path, &reseeded));
+        // quick is part of it
+        let exp = Experiment::parse(Path::new(&path), &text).unwrap();
+        assert_ne!(
+            journal_header(&exp, false, 1, (1, 1)).fingerprint,
+            journal_header(&exp, true, 1, (1, 1)).fingerprint
+        );
+    }
 }

@@ -187,6 +187,31 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// FNV-1a over a stream of bytes, as a writer: hashes a value serialised into it without
+/// holding the serialisation.
+struct Fnv1a(u64);
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The fingerprint of `value`: FNV-1a of its canonical serialisation (postcard: fields in
+/// declaration order, integers as varints, floats by their bits), streamed, so that time is
+/// linear in the value and memory constant.
+pub fn fingerprint<T: Serialize + ?Sized>(value: &T) -> u64 {
+    let mut h = Fnv1a(0xcbf2_9ce4_8422_2325);
+    postcard::to_io(value, &mut h).expect("hashing cannot fail");
+    h.0
+}
+
 fn record(payload: &[u8]) -> Vec<u8> {
     let mut r = Vec::with_capacity(payload.len() + 8);
     r.extend_from_slice(&(payload.len() as u32).to_le_bytes());

@@ -23,10 +23,12 @@
 
 mod policy;
 mod source;
+mod tally;
 
 pub use policy::{Discipline, ScoredPolicy, VectorSystem};
 pub use source::{Constrained, Mark, Marked, Strict};
 pub use source::{ScalarAsVector, VectorJobSource};
+pub use tally::{NumaTally, class_waits};
 
 use std::sync::Arc;
 
@@ -36,7 +38,7 @@ use crate::model::Size;
 use crate::packing::numa::{Allocation, Layer, MAX_NODES, NODE_DIMS, Numa};
 use crate::packing::place::{Placer, Scorer};
 use crate::packing::snapshot::Resources;
-use crate::sim::{Calendar, Counters, NumaTally, Violation};
+use crate::sim::{Calendar, Counters, Violation};
 
 /// A job with a request per resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,18 +2,11 @@
 
 use std::collections::VecDeque;
 
+use super::tally;
 use super::{Attempt, VJob, VectorCluster};
+pub use crate::model::Discipline;
 use crate::model::ServerId;
-use crate::sim::{Counters, NumaTally, System, Violation};
-
-/// The scheduling discipline a scorer works inside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Discipline {
-    /// BF-J/S: servers with departures take jobs, then new jobs take servers.
-    BestFitJS,
-    /// First in, first out with head-of-line blocking.
-    Fifo,
-}
+use crate::sim::{Counters, System, Violation};
 
 /// A scored policy's waiting jobs.
 pub struct ScoredPolicy {
@@ -167,10 +160,17 @@ impl System for VectorSystem {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
     }
-    fn numa(&self) -> Option<NumaTally> {
-        self.cluster.numa_tally()
-    }
-    fn class_waits(&self) -> Vec<(u64, u128)> {
-        self.cluster.class_waits().to_vec()
+    fn observe(&self, out: &mut Vec<(&'static str, Vec<u128>)>) {
+        if let Some(t) = self.cluster.numa_tally() {
+            out.push((tally::NUMA, t.counters()));
+        }
+        let waits = self.cluster.class_waits();
+        if !waits.is_empty() {
+            let flat = waits
+                .iter()
+                .flat_map(|&(n, w)| [u128::from(n), w])
+                .collect();
+            out.push((tally::CLASS_WAITS, flat));
+        }
     }
 }

@@ -62,7 +62,7 @@ impl Layer {
 
 /// The node layout of a cluster: the share of a machine's CPU and memory each node holds, by
 /// default and for machine types (machines of a given CPU and memory capacity) that differ.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NumaLayout {
     /// Shares of every machine not listed in `types` (positive, adding up to 1).
     pub shares: Vec<f64>,
@@ -284,7 +284,7 @@ impl NumaMachines {
 }
 
 /// A NUMA set-up of a scheduler: the node layout and the layer of awareness.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Numa {
     pub layout: NumaLayout,
     pub layer: Layer,

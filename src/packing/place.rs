@@ -25,58 +25,11 @@ use std::sync::Arc;
 use super::numa::{Allocation, Layer, Numa, NumaCount, NumaLayout, NumaMachines};
 use super::snapshot::{MAX_DIMS, Placement, Resources, Snapshot, max_each};
 use crate::constraints::Eligibility;
+pub use crate::model::Scorer;
 use crate::model::Size;
 
-/// How a machine is chosen for a task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scorer {
-    BestFit(u8),
-    FirstFit,
-    RandomFirstFit,
-    SumOfSquares(u8),
-    Epvm,
-    Random,
-    DotProduct,
-}
-
-impl Scorer {
-    /// Every scorer's name in experiment files.
-    pub const NAMES: &'static [&'static str] = &[
-        "bestfit-v1",
-        "bestfit-v2",
-        "bestfit-v3",
-        "bestfit-v4",
-        "bestfit-v5",
-        "firstfit-v1",
-        "firstfit-v2",
-        "sos-v1",
-        "sos-v2",
-        "epvm",
-        "random",
-        "dot-product",
-    ];
-
-    pub fn from_name(s: &str) -> Option<Self> {
-        Some(match s {
-            "bestfit-v1" => Scorer::BestFit(1),
-            "bestfit-v2" => Scorer::BestFit(2),
-            "bestfit-v3" => Scorer::BestFit(3),
-            "bestfit-v4" => Scorer::BestFit(4),
-            "bestfit-v5" => Scorer::BestFit(5),
-            "firstfit-v1" => Scorer::FirstFit,
-            "firstfit-v2" => Scorer::RandomFirstFit,
-            "sos-v1" => Scorer::SumOfSquares(1),
-            "sos-v2" => Scorer::SumOfSquares(2),
-            "epvm" => Scorer::Epvm,
-            "random" => Scorer::Random,
-            "dot-product" => Scorer::DotProduct,
-            _ => return None,
-        })
-    }
-}
-
 /// The order in which tasks are placed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum JobOrder {
     Arrival,
     Cpu,

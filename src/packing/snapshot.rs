@@ -8,15 +8,11 @@ use std::sync::Arc;
 use crate::constraints::{Eligibility, Properties};
 use crate::model::Size;
 
-/// Resource dimensions of a snapshot: CPU, memory, and optionally disk.
-pub const MAX_DIMS: usize = 3;
-
-/// An amount of each resource, in fixed-point units.
-pub type Resources = [u64; MAX_DIMS];
+pub use crate::model::{MAX_DIMS, Resources};
 
 /// A task's request, the job it belongs to, and its constraint class (0: no constraint; see
 /// [`Placement`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Task {
     pub job: u32,
     pub request: Resources,
@@ -36,7 +32,7 @@ impl Task {
 
 /// Placement constraints of a snapshot (Sharma et al., SoCC 2011): each machine's kind (its
 /// attributes) and the table of which task class may run on which kind.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Placement {
     /// Per machine, its kind in `table`.
     pub kind: Vec<u32>,
@@ -55,7 +51,7 @@ impl Placement {
 }
 
 /// Machines and tasks.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Snapshot {
     /// Dimensions in use (1 to 3); the others are 0 everywhere.
     pub dims: usize,

@@ -15,37 +15,41 @@ use super::index::{
 };
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
+use crate::model::Discipline;
 use crate::model::{Job, ServerId, Size};
-use crate::multi::Discipline;
 use crate::sim::{Cluster, Violation};
 
 /// BF-J/S in experiment files; with `score`, a packing scorer decides both views on the
 /// multi-resource path.
-pub const BF_JS: PolicyEntry = PolicyEntry {
-    name: "bf-js",
-    keys: &["score"],
-    doc: "BF-J/S: servers with a departure take the largest jobs that fit, then new jobs go to the fullest server they fit (≥ 1/2 of ρ*)",
-    parse: |p, _| plain_or_scored(p, PolicySpec::BfJs, Discipline::BestFitJS),
-    colour: (31, 119, 180),
-};
+pub const BF_JS: PolicyEntry = PolicyEntry::new(
+    "bf-js",
+    "BF-J/S: servers with a departure take the largest jobs that fit, then new jobs go to the fullest server they fit (≥ 1/2 of ρ*)",
+    |p, _| {
+        plain_or_scored(
+            p,
+            PolicySpec::new("bf-js", "", BestFitJS::new),
+            Discipline::BestFitJS,
+        )
+    },
+)
+.keys(&["score"])
+.colour((31, 119, 180));
 
 /// BF-J on its own.
-pub const BF_J: PolicyEntry = PolicyEntry {
-    name: "bf-j",
-    keys: &[],
-    doc: "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
-    parse: |_, _| Ok(PolicySpec::BfJ),
-    colour: (255, 127, 14),
-};
+pub const BF_J: PolicyEntry = PolicyEntry::new(
+    "bf-j",
+    "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
+    |_, _| Ok(PolicySpec::new("bf-j", "", BestFitJ::new)),
+)
+.colour((255, 127, 14));
 
 /// BF-S on its own.
-pub const BF_S: PolicyEntry = PolicyEntry {
-    name: "bf-s",
-    keys: &[],
-    doc: "BF-S alone: every server, in index order, takes the largest jobs that fit",
-    parse: |_, _| Ok(PolicySpec::BfS),
-    colour: (148, 103, 189),
-};
+pub const BF_S: PolicyEntry = PolicyEntry::new(
+    "bf-s",
+    "BF-S alone: every server, in index order, takes the largest jobs that fit",
+    |_, _| Ok(PolicySpec::new("bf-s", "", BestFitS::new)),
+)
+.colour((148, 103, 189));
 
 /// BF-S on server `i`: take the largest waiting job that fits until none does.
 #[inline]

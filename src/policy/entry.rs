@@ -4,17 +4,69 @@ use super::PolicySpec;
 use super::params::{ParamError, PolicyParams};
 use crate::workload::SizeLaw;
 
-/// One policy as experiment files name it.
+/// A `[[policy]]` table's parser: its parameters (and the size law, for policies that need
+/// finitely many sizes) into a validated spec.
+pub type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>;
+
+/// One policy as experiment files name it: all that packlab needs to know of a policy besides
+/// the policy itself. Built with [`PolicyEntry::new`] and its setters, so that a field added
+/// later has a default.
+#[non_exhaustive]
 pub struct PolicyEntry {
     /// The name in `[[policy]] name = …`.
     pub name: &'static str,
-    /// The keys of a `[[policy]]` table it takes besides `name` and `label`.
+    /// The keys of a `[[policy]]` table it takes besides `name`, `label` and `numa`.
     pub keys: &'static [&'static str],
     /// One line for `--help` and the docs.
     pub doc: &'static str,
-    /// Validates the table's parameters (the size law for policies that need finitely many
-    /// sizes).
-    pub parse: fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>,
+    /// Validates the table's parameters.
+    pub parse: Parse,
     /// Its colour in figures (RGB).
     pub colour: (u8, u8, u8),
+    /// Its cost per simulated slot relative to BF-J/S's (1), for the cost estimate a run shows
+    /// before it starts.
+    pub cost: f64,
+    /// It serves jobs in arrival order (FIFO service), so the saturation rule gives its limit:
+    /// the load at which it saturates with a queue that never empties (`saturation` claims).
+    pub fifo_service: bool,
+}
+
+impl PolicyEntry {
+    /// The entry of policy `name` (lowercase letters, digits and `-`), documented by `doc`, its
+    /// tables validated by `parse`; no keys, grey in figures, cost 1, not FIFO service.
+    pub const fn new(name: &'static str, doc: &'static str, parse: Parse) -> Self {
+        PolicyEntry {
+            name,
+            keys: &[],
+            doc,
+            parse,
+            colour: (127, 127, 127),
+            cost: 1.0,
+            fifo_service: false,
+        }
+    }
+
+    /// The keys its tables take.
+    pub const fn keys(mut self, keys: &'static [&'static str]) -> Self {
+        self.keys = keys;
+        self
+    }
+
+    /// Its colour in figures (RGB).
+    pub const fn colour(mut self, rgb: (u8, u8, u8)) -> Self {
+        self.colour = rgb;
+        self
+    }
+
+    /// Its cost per simulated slot relative to BF-J/S's.
+    pub const fn cost(mut self, cost: f64) -> Self {
+        self.cost = cost;
+        self
+    }
+
+    /// It serves jobs in arrival order (the saturation rule applies).
+    pub const fn fifo_service(mut self) -> Self {
+        self.fifo_service = true;
+        self
+    }
 }

@@ -10,18 +10,25 @@ use super::entry::PolicyEntry;
 use super::index::FirstFitServers;
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
+use crate::model::Discipline;
 use crate::model::Job;
-use crate::multi::Discipline;
 use crate::sim::{Cluster, Violation};
 
 /// FIFO-FF in experiment files; with `score`, the scorer chooses the head job's server.
-pub const FIFO_FF: PolicyEntry = PolicyEntry {
-    name: "fifo-ff",
-    keys: &["score"],
-    doc: "FIFO-FF: the head job to the first server it fits; head-of-line blocking (the baseline)",
-    parse: |p, _| plain_or_scored(p, PolicySpec::FifoFf, Discipline::Fifo),
-    colour: (60, 60, 60),
-};
+pub const FIFO_FF: PolicyEntry = PolicyEntry::new(
+    "fifo-ff",
+    "FIFO-FF: the head job to the first server it fits; head-of-line blocking (the baseline)",
+    |p, _| {
+        plain_or_scored(
+            p,
+            PolicySpec::new("fifo-ff", "", FifoFirstFit::new),
+            Discipline::Fifo,
+        )
+    },
+)
+.keys(&["score"])
+.colour((60, 60, 60))
+.fifo_service();
 
 /// First-in first-out with first fit.
 #[derive(Clone, Debug)]

@@ -18,17 +18,20 @@ use crate::model::{Job, ServerId, Size};
 use crate::sim::Cluster;
 
 /// MaxWeight in experiment files (finitely many sizes only).
-pub const MAX_WEIGHT: PolicyEntry = PolicyEntry {
-    name: "max-weight",
-    keys: &[],
-    doc: "MaxWeight over all feasible configurations (finitely many sizes), renewed when a server empties",
-    parse: |_, sizes| {
-        Ok(PolicySpec::MaxWeight {
-            types: finite_sizes(sizes)?,
-        })
+pub const MAX_WEIGHT: PolicyEntry = PolicyEntry::new(
+    "max-weight",
+    "MaxWeight over all feasible configurations (finitely many sizes), renewed when a server empties",
+    |_, sizes| {
+        let types = finite_sizes(sizes)?;
+        let units: Vec<String> = types.iter().map(|t| t.0.to_string()).collect();
+        let params = format!("sizes = [{}]", units.join(" "));
+        Ok(PolicySpec::new("max-weight", params, move |servers| {
+            MaxWeight::new(types.clone(), servers)
+        }))
     },
-    colour: (140, 86, 75),
-};
+)
+.colour((140, 86, 75))
+.cost(1.5);
 
 #[derive(Clone, Debug, Default)]
 struct ServerState {

@@ -6,31 +6,28 @@
 
 mod bestfit;
 pub mod classes;
-mod custom;
 mod entry;
 mod fifo;
 pub mod index;
 mod maxweight;
 pub mod params;
 pub mod registry;
+mod spec;
 mod system;
 pub mod testing;
 mod vqs;
 
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
-pub use custom::CustomSpec;
 pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
+pub use spec::PolicySpec;
 pub use system::{ScalarSystem, run, run_spec};
 pub use vqs::{Vqs, VqsBf};
 
 pub use params::{ParamError, PolicyParams};
 pub use registry::{POLICIES, PolicyEntry};
 
-use crate::configurations::Partition;
-use crate::model::{Departure, Job, ServerId, Size};
-use crate::multi::Discipline;
-use crate::packing::place::Scorer;
+use crate::model::{Departure, Job, ServerId};
 use crate::sim::{Cluster, Violation};
 
 /// What the slot loop tells a policy at step 3 of slot `now`.
@@ -79,8 +76,8 @@ pub trait Policy: Send {
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
 }
 
-/// A boxed policy is a policy (a [`CustomSpec`] builds one; the slot loop is then compiled
-/// for the box and calls through it).
+/// A boxed policy is a policy (the slot loop is then compiled for the box and calls through
+/// it).
 impl Policy for Box<dyn Policy> {
     fn enqueue(&mut self, job: Job) {
         (**self).enqueue(job)
@@ -106,128 +103,4 @@ impl Policy for Box<dyn Policy> {
     fn config_usage(&self, out: &mut Vec<(String, u64)>) {
         (**self).config_usage(out)
     }
-}
-
-/// A policy as named in an experiment file, with its parameters (validated).
-#[derive(Clone, Debug, PartialEq)]
-pub enum PolicySpec {
-    BfJ,
-    BfS,
-    BfJs,
-    FifoFf,
-    /// VQS over a partition (X_J unless given otherwise), with optional stalling β.
-    Vqs {
-        partition: Partition,
-        stall: Option<f64>,
-    },
-    /// VQS-BF over a partition, with optional stalling β.
-    VqsBf {
-        partition: Partition,
-        stall: Option<f64>,
-    },
-    /// MaxWeight over all feasible configurations of these job sizes.
-    MaxWeight {
-        types: Vec<Size>,
-    },
-    /// BF-J/S or FIFO with a packing scorer, on the multi-resource path ([`crate::multi`]).
-    Scored {
-        discipline: Discipline,
-        scorer: Scorer,
-        /// The scorer's name as written in the file.
-        score: String,
-    },
-    /// A policy registered from outside the crate ([`registry::register`]).
-    Custom(CustomSpec),
-}
-
-impl PolicySpec {
-    /// A parameterless policy from its name (`None` for unknown names and for the policies that
-    /// need parameters).
-    pub fn from_name(name: &str) -> Option<Self> {
-        registry::parse(
-            &PolicyParams {
-                name,
-                ..Default::default()
-            },
-            &crate::workload::SizeLaw::Empirical { values: vec![] },
-        )
-        .ok()
-        .filter(|s| !matches!(s, PolicySpec::MaxWeight { .. }))
-    }
-
-    /// The policy's name as written in experiment files.
-    pub fn name(&self) -> &'static str {
-        match self {
-            PolicySpec::BfJ => bestfit::BF_J.name,
-            PolicySpec::BfS => bestfit::BF_S.name,
-            PolicySpec::BfJs => bestfit::BF_JS.name,
-            PolicySpec::FifoFf => fifo::FIFO_FF.name,
-            PolicySpec::Vqs { .. } => vqs::VQS.name,
-            PolicySpec::VqsBf { .. } => vqs::VQS_BF.name,
-            PolicySpec::MaxWeight { .. } => maxweight::MAX_WEIGHT.name,
-            PolicySpec::Scored {
-                discipline: Discipline::BestFitJS,
-                ..
-            } => bestfit::BF_JS.name,
-            PolicySpec::Scored {
-                discipline: Discipline::Fifo,
-                ..
-            } => fifo::FIFO_FF.name,
-            PolicySpec::Custom(c) => c.name(),
-        }
-    }
-
-    /// The default label used in outputs and figures: the name (with the score for a scored
-    /// policy).
-    pub fn label(&self) -> String {
-        match self {
-            PolicySpec::Scored { score, .. } => format!("{}-{score}", self.name()),
-            _ => self.name().to_string(),
-        }
-    }
-
-    /// Whether it runs on the multi-resource path ([`crate::multi`]) with a packing scorer.
-    pub fn is_scored(&self) -> bool {
-        matches!(self, PolicySpec::Scored { .. })
-    }
-
-    /// A fresh single-resource policy for `servers` empty servers; `None` for a scored policy,
-    /// which runs on the multi-resource path ([`crate::multi::VectorSystem`]).
-    pub fn build(&self, servers: usize) -> Option<Box<dyn Policy>> {
-        struct Boxed;
-        impl WithPolicy for Boxed {
-            type Output = Box<dyn Policy>;
-            fn with<P: Policy + 'static>(self, policy: P) -> Box<dyn Policy> {
-                Box::new(policy)
-            }
-        }
-        self.with_policy(servers, Boxed)
-    }
-
-    /// Hands a fresh single-resource policy for `servers` empty servers, of its own type, to
-    /// `w` (so that what `w` does is compiled for that type); `None` for a scored policy.
-    pub fn with_policy<W: WithPolicy>(&self, servers: usize, w: W) -> Option<W::Output> {
-        Some(match self {
-            PolicySpec::BfJ => w.with(BestFitJ::new(servers)),
-            PolicySpec::BfS => w.with(BestFitS::new(servers)),
-            PolicySpec::BfJs => w.with(BestFitJS::new(servers)),
-            PolicySpec::FifoFf => w.with(FifoFirstFit::new(servers)),
-            PolicySpec::Vqs { partition, stall } => {
-                w.with(Vqs::new(partition.clone(), servers, *stall))
-            }
-            PolicySpec::VqsBf { partition, stall } => {
-                w.with(VqsBf::new(partition.clone(), servers, *stall))
-            }
-            PolicySpec::MaxWeight { types } => w.with(MaxWeight::new(types.clone(), servers)),
-            PolicySpec::Custom(c) => w.with(c.build(servers)),
-            PolicySpec::Scored { .. } => return None,
-        })
-    }
-}
-
-/// What to do with a single-resource policy whose type is known
-/// ([`PolicySpec::with_policy`]).
-pub trait WithPolicy {
-    type Output;
-    fn with<P: Policy + 'static>(self, policy: P) -> Self::Output;
 }

@@ -2,38 +2,98 @@
 //! needs (partitions, stalling, sizes, scorers).
 
 use crate::configurations::{MAX_J, Partition};
+use crate::model::Discipline;
+use crate::model::Scorer;
 use crate::model::Size;
-use crate::multi::Discipline;
-use crate::packing::place::Scorer;
 use crate::workload::SizeLaw;
 
 use super::PolicySpec;
 
-/// The keys of a `[[policy]]` table (besides `label`), as written.
-#[derive(Clone, Copy, Debug, Default)]
+/// A `[[policy]]` table as written: the policy's name and the keys it was given besides
+/// `name`, `label` and `numa` (which the experiment reads). A policy's parser reads its keys
+/// through the typed getters, which refuse a value of the wrong type with the key named.
+#[derive(Clone, Copy, Debug)]
 pub struct PolicyParams<'a> {
-    pub name: &'a str,
-    pub j: Option<i64>,
-    pub partition: Option<&'a str>,
-    pub cuts: Option<&'a [f64]>,
-    pub stall: Option<f64>,
-    pub score: Option<&'a str>,
+    name: &'a str,
+    table: &'a toml::Table,
 }
 
-impl PolicyParams<'_> {
-    /// The keys given, by name.
-    pub fn given(&self) -> Vec<&'static str> {
-        [
-            ("J", self.j.is_some()),
-            ("partition", self.partition.is_some()),
-            ("cuts", self.cuts.is_some()),
-            ("stall", self.stall.is_some()),
-            ("score", self.score.is_some()),
-        ]
-        .into_iter()
-        .filter(|(_, g)| *g)
-        .map(|(k, _)| k)
-        .collect()
+impl<'a> PolicyParams<'a> {
+    /// The table of policy `name` with the other keys `table`.
+    pub fn new(name: &'a str, table: &'a toml::Table) -> Self {
+        PolicyParams { name, table }
+    }
+
+    /// The policy's name.
+    pub fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The keys given, by name, in the table's order.
+    pub fn given(&self) -> impl Iterator<Item = &'a str> + 'a {
+        self.table.keys().map(String::as_str)
+    }
+
+    /// An integer key, if given.
+    pub fn int(&self, key: &str) -> Result<Option<i64>, ParamError> {
+        match self.table.get(key) {
+            None => Ok(None),
+            Some(toml::Value::Integer(i)) => Ok(Some(*i)),
+            Some(v) => Err(ParamError::new(key, "an integer", shown(v))),
+        }
+    }
+
+    /// A number key (an integer is read as a number), if given.
+    pub fn float(&self, key: &str) -> Result<Option<f64>, ParamError> {
+        match self.table.get(key) {
+            None => Ok(None),
+            Some(v) => number(v)
+                .map(Some)
+                .ok_or_else(|| ParamError::new(key, "a number", shown(v))),
+        }
+    }
+
+    /// A string key, if given.
+    pub fn str(&self, key: &str) -> Result<Option<&'a str>, ParamError> {
+        match self.table.get(key) {
+            None => Ok(None),
+            Some(toml::Value::String(s)) => Ok(Some(s.as_str())),
+            Some(v) => Err(ParamError::new(key, "a string", shown(v))),
+        }
+    }
+
+    /// An array-of-numbers key, if given.
+    pub fn floats(&self, key: &str) -> Result<Option<Vec<f64>>, ParamError> {
+        match self.table.get(key) {
+            None => Ok(None),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| {
+                    number(v).ok_or_else(|| ParamError::new(key, "an array of numbers", shown(v)))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some),
+            Some(v) => Err(ParamError::new(key, "an array of numbers", shown(v))),
+        }
+    }
+}
+
+/// A TOML number as `f64` (integers included).
+fn number(v: &toml::Value) -> Option<f64> {
+    match v {
+        toml::Value::Float(x) => Some(*x),
+        toml::Value::Integer(i) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+/// A value as a message shows it (its type and, for short values, the value).
+fn shown(v: &toml::Value) -> String {
+    let text = v.to_string();
+    if text.len() <= 40 {
+        format!("{} {text}", v.type_str())
+    } else {
+        v.type_str().to_string()
     }
 }
 
@@ -41,15 +101,19 @@ impl PolicyParams<'_> {
 /// what is expected, what was given.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamError {
-    pub key: &'static str,
+    /// The key.
+    pub key: String,
+    /// What the key should hold.
     pub expected: String,
+    /// What it holds.
     pub got: String,
 }
 
 impl ParamError {
-    fn new(key: &'static str, expected: impl Into<String>, got: impl std::fmt::Display) -> Self {
+    /// The error for `key`: `expected` was expected, `got` given.
+    pub fn new(key: &str, expected: impl Into<String>, got: impl std::fmt::Display) -> Self {
         ParamError {
-            key,
+            key: key.to_string(),
             expected: expected.into(),
             got: got.to_string(),
         }
@@ -58,12 +122,12 @@ impl ParamError {
 
 /// BF-J/S or FIFO-FF: the plain policy, or with `score` the scored one on the multi-resource
 /// path.
-pub fn plain_or_scored(
+pub(super) fn plain_or_scored(
     p: &PolicyParams<'_>,
     plain: PolicySpec,
     discipline: Discipline,
 ) -> Result<PolicySpec, ParamError> {
-    let Some(score) = p.score else {
+    let Some(score) = p.str("score")? else {
         return Ok(plain);
     };
     let scorer = Scorer::from_name(score).ok_or_else(|| {
@@ -73,16 +137,12 @@ pub fn plain_or_scored(
             format!("\"{score}\""),
         )
     })?;
-    Ok(PolicySpec::Scored {
-        discipline,
-        scorer,
-        score: score.to_string(),
-    })
+    Ok(PolicySpec::scored(plain.name(), discipline, scorer, score))
 }
 
 /// The partition of a VQS-type policy: `J` (with `partition` = universal or dyadic) or `cuts`.
-pub fn partition(p: &PolicyParams<'_>) -> Result<Partition, ParamError> {
-    match (p.cuts, p.partition, p.j) {
+pub(super) fn partition(p: &PolicyParams<'_>) -> Result<Partition, ParamError> {
+    match (p.floats("cuts")?, p.str("partition")?, p.int("J")?) {
         (Some(cuts), None | Some("custom"), None) => {
             let c = cuts
                 .iter()
@@ -132,8 +192,8 @@ pub fn partition(p: &PolicyParams<'_>) -> Result<Partition, ParamError> {
 }
 
 /// The stalling parameter β of a VQS-type policy, if given.
-pub fn stall(p: &PolicyParams<'_>) -> Result<Option<f64>, ParamError> {
-    match p.stall {
+pub(super) fn stall(p: &PolicyParams<'_>) -> Result<Option<f64>, ParamError> {
+    match p.float("stall")? {
         None => Ok(None),
         Some(b) if b > 0.0 && b <= 1.0 => Ok(Some(b)),
         Some(b) => Err(ParamError::new("stall", "a fraction β in (0, 1]", b)),
@@ -141,7 +201,7 @@ pub fn stall(p: &PolicyParams<'_>) -> Result<Option<f64>, ParamError> {
 }
 
 /// The job sizes of a policy that needs finitely many (MaxWeight).
-pub fn finite_sizes(sizes: &SizeLaw) -> Result<Vec<Size>, ParamError> {
+pub(super) fn finite_sizes(sizes: &SizeLaw) -> Result<Vec<Size>, ParamError> {
     let atoms = sizes.atoms().ok_or_else(|| {
         ParamError::new(
             "name",

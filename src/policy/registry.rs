@@ -24,7 +24,7 @@ static REGISTERED: std::sync::RwLock<Vec<&'static PolicyEntry>> =
     std::sync::RwLock::new(Vec::new());
 
 /// Registers a policy written outside the crate, so that experiment files can name it: its
-/// entry's parser returns [`PolicySpec::Custom`]. Refuses a name already taken (by a built-in
+/// entry's parser returns a [`PolicySpec::new`]. Refuses a name already taken (by a built-in
 /// policy or an earlier registration). The entry lives for the rest of the process.
 pub fn register(entry: PolicyEntry) -> Result<(), String> {
     let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
@@ -105,16 +105,16 @@ pub fn help() -> String {
 
 /// Validates a `[[policy]]` table: its name, the keys it takes, then its entry's parser.
 pub fn parse(params: &PolicyParams<'_>, sizes: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    let e = entry(params.name).ok_or_else(|| ParamError {
-        key: "name",
+    let e = entry(params.name()).ok_or_else(|| ParamError {
+        key: "name".into(),
         expected: format!("one of {}", names()),
-        got: format!("\"{}\"", params.name),
+        got: format!("\"{}\"", params.name()),
     })?;
     for key in params.given() {
         if !e.keys.contains(&key) {
             let takers = taking(key);
             return Err(ParamError {
-                key,
+                key: key.to_string(),
                 expected: if takers.is_empty() {
                     format!("no `{key}` for policy \"{}\"", e.name)
                 } else {
@@ -137,19 +137,13 @@ mod tests {
     #[test]
     fn a_registered_policy_is_found_and_builds_and_names_are_kept_unique() {
         fn parse(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-            Ok(PolicySpec::Custom(super::super::CustomSpec::new(
+            Ok(PolicySpec::new(
                 "test-registered",
                 "",
-                |servers| Box::new(super::super::FifoFirstFit::new(servers)),
-            )))
+                super::super::FifoFirstFit::new,
+            ))
         }
-        let entry = |name| PolicyEntry {
-            name,
-            keys: &[],
-            doc: "a test",
-            parse,
-            colour: (1, 2, 3),
-        };
+        let entry = |name| PolicyEntry::new(name, "a test", parse).colour((1, 2, 3));
         register(entry("test-registered")).unwrap();
         assert!(register(entry("test-registered")).is_err());
         assert!(register(entry("bf-js")).is_err());

@@ -1,7 +1,7 @@
 //! The single-resource system the slot loop drives: a [`Cluster`] of unit servers and the
 //! [`Policy`] that places jobs on it ([`crate::sim::run_system`] owns time and metrics).
 
-use super::{Policy, PolicySpec, SlotView, WithPolicy};
+use super::{Policy, PolicySpec, SlotView};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::{
     Cluster, Counters, RunConfig, RunResult, SimError, System, Violation, run_system,
@@ -101,30 +101,11 @@ pub fn run<P: Policy + ?Sized>(
 /// the policy's own type (its calls inlined, not dispatched through `dyn Policy`); `None` for a
 /// scored policy, which runs on the multi-resource path. Same decisions and results as
 /// [`run`] on [`PolicySpec::build`]'s policy.
-pub fn run_spec<S: Source<Job>>(
+pub fn run_spec<S: Source<Job> + 'static>(
     spec: &PolicySpec,
     source: &mut S,
     cluster: &mut Cluster,
     cfg: &RunConfig,
 ) -> Option<Result<RunResult, SimError>> {
-    struct Run<'a, S> {
-        source: &'a mut S,
-        cluster: &'a mut Cluster,
-        cfg: &'a RunConfig,
-    }
-    impl<S: Source<Job>> WithPolicy for Run<'_, S> {
-        type Output = Result<RunResult, SimError>;
-        fn with<P: Policy + 'static>(self, mut policy: P) -> Self::Output {
-            run(&mut policy, self.source, self.cluster, self.cfg)
-        }
-    }
-    let servers = cluster.servers();
-    spec.with_policy(
-        servers,
-        Run {
-            source,
-            cluster,
-            cfg,
-        },
-    )
+    spec.run(source, cluster, cfg)
 }

@@ -24,37 +24,57 @@ use super::entry::PolicyEntry;
 use super::index::{FirstFitServers, SMALL, SizeQueue, SortedBatch, give_back};
 use super::params::{partition, stall};
 use super::{Policy, PolicySpec, SlotView};
-use crate::configurations::{Partition, ReducedConfig, ReducedSet, VQ2};
+use crate::configurations::{Partition, PartitionKind, ReducedConfig, ReducedSet, VQ2};
 use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::{Cluster, Violation};
 
 /// VQS in experiment files.
-pub const VQS: PolicyEntry = PolicyEntry {
-    name: "vqs",
-    keys: &["J", "partition", "cuts", "stall"],
-    doc: "VQS: virtual queues over X_J, K_RED configurations renewed when a server empties, head-of-line service (≥ 2/3 of ρ* for jobs above 2^-J)",
-    parse: |p, _| {
-        Ok(PolicySpec::Vqs {
-            partition: partition(p)?,
-            stall: stall(p)?,
-        })
+pub const VQS: PolicyEntry = PolicyEntry::new(
+    "vqs",
+    "VQS: virtual queues over X_J, K_RED configurations renewed when a server empties, head-of-line service (≥ 2/3 of ρ* for jobs above 2^-J)",
+    |p, _| {
+        let (partition, stall) = (partition(p)?, stall(p)?);
+        let params = vqs_params(&partition, stall);
+        Ok(PolicySpec::new("vqs", params, move |servers| {
+            Vqs::new(partition.clone(), servers, stall)
+        }))
     },
-    colour: (214, 39, 40),
-};
+)
+.keys(&["J", "partition", "cuts", "stall"])
+.colour((214, 39, 40))
+.cost(1.5);
 
 /// VQS-BF in experiment files.
-pub const VQS_BF: PolicyEntry = PolicyEntry {
-    name: "vqs-bf",
-    keys: &["J", "partition", "cuts", "stall"],
-    doc: "VQS-BF: VQS's configurations filled largest-first, then by best fit",
-    parse: |p, _| {
-        Ok(PolicySpec::VqsBf {
-            partition: partition(p)?,
-            stall: stall(p)?,
-        })
+pub const VQS_BF: PolicyEntry = PolicyEntry::new(
+    "vqs-bf",
+    "VQS-BF: VQS's configurations filled largest-first, then by best fit",
+    |p, _| {
+        let (partition, stall) = (partition(p)?, stall(p)?);
+        let params = vqs_params(&partition, stall);
+        Ok(PolicySpec::new("vqs-bf", params, move |servers| {
+            VqsBf::new(partition.clone(), servers, stall)
+        }))
     },
-    colour: (44, 160, 44),
-};
+)
+.keys(&["J", "partition", "cuts", "stall"])
+.colour((44, 160, 44))
+.cost(1.5);
+
+/// A VQS-type policy's parameters in words: the partition (its upper ends in fixed-point units
+/// for cut points given by hand) and the stalling β.
+fn vqs_params(partition: &Partition, stall: Option<f64>) -> String {
+    let p = match partition.kind() {
+        PartitionKind::Custom => {
+            let uppers: Vec<String> = partition.uppers().iter().map(|u| u.0.to_string()).collect();
+            format!("custom[{}]", uppers.join(" "))
+        }
+        _ => partition.label(),
+    };
+    match stall {
+        Some(b) => format!("partition = {p}, stall = {b}"),
+        None => format!("partition = {p}"),
+    }
+}
 
 /// The capacity left to the other VQ next to a VQ_2 reservation: 1/3.
 const THIRD: Size = Size::ratio(1, 3);

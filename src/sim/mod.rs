@@ -100,38 +100,29 @@ pub struct RunResult {
     /// The stability verdict on the run and the numbers behind it ([`verdict`]).
     pub verdict: Verdict,
     pub evidence: VerdictEvidence,
-    /// On servers with NUMA nodes: placements, NUMA-fit placements and refusals over the whole
-    /// run (`None` without nodes).
+    /// What the system's features counted ([`System::observe`]), at the end of warm-up and at
+    /// the end of the run; the kernel does not interpret them.
     #[serde(default)]
-    pub numa: Option<NumaTally>,
-    /// With placement constraints: per job constraint class, the jobs placed after warm-up and
-    /// their mean wait, slots (empty without constraints).
-    #[serde(default)]
-    pub class_waits: Vec<(u64, f64)>,
+    pub observed: Vec<Observed>,
 }
 
-/// NUMA tallies of a run on servers with NUMA nodes (docs/theory.md section 11.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NumaTally {
-    /// Jobs placed.
-    pub placed: u64,
-    /// Of them, with CPU and memory from one node.
-    pub fit: u64,
-    /// Of them, jobs that had to be NUMA-fit (strict).
-    pub strict: u64,
-    /// Times a scheduler without cluster-level awareness sent a strict job to a server none of
-    /// whose nodes could hold it (the job stayed waiting).
-    pub refused: u64,
+/// One group of counters a feature of the system keeps (NUMA placements, waits per job
+/// class, …), read by the slot loop at the end of warm-up and at the end of the run. The
+/// feature that named the group reads it back from the [`RunResult`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Observed {
+    /// The group's name, as the system gave it.
+    pub name: String,
+    /// The counters at the end of warm-up (empty when the run ended before it).
+    pub at_warmup: Vec<u128>,
+    /// The counters at the end of the run.
+    pub at_end: Vec<u128>,
 }
 
-impl NumaTally {
-    /// Fraction of placed jobs that are NUMA-fit (1 when none was placed).
-    pub fn fit_fraction(&self) -> f64 {
-        if self.placed == 0 {
-            1.0
-        } else {
-            self.fit as f64 / self.placed as f64
-        }
+impl RunResult {
+    /// The counters the system reported under `name`, if any.
+    pub fn observed(&self, name: &str) -> Option<&Observed> {
+        self.observed.iter().find(|o| o.name == name)
     }
 }
 
@@ -221,15 +212,10 @@ pub trait System {
     }
     /// (configuration label, busy servers using it), for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
-    /// NUMA tallies, for servers with NUMA nodes.
-    fn numa(&self) -> Option<NumaTally> {
-        None
-    }
-    /// With placement constraints: per job constraint class, jobs placed so far and the sum of
-    /// their waits, slots.
-    fn class_waits(&self) -> Vec<(u64, u128)> {
-        Vec::new()
-    }
+    /// Appends the counters the system's features keep, as (group name, cumulative counters
+    /// so far): the slot loop reads them at the end of warm-up and at the end of the run
+    /// ([`RunResult::observed`]). The default keeps none.
+    fn observe(&self, _out: &mut Vec<(&'static str, Vec<u128>)>) {}
 }
 
 /// Index of [`Tally::batch_sums`] that takes the counted slots outside the verdict's batches.
@@ -435,7 +421,7 @@ pub fn run_system<S: System>(
     let mut batch: Vec<S::Job> = Vec::new();
     let mut tally = Tally::new(cfg);
     let mut at_warmup = system.counters();
-    let mut classes_at_warmup = system.class_waits();
+    let mut observed_at_warmup = Vec::new();
     let mut warm = false;
     let (mut t, mut q, mut end) = (0u64, 0u64, cfg.slots);
     let mut steps = 0u64;
@@ -446,7 +432,7 @@ pub fn run_system<S: System>(
             if !warm && t >= tally.warmup {
                 // the counters have not changed in the skipped slots before t
                 at_warmup = system.counters();
-                classes_at_warmup = system.class_waits();
+                system.observe(&mut observed_at_warmup);
                 warm = true;
             }
             // (1) departures
@@ -520,7 +506,7 @@ pub fn run_system<S: System>(
     }
     let end = End {
         at_warmup,
-        classes_at_warmup,
+        observed_at_warmup,
         t,
         q,
         capped,
@@ -533,7 +519,8 @@ pub fn run_system<S: System>(
 /// How a run ended: its last slot, queue and verdict, and the counters at warm-up.
 struct End {
     at_warmup: Counters,
-    classes_at_warmup: Vec<(u64, u128)>,
+    /// What the system observed at warm-up ([`System::observe`]; empty before it).
+    observed_at_warmup: Vec<(&'static str, Vec<u128>)>,
     /// Slots simulated.
     t: u64,
     /// The last Q(t).
@@ -552,7 +539,7 @@ fn finish<S: System>(
 ) -> RunResult {
     let End {
         at_warmup,
-        classes_at_warmup,
+        observed_at_warmup,
         t,
         q,
         capped,
@@ -615,29 +602,33 @@ fn finish<S: System>(
         },
         verdict,
         evidence,
-        numa: system.numa(),
-        class_waits: class_waits(system.class_waits(), &classes_at_warmup, t > warmup),
+        observed: observed(system, observed_at_warmup, t > warmup),
     }
 }
 
-/// Per class, (jobs placed, mean wait) from the cumulative tallies at the end and at warm-up
-/// (counted from the start when the run ended before warm-up).
-fn class_waits(stop: Vec<(u64, u128)>, start: &[(u64, u128)], warm: bool) -> Vec<(u64, f64)> {
-    stop.iter()
-        .enumerate()
-        .map(|(c, &(n, w))| {
-            let (n0, w0) = if warm {
-                start.get(c).copied().unwrap_or((0, 0))
-            } else {
-                (0, 0)
-            };
-            let placed = n - n0;
-            let mean = if placed > 0 {
-                (w - w0) as f64 / placed as f64
-            } else {
-                0.0
-            };
-            (placed, mean)
+/// The system's observations at the end, each beside the same group at warm-up (empty when
+/// the run ended before warm-up).
+fn observed<S: System>(
+    system: &S,
+    at_warmup: Vec<(&'static str, Vec<u128>)>,
+    warm: bool,
+) -> Vec<Observed> {
+    let mut at_end = Vec::new();
+    system.observe(&mut at_end);
+    let mut at_warmup = if warm { at_warmup } else { Vec::new() };
+    at_end
+        .into_iter()
+        .map(|(name, end)| {
+            let start = at_warmup
+                .iter()
+                .position(|(n, _)| *n == name)
+                .map(|k| at_warmup.swap_remove(k).1)
+                .unwrap_or_default();
+            Observed {
+                name: name.to_string(),
+                at_warmup: start,
+                at_end: end,
+            }
         })
         .collect()
 }

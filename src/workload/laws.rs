@@ -25,7 +25,7 @@ pub enum LawError {
 }
 
 /// The law of a job's size R on (0, 1], on the fixed-point grid.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub enum SizeLaw {
     /// Uniform over the grid points of [low, high].
     Uniform { low: Size, high: Size },
@@ -33,6 +33,7 @@ pub enum SizeLaw {
     Discrete {
         values: Vec<Size>,
         probs: Vec<f64>,
+        #[serde(skip)]
         index: WeightedIndex<f64>,
     },
     /// Each draw is one of the listed values, equally likely (a resampled trace).
@@ -166,7 +167,7 @@ fn merge_atoms(it: impl Iterator<Item = (Size, f64)>) -> Vec<(Size, f64)> {
 }
 
 /// The law of a service time S in slots (S ≥ 1).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub enum ServiceLaw {
     /// Geometric on 1, 2, … with success probability μ = 1/mean per slot (the paper's model).
     /// Sampled as S = 1 + ⌊E / θ⌋ with E ~ Exp(1) and θ = −ln(1 − μ), so P(S > k) = (1 − μ)^k;
@@ -178,6 +179,7 @@ pub enum ServiceLaw {
     Empirical {
         values: Vec<u32>,
         probs: Vec<f64>,
+        #[serde(skip)]
         index: WeightedIndex<f64>,
     },
 }
@@ -239,7 +241,7 @@ impl ServiceLaw {
 }
 
 /// How many jobs arrive in a slot, given the rate λ (jobs per slot).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ArrivalProcess {
     /// |A(t)| ~ Poisson(λ).
     Poisson,

@@ -22,7 +22,7 @@ use super::{ServiceLaw, SizeLaw};
 use crate::model::{Job, Size};
 
 /// How a task's (CPU, memory) request becomes a job size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SizeMode {
     /// max(CPU, memory): the paper's single resource.
     Max,
@@ -45,8 +45,10 @@ impl SizeMode {
 }
 
 /// A validated trace workload.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TraceSpec {
+    /// Not part of the experiment's identity (the same trace may be read from another path).
+    #[serde(skip)]
     pub file: PathBuf,
     pub format: TraceFormat,
     /// Keep only tasks that finished normally.
@@ -157,7 +159,7 @@ impl TraceSpec {
 }
 
 /// What the validation pass learned about a trace.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TraceSummary {
     /// First and last arrival in the replay window, seconds.
     pub first: f64,

@@ -76,7 +76,7 @@ fn format_error(file: &Path, line: usize, field: &str, what: &str) -> String {
 }
 
 /// A trace format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum TraceFormat {
     Alibaba2017,
     GoogleTaskEvents,

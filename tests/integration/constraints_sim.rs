@@ -96,7 +96,11 @@ fn jobs_run_only_on_eligible_servers_every_slot() {
         ] {
             let (r, system) = run(&classes, scorer, discipline, true, true);
             // the run placed constrained jobs: the check saw them in service
-            let constrained: u64 = r.class_waits.iter().skip(1).map(|c| c.0).sum();
+            let constrained: u64 = packlab::multi::class_waits(&r)
+                .iter()
+                .skip(1)
+                .map(|c| c.0)
+                .sum();
             assert!(
                 constrained > 500,
                 "{discipline:?} {scorer:?}: {constrained}"
@@ -147,9 +151,9 @@ fn constraints_every_server_satisfies_change_no_decision() {
     ] {
         let (mut with, _) = run(&classes, scorer, discipline, true, false);
         let (mut without, _) = run(&classes, scorer, discipline, false, false);
-        assert!(!with.class_waits.is_empty());
-        with.class_waits.clear();
-        without.class_waits.clear();
+        assert!(!packlab::multi::class_waits(&with).is_empty());
+        with.observed.clear();
+        without.observed.clear();
         assert_eq!(with, without, "{scorer:?}");
     }
 }
@@ -172,7 +176,12 @@ fn a_constraint_on_few_servers_makes_its_jobs_wait_longer() {
         false,
     );
     let (mut gold_n, mut gold_w, mut all_n, mut all_w) = (0u64, 0.0, 0u64, 0.0);
-    for (set, &(n, mean)) in classes.table.classes().iter().zip(&r.class_waits) {
+    for (set, &(n, mean)) in classes
+        .table
+        .classes()
+        .iter()
+        .zip(&packlab::multi::class_waits(&r))
+    {
         all_n += n;
         all_w += n as f64 * mean;
         if set.iter().any(|c| c.to_string() == "tier = gold") {

@@ -168,27 +168,31 @@ fn compare_on(spec: PolicySpec, rule: Rule, instance: fn(&mut Pcg64Mcg) -> Insta
 
 #[test]
 fn bf_js_matches_reference() {
-    compare(PolicySpec::BfJs, Rule::BfJs);
+    compare(PolicySpec::from_name("bf-js").unwrap(), Rule::BfJs);
 }
 
 #[test]
 fn bf_js_matches_reference_on_large_batches() {
-    compare_on(PolicySpec::BfJs, Rule::BfJs, busy_instance);
+    compare_on(
+        PolicySpec::from_name("bf-js").unwrap(),
+        Rule::BfJs,
+        busy_instance,
+    );
 }
 
 #[test]
 fn bf_j_matches_reference() {
-    compare(PolicySpec::BfJ, Rule::BfJ);
+    compare(PolicySpec::from_name("bf-j").unwrap(), Rule::BfJ);
 }
 
 #[test]
 fn bf_s_matches_reference() {
-    compare(PolicySpec::BfS, Rule::BfS);
+    compare(PolicySpec::from_name("bf-s").unwrap(), Rule::BfS);
 }
 
 #[test]
 fn fifo_ff_matches_reference() {
-    compare(PolicySpec::FifoFf, Rule::FifoFf);
+    compare(PolicySpec::from_name("fifo-ff").unwrap(), Rule::FifoFf);
 }
 
 #[test]
@@ -199,10 +203,10 @@ fn bf_js_never_leaves_a_fitting_job_waiting() {
     for _ in 0..40 {
         let inst = Instance::random(&mut rng);
         for spec in [
-            PolicySpec::BfJs,
-            PolicySpec::BfJ,
-            PolicySpec::BfS,
-            PolicySpec::FifoFf,
+            PolicySpec::from_name("bf-js").unwrap(),
+            PolicySpec::from_name("bf-j").unwrap(),
+            PolicySpec::from_name("bf-s").unwrap(),
+            PolicySpec::from_name("fifo-ff").unwrap(),
         ] {
             let mut p = spec.build(inst.servers).expect("a single-resource policy");
             run_logged(&inst, p.as_mut(), 2_000);

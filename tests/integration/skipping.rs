@@ -55,12 +55,14 @@ enum Loop {
 
 /// The run's result and the number of slots simulated one by one.
 fn run(name: &str, j: Option<i64>, stall: Option<f64>, case: &Case, how: Loop) -> (RunResult, u64) {
-    let params = PolicyParams {
-        name,
-        j,
-        stall,
-        ..Default::default()
-    };
+    let mut table = toml::Table::new();
+    if let Some(j) = j {
+        table.insert("J".into(), toml::Value::Integer(j));
+    }
+    if let Some(b) = stall {
+        table.insert("stall".into(), toml::Value::Float(b));
+    }
+    let params = PolicyParams::new(name, &table);
     let spec = registry::parse(&params, &case.sizes).expect("valid policy");
     let rate = case.load * case.servers as f64 / (case.sizes.mean() * case.service.mean());
     let arrivals = Arrivals::new(case.process, rate).unwrap();

@@ -6,11 +6,15 @@ use super::Ctx;
 use crate::experiment::ExperimentError;
 
 /// `name`, `description`, `seed`, and the file they came from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Header {
-    /// The experiment file (relative paths inside it are relative to its folder).
+    /// The experiment file (relative paths inside it are relative to its folder). Not part of
+    /// the experiment's identity: the same experiment may run from another path.
+    #[serde(skip)]
     pub file: PathBuf,
-    /// Its exact text, written back with the outputs for provenance.
+    /// Its exact text, written back with the outputs for provenance (not part of its identity:
+    /// comments and the order of keys do not change what was validated).
+    #[serde(skip)]
     pub source: String,
     /// Names the output folder: `[a-z0-9_-]+`.
     pub name: String,
@@ -18,6 +22,7 @@ pub struct Header {
     /// Every random stream derives from it (default 1).
     pub seed: u64,
     /// The experiment file and the data files it names: a run must not overwrite them.
+    #[serde(skip)]
     pub inputs: Vec<PathBuf>,
 }
 

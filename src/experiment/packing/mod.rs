@@ -36,7 +36,7 @@ use crate::rng::derive_seed;
 use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 
 /// A validated packing experiment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PackingExperiment {
     pub header: Header,
     pub snapshot: Snapshot,
@@ -49,7 +49,7 @@ pub struct PackingExperiment {
 }
 
 /// A `[[scheduler]]`, validated.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SchedulerSpec {
     pub label: String,
     pub order: JobOrder,
@@ -59,7 +59,7 @@ pub struct SchedulerSpec {
 }
 
 /// A claim of a packing file: scheduler indices expected in increasing order of a measure.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum PackingClaim {
     /// Compacted size (90th percentile) at τ.
     Compaction { order: Vec<usize>, tau: f64 },
@@ -70,7 +70,7 @@ pub enum PackingClaim {
 }
 
 /// `[evaluate]`, validated: which evaluators run, with what parameters.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Evaluate {
     pub hole_units: Vec<f64>,
     pub factors: Vec<f64>,
@@ -510,11 +510,6 @@ impl Kind for PackingExperiment {
     type Outcome = PackingOutcome;
     fn header(&self) -> &Header {
         &self.header
-    }
-    fn identity(&self) -> String {
-        let mut e = self.clone();
-        e.header.forget_file();
-        format!("{e:?}")
     }
     fn quick(&mut self) {
         PackingExperiment::quick(self)

@@ -45,7 +45,7 @@ pub const MERGE_TOLERANCE: f64 = 0.05;
 
 /// What the synthesis validation synthesises again from the characterisation (Sharma et al.,
 /// Fig. 17 (a)–(c)); the rest is the ground truth's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Resynthesis {
     /// The jobs' constraints (Algorithm 3); the ground truth's servers.
     Tasks,
@@ -90,7 +90,7 @@ impl Resynthesis {
 
 /// Servers with attributes and the law of the jobs' constraint classes: the file's synthesis
 /// (the ground truth) or its re-synthesis.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct World {
     pub classes: Arc<JobClasses>,
     /// The classes' eligibility table, shared by every run's cluster.
@@ -110,7 +110,7 @@ impl World {
 }
 
 /// `[constraints]`, validated and synthesised.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct QueueConstraints {
     /// The file's synthesis.
     pub truth: World,
@@ -346,7 +346,12 @@ pub fn delays(q: &QueueConstraints, out: &Outcome) -> Vec<ConstraintDelay> {
         let cell = pooled
             .entry((r.policy, r.point))
             .or_insert_with(|| (vec![(0, 0.0, 0.0, 0.0, 0.0); n], 0, 0.0, 0));
-        for (set, &(k, mean)) in world.table.classes().iter().zip(&r.result.class_waits) {
+        for (set, &(k, mean)) in world
+            .table
+            .classes()
+            .iter()
+            .zip(&crate::multi::class_waits(&r.result))
+        {
             cell.1 += k;
             cell.2 += k as f64 * mean;
             for (i, m) in world.multipliers.iter().enumerate() {

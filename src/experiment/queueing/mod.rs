@@ -51,7 +51,7 @@ use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
 use limit::SearchSpec;
 
 /// Where jobs come from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub enum Workload {
     /// Sizes, service times and arrival counts drawn from laws.
     Sampled {
@@ -125,7 +125,7 @@ impl Workload {
 }
 
 /// How long each run is.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub enum Horizon {
     /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
     /// `max_slots` (`slots`: no extension).
@@ -140,7 +140,7 @@ pub enum Horizon {
 }
 
 /// The `[run]` table, validated.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct RunSpec {
     pub horizon: Horizon,
     pub replications: u32,
@@ -163,7 +163,7 @@ impl RunSpec {
 }
 
 /// Which quantity the sweep varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SweepKind {
     /// Traffic intensity ρ = λ E[R] E[S] / L.
     Load,
@@ -176,7 +176,7 @@ pub enum SweepKind {
 }
 
 /// One point of the sweep.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Point {
     /// ρ = λ E[R] E[S] / L (for a trace, λ E[R·S] / L).
     pub load: f64,
@@ -187,7 +187,7 @@ pub struct Point {
 }
 
 /// A figure to draw.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum PlotSpec {
     /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
     MeanQueueVsLoad {
@@ -229,7 +229,7 @@ impl PlotSpec {
 }
 
 /// A claim checked after the run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum ClaimSpec {
     /// `expect = "stable" | "unstable"` for a policy at a sweep point.
     Verdict {
@@ -282,7 +282,7 @@ pub enum ClaimSpec {
 /// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
 /// each scored policy's scorer (cluster compaction, Verma et al.'s Algorithm 3), and find each
 /// scored policy's stability limit as an interval on the load in [0, 1] ([`limit`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CompactionSpec {
     pub tasks: usize,
     pub trials: usize,
@@ -293,7 +293,7 @@ pub struct CompactionSpec {
 
 /// `[numa]`, validated: every server has NUMA nodes laid out by `layout`; a share `strict` of
 /// the jobs must run inside one node; policy i schedules with awareness `layers[i]`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QueueNuma {
     pub layout: NumaLayout,
     pub strict: f64,
@@ -304,7 +304,7 @@ pub struct QueueNuma {
 }
 
 /// A validated queueing experiment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Experiment {
     pub header: Header,
     /// L, servers of capacity 1 (per resource).
@@ -511,14 +511,6 @@ impl Kind for Experiment {
     }
     fn header(&self) -> &Header {
         &self.header
-    }
-    fn identity(&self) -> String {
-        let mut e = self.clone();
-        e.header.forget_file();
-        if let Workload::Trace(t) = &mut e.workload {
-            t.0.file = PathBuf::new();
-        }
-        format!("{e:?}")
     }
     fn quick(&mut self) {
         Experiment::quick(self)

@@ -14,7 +14,7 @@ use crate::workload::replay::SizeMode;
 
 /// ρ* as a traffic intensity on servers with these nodes, for three workloads with the file's
 /// sizes: every job strict, the file's share strict, none strict (= servers without nodes).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct NumaRho {
     pub strict: f64,
     pub mixed: f64,

@@ -58,14 +58,7 @@ fn policy_spec(
     p: &RawPolicy,
     workload: &Workload,
 ) -> Result<PolicySpec, ExperimentError> {
-    let params = PolicyParams {
-        name: &p.name,
-        j: p.j,
-        partition: p.partition.as_deref(),
-        cuts: p.cuts.as_deref(),
-        stall: p.stall,
-        score: p.score.as_deref(),
-    };
+    let params = PolicyParams::new(&p.name, &p.params);
     registry::parse(&params, workload.sizes()).map_err(|e| {
         let key = if e.key.contains('.') {
             e.key.to_string()

@@ -9,8 +9,8 @@ use super::tables::saturated_load;
 use super::{Experiment, Horizon, QueueNuma};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
+use crate::multi::NumaTally;
 use crate::plot::thousands;
-use crate::policy::PolicySpec;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -320,7 +320,7 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
         let (a, b) = t.fractions();
         let sat = match saturated_load(exp, out, t.policy) {
             Some((m, lo, hi)) => format!("{m:.4} ({lo:.4} .. {hi:.4})"),
-            None if exp.policies[t.policy] == PolicySpec::FifoFf => {
+            None if exp.policies[t.policy].saturation_rule() => {
                 "not asked (add a `saturation` claim)".into()
             }
             None => "does not apply (not FIFO service)".into(),
@@ -349,7 +349,9 @@ fn numa(r: &mut Report, exp: &Experiment, out: &Outcome) {
     let mut tab = MdTable::new(["policy", "layer", "load", "NUMA-fit %", "refused / 1000"]);
     let mut cells: BTreeMap<(usize, usize), (f64, f64, u32)> = BTreeMap::new();
     for run in &out.runs {
-        let Some(t) = run.result.numa else { continue };
+        let Some(t) = NumaTally::of(&run.result) else {
+            continue;
+        };
         let c = cells.entry((run.policy, run.point)).or_default();
         c.0 += 100.0 * t.fit_fraction();
         c.1 += 1000.0 * t.refused as f64 / t.placed.max(1) as f64;

@@ -93,18 +93,16 @@ pub(super) struct RawSweep {
     pub(super) scaling: Option<Vec<f64>>,
 }
 
+/// `[[policy]]`: the experiment's keys; every other key goes to the policy's registry entry,
+/// which refuses the keys it does not take.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(super) struct RawPolicy {
     pub(super) name: String,
-    #[serde(rename = "J")]
-    pub(super) j: Option<i64>,
-    pub(super) partition: Option<String>,
-    pub(super) cuts: Option<Vec<f64>>,
-    pub(super) stall: Option<f64>,
     pub(super) label: Option<String>,
-    pub(super) score: Option<String>,
     pub(super) numa: Option<String>,
+    /// The policy's own keys, validated by its registry entry.
+    #[serde(flatten)]
+    pub(super) params: toml::Table,
 }
 
 /// `[compaction]`: the packing side of a stability-versus-packing study.

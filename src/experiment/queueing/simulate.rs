@@ -103,10 +103,8 @@ pub(super) fn run_at(
         seed,
     );
     let spec = &exp.policies[policy];
-    Ok(match *spec {
-        PolicySpec::Scored {
-            discipline, scorer, ..
-        } => {
+    Ok(match spec.placement() {
+        Some((discipline, scorer)) => {
             let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             if w.requests().is_empty() {
                 run_vector(
@@ -127,13 +125,13 @@ pub(super) fn run_at(
                 run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
         }
-        _ => run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?,
+        None => run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?,
     })
 }
 
 /// A single-resource policy's run on `servers` empty servers (`mean_service` slots sizes the
 /// departure calendar); every caller has matched the scored policies away first.
-fn run_single<S: Source<Job>>(
+fn run_single<S: Source<Job> + 'static>(
     spec: &PolicySpec,
     source: &mut S,
     servers: usize,
@@ -234,14 +232,12 @@ fn run_trace(
     // a trace's window is what it is: no extension
     let cfg = config(exp, slots, warmup, slots);
     let spec = &exp.policies[policy];
-    let result = match *spec {
-        PolicySpec::Scored {
-            discipline, scorer, ..
-        } => {
+    let result = match spec.placement() {
+        Some((discipline, scorer)) => {
             let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
             run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
         }
-        _ => run_single(
+        None => run_single(
             spec,
             &mut source,
             exp.servers,

@@ -9,7 +9,7 @@ use super::results::Outcome;
 use super::{Experiment, Point};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, write_claims, write_csv};
-use crate::policy::PolicySpec;
+use crate::multi::NumaTally;
 
 /// `runs.csv`: one row per run.
 #[derive(Serialize, Default)]
@@ -232,7 +232,7 @@ fn numa_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<NumaRow<'a>> {
     out.runs
         .iter()
         .filter_map(|r| {
-            let t = r.result.numa?;
+            let t = NumaTally::of(&r.result)?;
             Some(NumaRow {
                 policy: &exp.labels[r.policy],
                 layer: n.layers[r.policy].name(),
@@ -381,10 +381,7 @@ fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>>
     out.study
         .iter()
         .filter_map(|r| {
-            let score = match &exp.policies[r.policy] {
-                PolicySpec::Scored { score, .. } => score.as_str(),
-                _ => "",
-            };
+            let score = exp.policies[r.policy].score().unwrap_or("");
             let row = out.row(r.policy, top)?;
             Some(StudyCsvRow {
                 policy: &exp.labels[r.policy],

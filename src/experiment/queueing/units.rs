@@ -10,7 +10,6 @@ use super::study::StudyRow;
 use super::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
 use crate::packing::place::Scorer;
-use crate::policy::PolicySpec;
 use crate::rng::derive_seed;
 use crate::stability::saturation::{Saturation, fifo_saturated};
 
@@ -89,10 +88,10 @@ pub(super) fn plan(exp: &Experiment) -> Vec<Unit> {
     }
     if let Some(spec) = &exp.compaction {
         for (policy, p) in exp.policies.iter().enumerate() {
-            if let PolicySpec::Scored { scorer, .. } = p {
+            if let Some((_, scorer)) = p.placement() {
                 plan.push(Unit::Study {
                     policy,
-                    scorer: *scorer,
+                    scorer,
                     spec: spec.clone(),
                 });
             }
@@ -119,13 +118,11 @@ fn per_slot(lambda: f64) -> f64 {
     (2.0 * lambda).min(1.0) + 2.0 * lambda
 }
 
-/// Expected cost: slots × work per slot, times 1.5 for the configuration-based policies; a
+/// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the
+/// configuration-based ones); a
 /// limit search as its probes' runs near the limit, which often double their horizon.
 pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
-    let factor = |p: usize| match exp.policies[p] {
-        PolicySpec::Vqs { .. } | PolicySpec::VqsBf { .. } | PolicySpec::MaxWeight { .. } => 1.5,
-        _ => 1.0,
-    };
+    let factor = |p: usize| exp.policies[p].cost();
     let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
     let near_limit = per_slot(exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load());

@@ -162,7 +162,7 @@ fn saturation(
             "\"saturation\"",
         ));
     }
-    if policies[policy] != PolicySpec::FifoFf {
+    if !policies[policy].saturation_rule() {
         return Err(k.cx().bad(
             &k.key("policy"),
             "a fifo-ff policy (the saturation rule holds for FIFO service only: BF-J/S and VQS \

@@ -24,14 +24,14 @@ use crate::workload::SizeLaw;
 use schema::{Raw, RawBracket, RawClaim, RawPlot};
 
 /// Which restricted set a family claim is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SetKind {
     Kred,
     Dyadic,
 }
 
 /// A claim of a region experiment.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum RegionClaim {
     /// The worst ratio over the family lies within the bounds.
     MinRatio {
@@ -54,7 +54,7 @@ pub enum RegionClaim {
 pub type Family = (usize, usize, u32);
 
 /// A validated region experiment.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct RegionExperiment {
     pub header: Header,
     pub sizes: Option<SizeLaw>,
@@ -329,11 +329,6 @@ impl Kind for RegionExperiment {
     type Outcome = RegionOutcome;
     fn header(&self) -> &Header {
         &self.header
-    }
-    fn identity(&self) -> String {
-        let mut e = self.clone();
-        e.header.forget_file();
-        format!("{e:?}")
     }
     fn quick(&mut self) {
         RegionExperiment::quick(self)
