@@ -842,11 +842,26 @@ fn a_policy_table_key_of_the_wrong_type_or_for_another_policy_is_refused_by_name
         )
     };
     for (text, words) in [
-        (vqs("J = \"4\"\n"), &["policy[0].J", "an integer", "string"][..]),
-        (vqs("J = 4\nstall = \"half\"\n"), &["policy[0].stall", "a number"][..]),
-        (vqs("cuts = [0.5, \"x\"]\n"), &["policy[0].cuts", "an array of numbers"][..]),
-        (vqs("J = 4\nscore = \"epvm\"\n"), &["policy[0].score", "only bf-js and fifo-ff"][..]),
-        (vqs("J = 4\nlabl = \"x\"\n"), &["policy[0].labl", "no `labl` for policy \"vqs\""][..]),
+        (
+            vqs("J = \"4\"\n"),
+            &["policy[0].J", "an integer", "string"][..],
+        ),
+        (
+            vqs("J = 4\nstall = \"half\"\n"),
+            &["policy[0].stall", "a number"][..],
+        ),
+        (
+            vqs("cuts = [0.5, \"x\"]\n"),
+            &["policy[0].cuts", "an array of numbers"][..],
+        ),
+        (
+            vqs("J = 4\nscore = \"epvm\"\n"),
+            &["policy[0].score", "only bf-js and fifo-ff"][..],
+        ),
+        (
+            vqs("J = 4\nlabl = \"x\"\n"),
+            &["policy[0].labl", "no `labl` for policy \"vqs\""][..],
+        ),
     ] {
         refused("policy-keys", "q.toml", &text, &[], words);
     }

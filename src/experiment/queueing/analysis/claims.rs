@@ -22,10 +22,11 @@
 //!   relative error of the mean wait of at most `at_most` over its rows, and no re-synthesised
 //!   cluster failed to carry a load its ground truth carried.
 
-use super::limit::{SearchSpec, ThresholdResult};
 use super::results::{Outcome, mean_ci};
-use super::{ClaimSpec, Experiment, SweepKind};
 use crate::experiment::common::ClaimResult;
+use crate::experiment::queueing::SearchSpec;
+use crate::experiment::queueing::run::ThresholdResult;
+use crate::experiment::queueing::{ClaimSpec, Experiment, SweepKind};
 use crate::sim::Verdict;
 
 /// Where a claim is: the sweep point in the sweep's own terms.
@@ -40,7 +41,7 @@ fn at(exp: &Experiment, point: usize) -> String {
 }
 
 /// Checks every claim of `exp` against the outcome.
-pub(super) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
+pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
     exp.claims
         .iter()
         .map(|c| match c {
@@ -96,10 +97,10 @@ fn delay_trend(
         exp.labels[policy],
         at(exp, point)
     );
-    let Some(q) = &exp.constraints else {
+    if exp.constraints.is_none() {
         return missing(claim, "the constraints");
-    };
-    let pairs = super::constraints::trend(&super::constraints::delays(q, out), policy, point);
+    }
+    let pairs = super::constraints::trend(&out.delays, policy, point);
     let tau = super::kendall_tau(&pairs);
     let top = pairs.iter().copied().fold((f64::NAN, f64::NAN), |a, p| {
         if a.0.is_nan() || p.0 > a.0 { p } else { a }
@@ -124,13 +125,13 @@ fn synthesis_error(exp: &Experiment, out: &Outcome, at_most: f64) -> ClaimResult
         "the re-synthesis reproduces the mean wait within {:.1} % on average",
         100.0 * at_most
     );
-    let Some(q) = &exp.constraints else {
+    if exp.constraints.is_none() {
         return missing(claim, "the constraints");
-    };
-    let rows = super::constraints::validations(exp, q, out);
+    }
+    let rows = &out.validations;
     let failed: usize = rows.iter().map(|v| v.synthetic_not_stable).sum();
     let pairs: usize = rows.iter().map(|v| v.replications).sum();
-    let mean = super::constraints::mean_abs_errors(&rows);
+    let mean = super::constraints::mean_abs_errors(rows);
     let (observed, evidence) = match mean {
         Some((wait, util, k)) => (
             format!("{:.1} %", 100.0 * wait),

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::results::Outcome;
-use super::{Experiment, Point};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, write_claims, write_csv};
+use crate::experiment::queueing::analysis::Outcome;
+use crate::experiment::queueing::{Experiment, Point};
 use crate::multi::NumaTally;
 
 /// `runs.csv`: one row per run.
@@ -156,7 +156,7 @@ fn traced(exp: &Experiment, p: &Point, work: f64) -> (Option<F6>, Option<F6>) {
 }
 
 /// Writes every CSV table and `claims.csv`; returns the files written.
-pub(super) fn write_tables(
+pub(in crate::experiment::queueing) fn write_tables(
     exp: &Experiment,
     out: &Outcome,
     dir: &Path,
@@ -190,7 +190,7 @@ pub(super) fn write_tables(
     if let Some(q) = &exp.constraints {
         files.push(super::constraints::write_delays(exp, q, out, dir)?);
         if q.validates() {
-            files.push(super::constraints::write_validation(exp, q, out, dir)?);
+            files.push(super::constraints::write_validation(exp, out, dir)?);
         }
     }
     files.push(write_claims(dir, &out.claims)?);
@@ -354,7 +354,7 @@ fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
                     )
                 })
                 .collect();
-            let sat = saturated_load(exp, out, t.policy);
+            let sat = out.saturated_load(exp, t.policy);
             ThresholdRow {
                 policy: exp.labels[t.policy].clone(),
                 rho_star_low: F6(t.rho_star.0),
@@ -401,20 +401,4 @@ fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>>
             })
         })
         .collect()
-}
-
-/// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
-pub(super) fn saturated_load(
-    exp: &Experiment,
-    out: &Outcome,
-    policy: usize,
-) -> Option<(f64, f64, f64)> {
-    let per_load = exp.rate_per_load();
-    out.saturation_of(policy).map(|s| {
-        (
-            s.throughput / per_load,
-            s.ci95.0 / per_load,
-            s.ci95.1 / per_load,
-        )
-    })
 }

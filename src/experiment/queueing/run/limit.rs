@@ -27,25 +27,14 @@
 
 use rayon::prelude::*;
 
-use super::Experiment;
 use crate::experiment::ExperimentError;
+use crate::experiment::queueing::{Experiment, SearchSpec};
 use crate::rng::derive_seed;
 use crate::sim::Verdict;
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
 pub const RUN_ERROR: f64 = 0.05;
-
-/// How a limit is searched.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SearchSpec {
-    /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
-    pub resolution: f64,
-    /// At most this many probes.
-    pub max_probes: u32,
-    /// At most this many rounds of replications per probe.
-    pub rounds: u32,
-}
 
 /// What a probe showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

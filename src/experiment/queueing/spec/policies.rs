@@ -7,7 +7,7 @@ use crate::experiment::common::Ctx;
 use crate::policy::{PolicyParams, PolicySpec, registry};
 
 /// The policies and their labels (the name, or `label`; distinct).
-pub(super) fn policies(
+pub(in crate::experiment::queueing) fn policies(
     cx: &Ctx<'_>,
     raw: &[RawPolicy],
     workload: &Workload,

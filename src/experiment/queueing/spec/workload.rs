@@ -12,7 +12,10 @@ use crate::workload::{ArrivalProcess, SizeLaw};
 
 /// Validates `[workload]`: exactly one of a trace, request vectors (`sizes.dist = "tasks"`) or
 /// sampled size and service laws, and the arrival process.
-pub(super) fn workload(cx: &Ctx<'_>, raw: &RawWorkload) -> Result<Workload, ExperimentError> {
+pub(in crate::experiment::queueing) fn workload(
+    cx: &Ctx<'_>,
+    raw: &RawWorkload,
+) -> Result<Workload, ExperimentError> {
     if let Some(t) = &raw.trace {
         for (k, given) in [
             ("sizes", raw.sizes.is_some()),

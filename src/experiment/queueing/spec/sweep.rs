@@ -11,7 +11,11 @@ use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
 /// Arrival rate per unit of traffic intensity, L / (E[R] E[S]) jobs per slot.
-pub(super) fn rate_per_load(servers: usize, sizes: &SizeLaw, service: &ServiceLaw) -> f64 {
+pub(in crate::experiment::queueing) fn rate_per_load(
+    servers: usize,
+    sizes: &SizeLaw,
+    service: &ServiceLaw,
+) -> f64 {
     servers as f64 / (sizes.mean() * service.mean())
 }
 
@@ -33,7 +37,7 @@ pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
 
 /// ρ*, if the sweep, a claim or a plot is relative to it (then the workload must have one
 /// resource).
-pub(super) fn rho_star(
+pub(in crate::experiment::queueing) fn rho_star(
     cx: &Ctx<'_>,
     raw: &RawExperiment,
     workload: &Workload,
@@ -87,7 +91,7 @@ pub(super) fn rho_star(
 }
 
 /// The sweep's kind and points.
-pub(super) fn points(
+pub(in crate::experiment::queueing) fn points(
     cx: &Ctx<'_>,
     raw: &RawSweep,
     workload: &Workload,
@@ -206,7 +210,7 @@ pub(super) fn points(
 }
 
 /// Finds the sweep point a plot or claim names.
-pub(super) struct Finder<'a> {
+pub(in crate::experiment::queueing) struct Finder<'a> {
     pub cx: &'a Ctx<'a>,
     pub sweep: SweepKind,
     pub points: &'a [Point],

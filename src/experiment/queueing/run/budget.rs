@@ -1,15 +1,16 @@
-//! The work a queueing file asks for, checked against [`limits`] while it is validated, and the
-//! estimate printed before a long run.
+//! The work a queueing file asks for, checked against [`limits`] once it is validated (a plan
+//! beyond them is refused before anything runs), and the estimate printed before a long run.
 
-use super::Experiment;
 use super::units::{self, Unit};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
+use crate::experiment::queueing::Experiment;
 use crate::limits::{self, MAX_EVENTS, MAX_UNITS};
 
 /// Refuses a plan of more than [`MAX_UNITS`] units (before it is built) or of more than
 /// [`MAX_EVENTS`] slots and arrivals at the runs' longest horizon.
-pub(super) fn check(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentError> {
+pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), ExperimentError> {
+    let cx = &Ctx::new(&exp.header.file);
     let runs = exp.points.len() as u64 * exp.policies.len() as u64 * exp.run.replications as u64;
     let units = runs + exp.claims.len() as u64 + exp.policies.len() as u64;
     if units > MAX_UNITS {
@@ -53,7 +54,7 @@ pub(super) fn check(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentErro
 
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job.
-pub(super) fn seconds(exp: &Experiment) -> f64 {
+pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
     units::plan(exp)
         .iter()
         .map(|u| {

@@ -1,8 +1,8 @@
 //! One run: the jobs of a (point, replication) through one policy, on the single-resource or
 //! the multi-resource path, sampled or replayed.
 
-use super::{Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
+use crate::experiment::queueing::{Experiment, Horizon, Workload};
 use crate::model::Job;
 use crate::multi::{
     Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
@@ -75,7 +75,7 @@ fn config(exp: &Experiment, slots: u64, warmup: u64, max_slots: u64) -> RunConfi
 }
 
 /// One run of `policy` at arrival rate `rate` with run seed `seed` (sampled laws).
-pub(super) fn run_at(
+pub(in crate::experiment::queueing) fn run_at(
     exp: &Experiment,
     policy: usize,
     rate: f64,

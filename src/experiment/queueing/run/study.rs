@@ -7,8 +7,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::limit::{ThresholdResult, limit_search};
-use super::{CompactionSpec, Experiment};
 use crate::experiment::ExperimentError;
+use crate::experiment::queueing::{CompactionSpec, Experiment};
 use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;

@@ -3,11 +3,13 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::Experiment;
-use super::limit::{SearchSpec, ThresholdResult};
-use super::simulate::RunRecord;
-use super::study::StudyRow;
+use super::constraints::{ConstraintDelay, Validation};
 use crate::experiment::common::ClaimResult;
+use crate::experiment::queueing::Experiment;
+use crate::experiment::queueing::SearchSpec;
+use crate::experiment::queueing::run::RunRecord;
+use crate::experiment::queueing::run::StudyRow;
+use crate::experiment::queueing::run::ThresholdResult;
 use crate::sim::{RunResult, Verdict};
 use crate::stability::saturation::Saturation;
 
@@ -58,9 +60,25 @@ pub struct Outcome {
     pub claims: Vec<ClaimResult>,
     /// Stability next to packing, one row per scored policy (with `[compaction]`).
     pub study: Vec<StudyRow>,
+    /// With `[constraints]`: every constraint's delay at every (policy, point) with runs.
+    pub delays: Vec<ConstraintDelay>,
+    /// With a re-synthesis: the ground truth against the re-synthesised cluster.
+    pub validations: Vec<Validation>,
 }
 
 impl Outcome {
+    /// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
+    pub fn saturated_load(&self, exp: &Experiment, policy: usize) -> Option<(f64, f64, f64)> {
+        let per_load = exp.rate_per_load();
+        self.saturation_of(policy).map(|s| {
+            (
+                s.throughput / per_load,
+                s.ci95.0 / per_load,
+                s.ci95.1 / per_load,
+            )
+        })
+    }
+
     /// The summary row of (policy, point).
     pub fn row(&self, policy: usize, point: usize) -> Option<&SummaryRow> {
         self.summary
@@ -114,7 +132,10 @@ pub fn majority(verdicts: &[Verdict]) -> Verdict {
 }
 
 /// One row per (point, policy), in that order.
-pub(super) fn summarise(exp: &Experiment, runs: &[RunRecord]) -> Vec<SummaryRow> {
+pub(in crate::experiment::queueing) fn summarise(
+    exp: &Experiment,
+    runs: &[RunRecord],
+) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
     for point in 0..exp.points.len() {
         for policy in 0..exp.policies.len() {

@@ -6,7 +6,7 @@ use super::sweep::Finder;
 use crate::experiment::ExperimentError;
 
 /// Validates every `[[plot]]` (a `limit-vs-compaction` plot needs `[compaction]`).
-pub(super) fn plots(
+pub(in crate::experiment::queueing) fn plots(
     at: &Finder<'_>,
     raw: &RawExperiment,
     replications: u32,

@@ -3,12 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::limit::{SearchSpec, ThresholdResult, threshold_search};
-use super::results::{Outcome, summarise};
+use super::limit::{ThresholdResult, threshold_search};
 use super::simulate::{RunRecord, simulate};
 use super::study::StudyRow;
-use super::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
 use crate::experiment::ExperimentError;
+use crate::experiment::queueing::SearchSpec;
+use crate::experiment::queueing::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
 use crate::packing::place::Scorer;
 use crate::rng::derive_seed;
 use crate::stability::saturation::{Saturation, fifo_saturated};
@@ -47,7 +47,7 @@ pub enum Done {
 /// Every unit: the sweep's runs (point, policy, replication), then one limit search per
 /// distinct (policy, search) of the threshold and saturation claims, the saturation
 /// estimates, and the study's rows.
-pub(super) fn plan(exp: &Experiment) -> Vec<Unit> {
+pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
     let mut plan = Vec::new();
     for point in 0..exp.points.len() {
         for policy in 0..exp.policies.len() {
@@ -121,7 +121,7 @@ fn per_slot(lambda: f64) -> f64 {
 /// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the
 /// configuration-based ones); a
 /// limit search as its probes' runs near the limit, which often double their horizon.
-pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
+pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
     let factor = |p: usize| exp.policies[p].cost();
     let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
@@ -148,7 +148,10 @@ pub(super) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
 }
 
 /// Runs one unit.
-pub(super) fn run(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
+pub(in crate::experiment::queueing) fn run(
+    exp: &Experiment,
+    unit: &Unit,
+) -> Result<Done, ExperimentError> {
     Ok(match unit {
         &Unit::Run { policy, point, rep } => {
             Done::Run(Box::new(simulate(exp, policy, point, rep)?))
@@ -174,27 +177,4 @@ pub(super) fn run(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError
             spec,
         } => Done::Study(Box::new(super::study::row(exp, spec, *policy, *scorer)?)),
     })
-}
-
-/// The outcome from every unit's result, in plan order; then the claims.
-pub(super) fn assemble(exp: &Experiment, done: Vec<Done>) -> Outcome {
-    let mut out = Outcome {
-        runs: Vec::new(),
-        summary: Vec::new(),
-        thresholds: Vec::new(),
-        saturation: Vec::new(),
-        claims: Vec::new(),
-        study: Vec::new(),
-    };
-    for d in done {
-        match d {
-            Done::Run(r) => out.runs.push(*r),
-            Done::Limit(t) => out.thresholds.push(*t),
-            Done::Saturation(p, s) => out.saturation.push((p, s)),
-            Done::Study(r) => out.study.push(*r),
-        }
-    }
-    out.summary = summarise(exp, &out.runs);
-    out.claims = super::claims::check(exp, &out);
-    out
 }

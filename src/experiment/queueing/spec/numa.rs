@@ -24,7 +24,7 @@ pub struct NumaRho {
 /// Validates `[numa]` against the workload (without the policies' layers, which
 /// [`layers`] adds): the node layout, the strict share, and that a strict job always fits a
 /// node.
-pub(super) fn setup(
+pub(in crate::experiment::queueing) fn setup(
     cx: &Ctx<'_>,
     raw: Option<&RawQueueNuma>,
     workload: &Workload,
@@ -133,7 +133,7 @@ pub fn numa_rho(atoms: &[(Size, f64)], strict: f64, nodes: &[u64]) -> Result<f64
 
 /// Every policy's layer: with `[numa]`, each policy needs a `score` (the multi-resource path)
 /// and a `numa` layer; without it, no policy may name one.
-pub(super) fn layers(
+pub(in crate::experiment::queueing) fn layers(
     cx: &Ctx<'_>,
     raw: &[RawPolicy],
     policies: &[PolicySpec],

@@ -1,7 +1,7 @@
 //! `[[claim]]`: verdicts, stability limits, saturation and rankings, validated against the
 //! file's policies and sweep.
 
-use super::limit::SearchSpec;
+use super::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
 use super::{ClaimSpec, Experiment, Workload};
@@ -63,7 +63,7 @@ impl ClaimCx<'_> {
 }
 
 /// Validates every `[[claim]]`.
-pub(super) fn claims(
+pub(in crate::experiment::queueing) fn claims(
     raw: &[RawClaim],
     at: &Finder<'_>,
     policies: &[PolicySpec],
@@ -287,7 +287,10 @@ fn search(k: &ClaimCx<'_>) -> Result<SearchSpec, ExperimentError> {
 /// Refuses claims the file's own settings make impossible to pass, before anything runs: a
 /// ranking compares 95 % intervals, so it needs two replications (unless a trace is replayed
 /// as one deterministic window).
-pub(super) fn passable(cx: &Ctx<'_>, exp: &Experiment) -> Result<(), ExperimentError> {
+pub(in crate::experiment::queueing) fn passable(
+    cx: &Ctx<'_>,
+    exp: &Experiment,
+) -> Result<(), ExperimentError> {
     let exact = exp.workload.trace().is_some() && exp.run.replications == 1;
     for (i, c) in exp.claims.iter().enumerate() {
         if matches!(c, ClaimSpec::DelayTrend { .. }) && exp.constraints.is_none() {

@@ -4,17 +4,20 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::results::{Outcome, SummaryRow};
-use super::tables::saturated_load;
-use super::{Experiment, Horizon, QueueNuma};
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
+use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
+use crate::experiment::queueing::{Experiment, Horizon, QueueNuma};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
-pub(super) fn report(exp: &Experiment, out: &Outcome, figures: &[PathBuf]) -> String {
+pub(in crate::experiment::queueing) fn report(
+    exp: &Experiment,
+    out: &Outcome,
+    figures: &[PathBuf],
+) -> String {
     let mut r = Report::new(exp.name());
     if !exp.header.description.is_empty() {
         r.line(format!("{}\n", exp.header.description.trim()));
@@ -318,7 +321,7 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
     ]);
     for t in &out.thresholds {
         let (a, b) = t.fractions();
-        let sat = match saturated_load(exp, out, t.policy) {
+        let sat = match out.saturated_load(exp, t.policy) {
             Some((m, lo, hi)) => format!("{m:.4} ({lo:.4} .. {hi:.4})"),
             None if exp.policies[t.policy].saturation_rule() => {
                 "not asked (add a `saturation` claim)".into()

@@ -1,6 +1,6 @@
 //! `[compaction]`: the packing side of a stability-versus-packing study.
 
-use super::limit::SearchSpec;
+use super::SearchSpec;
 use super::schema::RawCompaction;
 use super::{CompactionSpec, Workload};
 use crate::experiment::ExperimentError;
@@ -9,7 +9,7 @@ use crate::packing::place::JobOrder;
 use crate::policy::PolicySpec;
 
 /// Validates `[compaction]` (it needs a scored policy and sampled laws).
-pub(super) fn compaction(
+pub(in crate::experiment::queueing) fn compaction(
     cx: &Ctx<'_>,
     raw: Option<&RawCompaction>,
     policies: &[PolicySpec],

@@ -8,7 +8,7 @@ use crate::limits::{MAX_QUEUE_CAP, MAX_REPLICATIONS, MAX_SAMPLES, MAX_SLOTS_PER_
 
 /// Validates `[run]`; `traced`: the workload is a replayed trace (then `slots` is optional and
 /// `max_slots` refused).
-pub(super) fn run_spec(
+pub(in crate::experiment::queueing) fn run_spec(
     cx: &Ctx<'_>,
     raw: &RawRun,
     traced: bool,

@@ -3,15 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use super::results::{Outcome, SummaryRow};
-use super::{Experiment, PlotSpec, SweepKind};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{render_figure, render_with};
+use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
+use crate::experiment::queueing::{Experiment, PlotSpec, SweepKind};
 use crate::plot::{Chart, DotPlot, Panel, Series, render_dots};
 use crate::policy::registry;
 
 /// Draws every `[[plot]]`; returns each figure's files (PNG first, then SVG).
-pub(super) fn draw(
+pub(in crate::experiment::queueing) fn draw(
     exp: &Experiment,
     out: &Outcome,
     dir: &Path,
@@ -24,16 +24,8 @@ pub(super) fn draw(
                 render_with(dir, file, |stem| render_dots(&plot, stem))?
             }
             PlotSpec::ConstraintDelay { point, title, file } => {
-                let q = exp
-                    .constraints
-                    .as_ref()
-                    .ok_or_else(|| ExperimentError::Invalid {
-                        file: exp.header.file.clone(),
-                        key: "constraints".into(),
-                        expected: "a [constraints] table for a constraint-delay plot".into(),
-                        got: "none".into(),
-                    })?;
-                let chart = super::constraints::delay_chart(exp, q, out, *point, title);
+                // the spec stage refused this plot without [constraints]
+                let chart = super::constraints::delay_chart(exp, out, *point, title);
                 render_figure(dir, &chart, file)?
             }
             PlotSpec::MeanQueueVsLoad { title, file, log_y } => {

@@ -1,0 +1,44 @@
+//! The third stage of a queueing experiment: every unit's result assembled into one
+//! [`Outcome`] holding each derived table, computed once (the summary per policy and point,
+//! the delays per constraint, the synthesis validation, the saturated loads), then the claims
+//! checked against it. The output stage only formats what is here.
+
+mod claims;
+mod constraints;
+mod results;
+
+pub use constraints::{ConstraintDelay, kendall_tau, mean_abs_errors, trend};
+pub use results::{Outcome, SummaryRow, majority, mean_ci};
+
+use super::Experiment;
+use super::run::Done;
+use results::summarise;
+
+/// The outcome from every unit's result, in plan order; then the claims.
+pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done>) -> Outcome {
+    let mut out = Outcome {
+        runs: Vec::new(),
+        summary: Vec::new(),
+        thresholds: Vec::new(),
+        saturation: Vec::new(),
+        claims: Vec::new(),
+        study: Vec::new(),
+        delays: Vec::new(),
+        validations: Vec::new(),
+    };
+    for d in done {
+        match d {
+            Done::Run(r) => out.runs.push(*r),
+            Done::Limit(t) => out.thresholds.push(*t),
+            Done::Saturation(p, s) => out.saturation.push((p, s)),
+            Done::Study(r) => out.study.push(*r),
+        }
+    }
+    out.summary = summarise(exp, &out.runs);
+    if let Some(q) = &exp.constraints {
+        out.delays = constraints::delays(q, &out);
+        out.validations = constraints::validations(exp, q, &out);
+    }
+    out.claims = claims::check(exp, &out);
+    out
+}

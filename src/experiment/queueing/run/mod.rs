@@ -1,0 +1,17 @@
+//! The second stage of a queueing experiment: its plan of independent units (every run of the
+//! sweep, every limit search, every saturation estimate, every row of the compaction study),
+//! their expected costs, the refusal of plans beyond packlab's limits, and each unit run. It
+//! reads the validated [`Experiment`](super::Experiment) and gives each unit's result, which
+//! the engine journals.
+
+mod budget;
+pub mod limit;
+mod simulate;
+mod study;
+mod units;
+
+pub(in crate::experiment::queueing) use budget::{admit, seconds};
+pub use limit::{Decision, Probe, ThresholdResult};
+pub use simulate::{RunRecord, run_seed, simulate};
+pub use study::StudyRow;
+pub(in crate::experiment::queueing) use units::{Done, Unit, cost, plan, run};

@@ -1,0 +1,462 @@
+//! The first stage of a queueing experiment: its file read into the raw tables of [`schema`],
+//! each section validated by its own module (cluster, workload, horizon, sweep, policies,
+//! plots, claims, compaction; NUMA nodes and placement constraints as features beside them)
+//! into an [`Experiment`] whose laws are ready to sample. Nothing here runs a simulation or
+//! plans one.
+
+mod claims;
+mod cluster;
+mod compaction;
+mod constraints;
+mod horizon;
+mod numa;
+mod plots;
+mod policies;
+mod schema;
+mod sweep;
+mod workload;
+
+use std::path::Path;
+
+pub use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints, constrained_rho};
+pub use numa::{NumaRho, numa_rho};
+pub use sweep::rho_star_of;
+
+use crate::experiment::ExperimentError;
+use crate::experiment::common::{Ctx, Header, parse_toml};
+use crate::packing::numa::{Layer, NumaLayout};
+use crate::packing::place::JobOrder;
+use crate::packing::snapshot::Resources;
+use crate::policy::PolicySpec;
+use crate::sim::Verdict;
+use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
+use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
+
+/// How a limit is searched.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchSpec {
+    /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
+    pub resolution: f64,
+    /// At most this many probes.
+    pub max_probes: u32,
+    /// At most this many rounds of replications per probe.
+    pub rounds: u32,
+}
+
+/// Where jobs come from.
+#[derive(Clone, Debug, serde::Serialize)]
+pub enum Workload {
+    /// Sizes, service times and arrival counts drawn from laws.
+    Sampled {
+        sizes: SizeLaw,
+        service: ServiceLaw,
+        arrivals: ArrivalProcess,
+    },
+    /// Request vectors drawn from the tasks of a packing source; `sizes` is the law of the
+    /// bottleneck resource (the one with the largest mean request), which the load counts.
+    Requests {
+        requests: Vec<Resources>,
+        dims: usize,
+        sizes: SizeLaw,
+        service: ServiceLaw,
+        arrivals: ArrivalProcess,
+    },
+    /// A replayed trace, with what its validation pass learned (its empirical laws).
+    Trace(Box<(TraceSpec, TraceSummary)>),
+}
+
+impl Workload {
+    /// The law of a job's size (the bottleneck resource for request vectors).
+    pub fn sizes(&self) -> &SizeLaw {
+        match self {
+            Workload::Sampled { sizes, .. } | Workload::Requests { sizes, .. } => sizes,
+            Workload::Trace(t) => &t.1.sizes,
+        }
+    }
+
+    /// The law of a job's service time.
+    pub fn service(&self) -> &ServiceLaw {
+        match self {
+            Workload::Sampled { service, .. } | Workload::Requests { service, .. } => service,
+            Workload::Trace(t) => &t.1.service,
+        }
+    }
+
+    /// The arrival process (a trace brings its own arrivals: Poisson is never used then).
+    pub fn arrivals(&self) -> ArrivalProcess {
+        match self {
+            Workload::Sampled { arrivals, .. } | Workload::Requests { arrivals, .. } => *arrivals,
+            Workload::Trace(_) => ArrivalProcess::Poisson,
+        }
+    }
+
+    /// Resources per job: 1, or 2–3 for request vectors.
+    pub fn dims(&self) -> usize {
+        match self {
+            Workload::Sampled { .. } => 1,
+            Workload::Requests { dims, .. } => *dims,
+            Workload::Trace(t) if t.0.size == SizeMode::Both => 2,
+            Workload::Trace(_) => 1,
+        }
+    }
+
+    /// The request vectors of a `tasks` law (empty otherwise).
+    pub fn requests(&self) -> &[Resources] {
+        match self {
+            Workload::Requests { requests, .. } => requests,
+            _ => &[],
+        }
+    }
+
+    /// The replayed trace, if any.
+    pub fn trace(&self) -> Option<(&TraceSpec, &TraceSummary)> {
+        match self {
+            Workload::Trace(t) => Some((&t.0, &t.1)),
+            _ => None,
+        }
+    }
+}
+
+/// How long each run is.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub enum Horizon {
+    /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
+    /// `max_slots` (`slots`: no extension).
+    Slots {
+        slots: u64,
+        warmup: u64,
+        max_slots: u64,
+    },
+    /// A trace replayed without `run.slots`: each run as long as its window, the first
+    /// `warmup_fraction` of it discarded.
+    Window { warmup_fraction: f64 },
+}
+
+/// The `[run]` table, validated.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct RunSpec {
+    pub horizon: Horizon,
+    pub replications: u32,
+    pub queue_cap: u64,
+    pub samples: u64,
+}
+
+impl RunSpec {
+    /// (slots, warm-up, longest run) of a run with a fixed horizon.
+    pub fn slots(&self) -> Option<(u64, u64, u64)> {
+        match self.horizon {
+            Horizon::Slots {
+                slots,
+                warmup,
+                max_slots,
+            } => Some((slots, warmup, max_slots)),
+            Horizon::Window { .. } => None,
+        }
+    }
+}
+
+/// Which quantity the sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum SweepKind {
+    /// Traffic intensity ρ = λ E[R] E[S] / L.
+    Load,
+    /// Arrival rate λ, jobs per slot.
+    ArrivalRate,
+    /// A fraction of the maximum supportable traffic intensity ρ*.
+    Fraction,
+    /// Traffic scaling c of a replayed trace (arrival times divided by c).
+    Scaling,
+}
+
+/// One point of the sweep.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Point {
+    /// ρ = λ E[R] E[S] / L (for a trace, λ E[R·S] / L).
+    pub load: f64,
+    /// λ, jobs per slot.
+    pub arrival_rate: f64,
+    /// The value written in the sweep, whose bits seed the point.
+    pub key: f64,
+}
+
+/// A figure to draw.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub enum PlotSpec {
+    /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
+    MeanQueueVsLoad {
+        title: Option<String>,
+        file: String,
+        log_y: bool,
+    },
+    /// Each scored policy's stability limit (interval) against its compacted cluster size
+    /// (needs `[compaction]`).
+    LimitVsCompaction { title: Option<String>, file: String },
+    /// Q(t) against t at one sweep point and replication, one curve per policy (`log_y`
+    /// unset: logarithmic when the curves' peaks are far apart).
+    QueueVsTime {
+        point: usize,
+        replication: u32,
+        title: Option<String>,
+        file: String,
+        log_y: Option<bool>,
+    },
+    /// With `[constraints]`: normalised scheduling delay against u*_c at one sweep point, a
+    /// point per constraint and a colour per policy (Sharma et al.'s Fig. 10).
+    ConstraintDelay {
+        point: usize,
+        title: Option<String>,
+        file: String,
+    },
+}
+
+impl PlotSpec {
+    /// The figure's file name, without extension.
+    pub fn file(&self) -> &str {
+        match self {
+            PlotSpec::MeanQueueVsLoad { file, .. }
+            | PlotSpec::LimitVsCompaction { file, .. }
+            | PlotSpec::QueueVsTime { file, .. }
+            | PlotSpec::ConstraintDelay { file, .. } => file,
+        }
+    }
+}
+
+/// A claim checked after the run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub enum ClaimSpec {
+    /// `expect = "stable" | "unstable"` for a policy at a sweep point.
+    Verdict {
+        policy: usize,
+        point: usize,
+        expect: Verdict,
+    },
+    /// The policy's stability limit, an interval [lower, upper] on the load found by noisy
+    /// bisection (the run stage's limit search): `at_least` holds if lower ≥ that fraction of ρ*, `at_most` if
+    /// upper was shown unstable and is ≤ that fraction of ρ*.
+    Threshold {
+        policy: usize,
+        at_least: Option<f64>,
+        at_most: Option<f64>,
+        search: SearchSpec,
+    },
+    /// FIFO-FF's saturated throughput (a queue that never empties) agrees with the interval
+    /// the limit search finds for it.
+    Saturation { policy: usize, search: SearchSpec },
+    /// The policies' stability limits are in this order, lowest first, and separated: each
+    /// policy's upper end was shown unstable at a load no higher than the next one's lower
+    /// end, shown stable.
+    LimitOrder {
+        order: Vec<usize>,
+        search: SearchSpec,
+    },
+    /// At a sweep point, the policies' mean queues are in this order (smallest first), each
+    /// pair with separated 95 % intervals, or with `paired`, each pair's per-replication
+    /// differences with a 95 % interval below 0. One window of a replayed trace is compared
+    /// exactly.
+    Ranking {
+        order: Vec<usize>,
+        point: usize,
+        paired: bool,
+    },
+    /// With `[constraints]`: at a sweep point, the policy's normalised scheduling delay per
+    /// constraint grows with the constraint's Utilization Multiplier u*_c: Kendall's τ_b over
+    /// the constraints some job requested is at least `at_least`.
+    DelayTrend {
+        policy: usize,
+        point: usize,
+        at_least: f64,
+    },
+    /// `kind = "synthesis-error"` (with `[constraints] resynthesise`): over the synthesis
+    /// validation's rows, the mean absolute relative error of the mean wait is at most
+    /// `at_most`, and every re-synthesised cluster carried the load its ground truth carried.
+    SynthesisError { at_most: f64 },
+}
+
+/// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
+/// each scored policy's scorer (cluster compaction, Verma et al.'s Algorithm 3), and find each
+/// scored policy's stability limit as an interval on the load in [0, 1] (the run stage's
+/// limit search).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CompactionSpec {
+    pub tasks: usize,
+    pub trials: usize,
+    pub tau: f64,
+    pub order: JobOrder,
+    pub limit: SearchSpec,
+}
+
+/// `[numa]`, validated: every server has NUMA nodes laid out by `layout`; a share `strict` of
+/// the jobs must run inside one node; policy i schedules with awareness `layers[i]`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct QueueNuma {
+    pub layout: NumaLayout,
+    pub strict: f64,
+    pub layers: Vec<Layer>,
+    /// ρ* for all-strict, the file's share and no strict jobs (finitely many sizes of one
+    /// resource only).
+    pub rho: Option<NumaRho>,
+}
+
+/// A validated queueing experiment.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Experiment {
+    pub header: Header,
+    /// L, servers of capacity 1 (per resource).
+    pub servers: usize,
+    pub workload: Workload,
+    pub run: RunSpec,
+    pub sweep: SweepKind,
+    pub points: Vec<Point>,
+    pub policies: Vec<PolicySpec>,
+    /// One label per policy (its name unless the file gives `label`), used in every output.
+    pub labels: Vec<String>,
+    pub plots: Vec<PlotSpec>,
+    pub claims: Vec<ClaimSpec>,
+    /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
+    /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.
+    pub rho_star: Option<(f64, f64)>,
+    /// The packing side of a stability-versus-packing study.
+    pub compaction: Option<CompactionSpec>,
+    /// Servers with NUMA nodes.
+    pub numa: Option<QueueNuma>,
+    /// Servers with attributes and jobs with placement constraints.
+    pub constraints: Option<QueueConstraints>,
+}
+
+impl Experiment {
+    /// Validates experiment text; `file` names it in errors and anchors relative paths. (The
+    /// run stage then admits its plan: [`Experiment::parse`].)
+    pub(in crate::experiment::queueing) fn validate(
+        file: &Path,
+        source: &str,
+    ) -> Result<Experiment, ExperimentError> {
+        let raw: schema::RawExperiment = parse_toml(file, source)?;
+        let cx = Ctx::new(file);
+        let header = Header::new(
+            &cx,
+            source,
+            raw.name.clone(),
+            raw.description.clone(),
+            raw.seed,
+        )?;
+        if let Some(k) = &raw.kind
+            && k != "queueing"
+        {
+            return Err(cx.bad("kind", "\"queueing\", \"region\" or \"packing\"", k));
+        }
+        let servers = cluster::servers(&cx, &raw.cluster)?;
+        let workload = workload::workload(&cx, &raw.workload)?;
+        let run = horizon::run_spec(&cx, &raw.run, workload.trace().is_some())?;
+        let mut numa = numa::setup(&cx, raw.numa.as_ref(), &workload)?;
+        let mut constraints = constraints::setup(
+            &cx,
+            raw.constraints.as_ref(),
+            servers,
+            &workload,
+            header.seed,
+            run.replications,
+        )?;
+        let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
+        let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
+        let at = sweep::Finder {
+            cx: &cx,
+            sweep,
+            points: &points,
+        };
+        let (mut policies, mut labels) = policies::policies(&cx, &raw.policy, &workload)?;
+        numa::layers(&cx, &raw.policy, &policies, &mut numa)?;
+        if let Some(q) = &mut constraints {
+            constraints::policies(&cx, &raw.policy, &policies)?;
+            constraints::resynthesised_copies(&cx, q, &mut policies, &mut labels)?;
+            for (table, present) in [
+                ("numa", numa.is_some()),
+                ("compaction", raw.compaction.is_some()),
+            ] {
+                if present {
+                    return Err(cx.bad(
+                        table,
+                        &format!("no [{table}] with [constraints] (not modelled together)"),
+                        "both tables",
+                    ));
+                }
+            }
+        }
+        if numa.is_some() && raw.compaction.is_some() {
+            return Err(cx.bad(
+                "compaction",
+                "no [compaction] with [numa] (compaction packs servers without nodes)",
+                "both tables",
+            ));
+        }
+        let plots = plots::plots(&at, &raw, run.replications)?;
+        let claims = claims::claims(&raw.claim, &at, &policies, &labels, &workload)?;
+        let compaction =
+            compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
+        let exp = Experiment {
+            header: Header {
+                inputs: cx.inputs(),
+                ..header
+            },
+            servers,
+            workload,
+            run,
+            sweep,
+            points,
+            policies,
+            labels,
+            plots,
+            claims,
+            rho_star,
+            compaction,
+            numa,
+            constraints,
+        };
+        claims::passable(&cx, &exp)?;
+        Ok(exp)
+    }
+
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        &self.header.name
+    }
+
+    /// Arrival rate per unit of traffic intensity: λ = ρ · L / (E[R] E[S]).
+    pub fn rate_per_load(&self) -> f64 {
+        sweep::rate_per_load(self.servers, self.workload.sizes(), self.workload.service())
+    }
+
+    /// The shortened version for smoke tests: about 1/100 of the slots and replications, at
+    /// least one of each; same outputs and columns. A replayed trace keeps its horizon but
+    /// every 100th job, on 1/100 of the servers (at least one), so that its load and bursts,
+    /// hence its queueing, stay.
+    pub fn quick(&mut self) {
+        if let Workload::Trace(t) = &mut self.workload {
+            let thin = self.servers.min(100);
+            t.0.thin = thin as u32;
+            self.servers = self.servers.div_ceil(thin);
+        }
+        let r = &mut self.run;
+        match &mut r.horizon {
+            Horizon::Window { .. } => {}
+            Horizon::Slots { .. } if matches!(self.workload, Workload::Trace(_)) => {}
+            Horizon::Slots {
+                slots,
+                warmup,
+                max_slots,
+            } => {
+                *slots = (*slots / 100).max(1);
+                *warmup = (*warmup / 100).min(*slots - 1);
+                *max_slots = (*max_slots / 100).max(*slots);
+            }
+        }
+        r.replications = (r.replications / 100).max(1);
+        if let Some(c) = &mut self.compaction {
+            c.trials = (c.trials / 100).max(1);
+        }
+        for p in &mut self.plots {
+            if let PlotSpec::QueueVsTime { replication, .. } = p {
+                *replication = 0;
+            }
+        }
+    }
+}
