@@ -1,331 +1,30 @@
 //! Region experiments (`kind = "region"`): stability regions computed by linear programming,
 //! no simulation — ρ* and Theorem 1's bracket for one size law, the regions of K_RED and of the
 //! dyadic set, and their ratios to ρ* over a random family of distributions.
+//!
+//! In the stages of a queueing file, each reading the one before: [`spec`] (the file into a
+//! [`RegionExperiment`]), [`run`] (the plan of units and each unit's linear programmes),
+//! [`analysis`] (the outcome and the claims), [`output`] (tables, figures, report).
 
-mod claims;
-mod execute;
-mod outcome;
+mod analysis;
 mod output;
-mod schema;
+mod run;
+mod spec;
 
 use std::path::{Path, PathBuf};
 
-pub use execute::execute_region;
-pub use outcome::{FamilyCase, RegionOutcome, RegionRow};
+pub use analysis::{FamilyCase, RegionOutcome, RegionRow};
 pub use output::write_region_outputs;
+pub use run::execute_region;
+pub use spec::{Family, RegionClaim, RegionExperiment, SetKind};
 
 use super::ExperimentError;
-use super::common::{ClaimResult, Ctx, Header, parse_toml, service_law, size_law};
+use super::common::{ClaimResult, Header};
 use super::engine::Kind;
-use crate::configurations::MAX_J;
-use crate::limits::{MAX_FAMILY, MAX_REGION_TYPES};
-use crate::model::Size;
-use crate::workload::SizeLaw;
-use schema::{Raw, RawBracket, RawClaim, RawPlot};
-
-/// Which restricted set a family claim is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum SetKind {
-    Kred,
-    Dyadic,
-}
-
-/// A claim of a region experiment.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum RegionClaim {
-    /// The worst ratio over the family lies within the bounds.
-    MinRatio {
-        set: SetKind,
-        at_least: Option<f64>,
-        at_most: Option<f64>,
-    },
-    /// Both ends of the bracket move monotonically inwards.
-    BracketMonotone,
-    /// The last bracket is at most this wide.
-    BracketWidth { at_most: f64 },
-    /// ρ* (or its whole bracket) lies within the bounds.
-    RhoStar {
-        at_least: Option<f64>,
-        at_most: Option<f64>,
-    },
-}
-
-/// The random family: (distributions, most sizes per distribution, J).
-pub type Family = (usize, usize, u32);
-
-/// A validated region experiment.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct RegionExperiment {
-    pub header: Header,
-    pub sizes: Option<SizeLaw>,
-    /// (servers L, mean service 1/μ in slots), to report λ* = c·L·μ.
-    pub scale: Option<(usize, f64)>,
-    pub js: Vec<u32>,
-    /// Theorem 1's bracket: (first number of intervals, most intervals, tolerance).
-    pub bracket: (usize, usize, f64),
-    pub family: Option<Family>,
-    /// (kind, title, file) of each plot.
-    pub plots: Vec<(String, Option<String>, String)>,
-    pub claims: Vec<RegionClaim>,
-}
-
-fn j_ok(cx: &Ctx<'_>, key: &str, j: i64) -> Result<u32, ExperimentError> {
-    if (1..=MAX_J as i64).contains(&j) {
-        Ok(j as u32)
-    } else {
-        Err(cx.bad(key, &format!("J in [1, {MAX_J}]"), j))
-    }
-}
-
-impl RegionExperiment {
-    /// Validates a region experiment's text.
-    pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
-        let raw: Raw = parse_toml(file, source)?;
-        let cx = Ctx::new(file);
-        let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
-        let (sizes, service) = match raw.workload {
-            Some(w) => {
-                let law = size_law(&cx, w.sizes)?;
-                if let Some(atoms) = law.atoms() {
-                    cx.at_most(
-                        "workload.sizes",
-                        atoms.len(),
-                        MAX_REGION_TYPES,
-                        "distinct sizes (each region's configurations are enumerated; the cost grows about as the square of the sizes: 4 s at 200)",
-                    )?;
-                }
-                (Some(law), w.service)
-            }
-            None => (None, None),
-        };
-        let scale = match (raw.cluster, service) {
-            (Some(c), Some(s)) => {
-                let l = cx.positive("cluster.servers", c.servers)? as usize;
-                Some((l, service_law(&cx, s)?.mean()))
-            }
-            (None, None) => None,
-            _ => {
-                return Err(cx.bad(
-                    "cluster",
-                    "both [cluster] servers and workload.service = { dist = …, mean = … } (to report λ*), or neither",
-                    "only one",
-                ));
-            }
-        };
-        let js = raw
-            .region
-            .j
-            .unwrap_or_default()
-            .into_iter()
-            .map(|j| j_ok(&cx, "region.J", j))
-            .collect::<Result<Vec<_>, _>>()?;
-        let bracket = bracket(&cx, raw.region.bracket)?;
-        let family = match raw.region.family {
-            None => None,
-            Some(f) => {
-                let count = cx.positive("region.family.count", f.count)?;
-                let count =
-                    cx.at_most("region.family.count", count, MAX_FAMILY, "distributions")? as usize;
-                let types = cx.positive("region.family.max_types", f.max_types)? as usize;
-                if types > 50 {
-                    return Err(cx.bad("region.family.max_types", "at most 50", types));
-                }
-                Some((count, types, j_ok(&cx, "region.family.J", f.j)?))
-            }
-        };
-        if sizes.is_none() && family.is_none() {
-            return Err(cx.bad(
-                "workload",
-                "a [workload] with sizes, or a region.family, or both",
-                "neither",
-            ));
-        }
-        let plots = plots(&cx, raw.plot, sizes.is_some(), family.is_some())?;
-        let claims = claims(&cx, raw.claim, sizes.is_some(), family.is_some(), bracket)?;
-        Ok(RegionExperiment {
-            header: Header {
-                inputs: cx.inputs(),
-                ..header
-            },
-            sizes,
-            scale,
-            js,
-            bracket,
-            family,
-            plots,
-            claims,
-        })
-    }
-
-    /// About 1/100 of the family, and brackets to 32 intervals at most.
-    pub fn quick(&mut self) {
-        if let Some(f) = &mut self.family {
-            f.0 = (f.0 / 100).max(1);
-        }
-        self.bracket.1 = self.bracket.1.min(32.max(self.bracket.0));
-    }
-}
-
-/// `region.bracket`: (start, max_intervals, tolerance).
-fn bracket(cx: &Ctx<'_>, raw: Option<RawBracket>) -> Result<(usize, usize, f64), ExperimentError> {
-    let b = raw.unwrap_or(RawBracket {
-        start: None,
-        max_intervals: None,
-        tolerance: None,
-    });
-    let start = cx.positive("region.bracket.start", b.start.unwrap_or(8))?;
-    // every cut k/n of every grid must be exact: n must divide the fixed-point unit
-    // 3 · 2^30 · 5^6 (doubling keeps it so up to 1024)
-    if start > 1024 || !Size::UNIT.is_multiple_of(start) {
-        return Err(cx.bad(
-            "region.bracket.start",
-            "a number of intervals ≤ 1024 of the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every \
-             cut k/n is exact in fixed point): for example 8, 10, 12, 15, 16, 20, 24",
-            start,
-        ));
-    }
-    let start = start as usize;
-    let max = cx.positive(
-        "region.bracket.max_intervals",
-        b.max_intervals.unwrap_or(256),
-    )? as usize;
-    if max > 1024 || max < start {
-        return Err(cx.bad(
-            "region.bracket.max_intervals",
-            &format!("an integer in [start = {start}, 1024] (the cost grows as n³)"),
-            max,
-        ));
-    }
-    let tol = b.tolerance.unwrap_or(0.0);
-    if !tol.is_finite() || tol < 0.0 {
-        return Err(cx.bad("region.bracket.tolerance", "a width ≥ 0", tol));
-    }
-    Ok((start, max, tol))
-}
-
-/// `[[plot]]`: `bracket` needs sizes, `family-ratios` a family.
-fn plots(
-    cx: &Ctx<'_>,
-    raw: Vec<RawPlot>,
-    sizes: bool,
-    family: bool,
-) -> Result<Vec<(String, Option<String>, String)>, ExperimentError> {
-    let mut plots = Vec::new();
-    for (i, p) in raw.into_iter().enumerate() {
-        let ok = match p.kind.as_str() {
-            "bracket" => sizes,
-            "family-ratios" => family,
-            _ => {
-                return Err(cx.bad(
-                    &format!("plot[{i}].kind"),
-                    "\"bracket\" or \"family-ratios\"",
-                    format!("\"{}\"", p.kind),
-                ));
-            }
-        };
-        if !ok {
-            return Err(cx.bad(
-                &format!("plot[{i}].kind"),
-                "a plot of something this file computes ([workload] for bracket, region.family for family-ratios)",
-                &p.kind,
-            ));
-        }
-        let file = p.file.unwrap_or_else(|| p.kind.clone());
-        cx.figure_name(&format!("plot[{i}].file"), &file)?;
-        if plots
-            .iter()
-            .any(|(_, _, f): &(String, Option<String>, String)| *f == file)
-        {
-            return Err(cx.bad(
-                &format!("plot[{i}].file"),
-                "a file name no other plot of this file uses (each plot writes FILE.png and FILE.svg)",
-                &file,
-            ));
-        }
-        plots.push((p.kind, p.title, file));
-    }
-    Ok(plots)
-}
-
-/// `[[claim]]`: family claims need a family, the others sizes.
-fn claims(
-    cx: &Ctx<'_>,
-    raw: Vec<RawClaim>,
-    sizes: bool,
-    family: bool,
-    bracket: (usize, usize, f64),
-) -> Result<Vec<RegionClaim>, ExperimentError> {
-    let mut claims = Vec::new();
-    for (i, c) in raw.into_iter().enumerate() {
-        let key = |k: &str| format!("claim[{i}].{k}");
-        let bounds = || {
-            if c.at_least.is_none() && c.at_most.is_none() {
-                Err(cx.bad(&key("at_least"), "`at_least` and/or `at_most`", "neither"))
-            } else {
-                Ok((c.at_least, c.at_most))
-            }
-        };
-        let claim = match c.kind.as_str() {
-            "min-ratio" => {
-                let set = match c.set.as_deref() {
-                    Some("kred") => SetKind::Kred,
-                    Some("dyadic") => SetKind::Dyadic,
-                    other => {
-                        return Err(cx.bad(
-                            &key("set"),
-                            "\"kred\" or \"dyadic\"",
-                            other.map_or("nothing".into(), |o| format!("\"{o}\"")),
-                        ));
-                    }
-                };
-                if !family {
-                    return Err(cx.bad(&key("kind"), "a region.family to check", "none"));
-                }
-                let (at_least, at_most) = bounds()?;
-                RegionClaim::MinRatio {
-                    set,
-                    at_least,
-                    at_most,
-                }
-            }
-            "bracket-monotone" => {
-                if bracket.0 * 2 > bracket.1 {
-                    return Err(cx.bad(
-                        &key("kind"),
-                        "a bracket of at least two levels for `bracket-monotone` (region.bracket.max_intervals ≥ 2 × start)",
-                        format!("start = {}, max_intervals = {}", bracket.0, bracket.1),
-                    ));
-                }
-                RegionClaim::BracketMonotone
-            }
-            "bracket-width" => RegionClaim::BracketWidth {
-                at_most: c
-                    .at_most
-                    .ok_or_else(|| cx.bad(&key("at_most"), "a width", "nothing"))?,
-            },
-            "rho-star" => {
-                let (at_least, at_most) = bounds()?;
-                RegionClaim::RhoStar { at_least, at_most }
-            }
-            other => {
-                return Err(cx.bad(
-                    &key("kind"),
-                    "\"min-ratio\", \"bracket-monotone\", \"bracket-width\" or \"rho-star\"",
-                    format!("\"{other}\""),
-                ));
-            }
-        };
-        if !matches!(claim, RegionClaim::MinRatio { .. }) && !sizes {
-            return Err(cx.bad(&key("kind"), "a [workload] to check", "none"));
-        }
-        claims.push(claim);
-    }
-    Ok(claims)
-}
 
 impl Kind for RegionExperiment {
-    type Unit = execute::Unit;
-    type Done = execute::Done;
+    type Unit = run::Unit;
+    type Done = run::Done;
     type Outcome = RegionOutcome;
     fn header(&self) -> &Header {
         &self.header
@@ -333,17 +32,17 @@ impl Kind for RegionExperiment {
     fn quick(&mut self) {
         RegionExperiment::quick(self)
     }
-    fn plan(&self) -> Vec<execute::Unit> {
-        execute::plan(self)
+    fn plan(&self) -> Vec<run::Unit> {
+        run::plan(self)
     }
-    fn cost(&self, unit: &execute::Unit) -> f64 {
-        execute::cost(self, unit)
+    fn cost(&self, unit: &run::Unit) -> f64 {
+        run::cost(self, unit)
     }
-    fn run_unit(&self, unit: &execute::Unit) -> Result<execute::Done, ExperimentError> {
-        execute::run(self, unit)
+    fn run_unit(&self, unit: &run::Unit) -> Result<run::Done, ExperimentError> {
+        run::run(self, unit)
     }
-    fn assemble(&self, done: Vec<execute::Done>) -> RegionOutcome {
-        execute::assemble(self, done)
+    fn assemble(&self, done: Vec<run::Done>) -> RegionOutcome {
+        analysis::assemble(self, done)
     }
     fn claims(outcome: &mut RegionOutcome) -> &mut [ClaimResult] {
         &mut outcome.claims

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::claims::worst;
-use super::outcome::{FamilyCase, RegionOutcome};
+use super::analysis::{FamilyCase, RegionOutcome, worst};
 use super::{RegionExperiment, SetKind};
 use crate::experiment::common::{
     F6, MdTable, Report, create_dir, render_figure, report_claims_and_figures, write, write_claims,

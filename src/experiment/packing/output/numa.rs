@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::PackingExperiment;
-use super::execute::{PackingOutcome, SchedulerResult};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, render_figure, render_with, write_csv};
+use crate::experiment::packing::PackingExperiment;
+use crate::experiment::packing::analysis::{self, PackingOutcome};
+use crate::experiment::packing::run::SchedulerResult;
 use crate::model::Size;
 use crate::packing::evaluate::Expansion;
 use crate::packing::numa::Layer;
@@ -62,7 +63,7 @@ struct SavingsRow<'a> {
 
 /// Mean over the trials of a measure.
 fn mean(r: &SchedulerResult, f: impl Fn(&Expansion) -> f64) -> f64 {
-    super::execute::mean(r.expansion.iter().map(f))
+    analysis::mean(r.expansion.iter().map(f))
 }
 
 /// Per expansion trial: final machines over the snapshot's.
@@ -83,7 +84,7 @@ fn fit_percent(r: &SchedulerResult) -> Vec<f64> {
 fn spread(v: &[f64]) -> (f64, f64, f64) {
     let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    (super::execute::mean(v.iter().copied()), lo, hi)
+    (analysis::mean(v.iter().copied()), lo, hi)
 }
 
 fn units(x: u128) -> f64 {

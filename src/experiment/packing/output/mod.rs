@@ -3,16 +3,16 @@
 //! placement constraints constraints.csv and constraint_pending.csv, the figures, report.md and
 //! experiment.toml.
 
+mod constraints;
+mod numa;
+
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::PackingExperiment;
-use super::constraint_output::{
-    constraint_figures, constraint_report, constraint_tables, snapshot_multipliers,
-};
-use super::execute::{PackingOutcome, SchedulerResult};
-use super::numa_output::{numa_figures, numa_report, numa_tables};
+use super::analysis::PackingOutcome;
+use super::run::SchedulerResult;
 use crate::constraints::Multiplier;
 use crate::experiment::common::{
     F6, MdTable, Report, create_dir, render_figure, report_claims_and_figures, write, write_claims,
@@ -22,6 +22,8 @@ use crate::experiment::{ExperimentError, VERSION};
 use crate::packing::evaluate::Inflation;
 use crate::plot::{Chart, Series};
 use crate::policy::registry;
+use constraints::{constraint_figures, constraint_report, constraint_tables, snapshot_multipliers};
+use numa::{numa_figures, numa_report, numa_tables};
 
 /// `summary.csv`: a row per scheduler.
 #[derive(Serialize, Default)]

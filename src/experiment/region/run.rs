@@ -1,5 +1,6 @@
-//! Computes what a region experiment asks for: ρ* and the restricted regions of one size law,
-//! Theorem 1's bracket, and the family of random distributions.
+//! The second stage of a region experiment: its plan of units and each unit computed (ρ* and
+//! the restricted regions of one size law, Theorem 1's bracket, each distribution of the
+//! random family).
 
 use std::path::Path;
 
@@ -7,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::RegionExperiment;
-use super::outcome::{FamilyCase, RegionOutcome, RegionRow};
+use super::analysis::{FamilyCase, RegionOutcome, RegionRow};
 use crate::configurations::Partition;
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
@@ -100,23 +101,6 @@ pub fn run(exp: &RegionExperiment, unit: &Unit) -> Result<Done, ExperimentError>
         Unit::Regions => regions(exp),
         Unit::Case(c) => case(exp, *c).map(Done::Case),
     }
-}
-
-/// The outcome from every unit's result, in plan order; then the claims.
-pub fn assemble(exp: &RegionExperiment, done: Vec<Done>) -> RegionOutcome {
-    let mut out = RegionOutcome::default();
-    for d in done {
-        match d {
-            Done::Regions { rows, bracket, mix } => {
-                out.rows = rows;
-                out.bracket = bracket;
-                out.mix = mix;
-            }
-            Done::Case(c) => out.family.push(c),
-        }
-    }
-    out.claims = super::claims::check(exp, &out);
-    out
 }
 
 /// Computes everything the experiment asks for, in memory on `threads` threads.

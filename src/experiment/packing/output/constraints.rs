@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::PackingExperiment;
-use super::execute::PackingOutcome;
 use crate::constraints::{Multiplier, multipliers};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, render_with, write_csv};
+use crate::experiment::packing::PackingExperiment;
+use crate::experiment::packing::analysis::PackingOutcome;
 use crate::plot::{DotPlot, Panel, render_dots};
 
 /// `constraints.csv`: one row per constraint and resource.

@@ -1,10 +1,10 @@
 //! The claims of a region experiment.
 
 use super::outcome::RegionOutcome;
-use super::{RegionClaim, RegionExperiment, SetKind};
 use crate::experiment::common::ClaimResult;
+use crate::experiment::region::{RegionClaim, RegionExperiment, SetKind};
 
-pub(super) fn worst(out: &RegionOutcome, set: SetKind) -> Option<(usize, f64)> {
+pub fn worst(out: &RegionOutcome, set: SetKind) -> Option<(usize, f64)> {
     out.family
         .iter()
         .enumerate()
