@@ -1,8 +1,38 @@
 //! packlab: scheduling jobs with random resource requirements on clusters of servers.
 //!
 //! A slotted-time simulator of L unit-capacity servers fed by random jobs (docs/theory.md
-//! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, …), and an experiment runner
-//! that turns a TOML file into CSV tables, figures and a report.
+//! section 1), the policies of Psychas & Ghaderi (BF-J/S, FIFO-FF, VQS, VQS-BF, MaxWeight), the
+//! packing evaluators of the Google papers, and an experiment runner that turns a TOML file
+//! into CSV tables, figures and a report.
+//!
+//! A workload, a policy, a run and its verdict, in the library's own terms:
+//!
+//! ```
+//! use packlab::model::Size;
+//! use packlab::policy::{PolicySpec, run_spec};
+//! use packlab::sim::{Cluster, RunConfig, Verdict};
+//! use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+//!
+//! // sizes uniform on [0.1, 0.9] of a server, geometric service of mean 50 slots, 10 servers
+//! let sizes = SizeLaw::uniform(Size::from_f64(0.1).unwrap(), Size::from_f64(0.9).unwrap());
+//! let service = ServiceLaw::geometric(50.0);
+//! let servers = 10;
+//! // Poisson arrivals at load 0.5: λ = ρ · L / (E\[R\] · E\[S\]) jobs per slot
+//! let rate = 0.5 * servers as f64 / (sizes.mean() * service.mean());
+//! let arrivals = Arrivals::new(ArrivalProcess::Poisson, rate).unwrap();
+//! let mut jobs = JobSource::new(sizes, service.clone(), arrivals, 7);
+//!
+//! // BF-J/S, as an experiment file names it, for 200,000 slots (the first 20,000 discarded)
+//! let policy = PolicySpec::from_name("bf-js").unwrap();
+//! let mut cluster = Cluster::new(servers, service.mean());
+//! let cfg = RunConfig::new(200_000, 20_000, service.mean());
+//! let result = run_spec(&policy, &mut jobs, &mut cluster, &cfg).unwrap().unwrap();
+//! assert_eq!(result.verdict, Verdict::Stable);
+//! println!("mean queue {:.2} jobs, utilisation {:.3}", result.mean_queue, result.utilization);
+//! ```
+//!
+//! Experiment files drive the same code: [`experiment::ExperimentFile`] loads and runs one, and
+//! a policy of one's own joins the built-in ones through [`policy::registry::register`].
 
 #![forbid(unsafe_code)]
 

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! With L servers and service rate μ, λ is supportable iff λ/μ < L·c: the maximum arrival rate
-//! is λ* = c·L·μ and the maximum traffic intensity ρ* = λ* E[R] / (μ L) = c·E[R].
+//! is λ* = c·L·μ and the maximum traffic intensity ρ* = λ* E\[R\] / (μ L) = c·E\[R\].
 //!
 //! K is never enumerated. We solve the dual, min z s.t. ⟨y, k⟩ ≤ z for every k ∈ K,
 //! ⟨y, p⟩ = 1, y ≥ 0, by row generation: the separation oracle is the max-weight (knapsack)

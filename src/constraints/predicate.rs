@@ -69,7 +69,7 @@ impl Op {
 }
 
 /// One constraint: attribute, operator, value (the value as written; whether it is compared as
-/// a number or as text is the attribute's type, see [`super::Attributes`]).
+/// a number or as text is the attribute's type, see [`super::table::AttrType`]).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Constraint {
     pub attr: String,

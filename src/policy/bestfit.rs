@@ -79,7 +79,7 @@ fn nothing_fits(
 /// This slot's batch is kept apart in arrival order and only the jobs still waiting after BF-J
 /// enter the size-ordered queue, so a job placed on arrival costs no tree operation. BF-S then
 /// looks at both: the largest fitting job of the queue and of the batch (the queue's wins a tie
-/// in size, having arrived earlier). A batch up to [`BATCH_SCAN`] jobs is scanned; a larger one
+/// in size, having arrived earlier). A batch up to `BATCH_SCAN` jobs is scanned; a larger one
 /// is sorted by size once ([`SortedBatch`]), so BF-S finds its largest fitting job by bisection.
 #[derive(Clone, Debug)]
 pub struct BestFitJS {

@@ -141,7 +141,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
 /// that changed. The next busy server that can act is found by one descent that compares, at
 /// each node, only the nonempty classes with what their heads of line need.
 ///
-/// On at most 128 servers and 64 classes ([`Small`]) no tree is kept: which servers can act is
+/// On at most 128 servers and 64 classes (`Small`) no tree is kept: which servers can act is
 /// one or two words, kept up to date as offers are published and as heads of line change (the
 /// owner reports those through [`Activity::head_changed`]), so the next server is a mask and a
 /// count of trailing zeros. A change of a head of line then costs a comparison per server

@@ -4,7 +4,7 @@
 //! distribution.
 //!
 //! Units: `per_server` is c = λ*/(μ L), the largest number of jobs per server per mean service
-//! time; the traffic intensity is ρ = c·E[R] (so ρ* ≤ 1), and the arrival rate λ* = c·L·μ.
+//! time; the traffic intensity is ρ = c·E\[R\] (so ρ* ≤ 1), and the arrival rate λ* = c·L·μ.
 
 use crate::configurations::knapsack::Counts;
 use crate::configurations::region::{self, RegionError};
@@ -17,7 +17,7 @@ use crate::workload::SizeLaw;
 pub struct Supportable {
     /// c = λ*/(μ L), jobs per server per mean service time.
     pub per_server: f64,
-    /// ρ = c·E[R], traffic intensity.
+    /// ρ = c·E\[R\], traffic intensity.
     pub traffic: f64,
     /// Optimal configuration mix: (counts over the LP's types or classes, fraction of servers).
     pub mix: Vec<(Counts, f64)>,
@@ -59,7 +59,7 @@ fn class_probs(atoms: &[(Size, f64)], p: &Partition) -> Vec<f64> {
 /// The region guaranteed by the reduced configuration set of `p` with upper-rounded sizes:
 /// K_RED on X_J (what VQS and VQS-BF are guaranteed), the homogeneous set on other partitions
 /// (on the dyadic one, the same region as all configurations of the rounded sizes). The traffic
-/// intensity uses `mean_size`, the workload's true E[R] (atoms may stand for whole intervals).
+/// intensity uses `mean_size`, the workload's true E\[R\] (atoms may stand for whole intervals).
 pub fn rho_reduced(
     atoms: &[(Size, f64)],
     p: &Partition,

@@ -78,7 +78,7 @@ impl SizeLaw {
         }
     }
 
-    /// E[R], as a fraction of a server.
+    /// E\[R\], as a fraction of a server.
     pub fn mean(&self) -> f64 {
         match self {
             SizeLaw::Uniform { low, high } => (low.as_f64() + high.as_f64()) / 2.0,
@@ -228,7 +228,7 @@ impl ServiceLaw {
         }
     }
 
-    /// E[S] in slots (1/μ).
+    /// E\[S\] in slots (1/μ).
     pub fn mean(&self) -> f64 {
         match self {
             ServiceLaw::Geometric { mean, .. } => *mean,

@@ -2,7 +2,7 @@
 //! (docs/theory.md section 1), and the per-run job source that draws from them.
 //!
 //! Laws are built from the experiment spec after validation; nothing here is deserialised
-//! directly. Every law is exact on the fixed-point grid of [`Size`].
+//! directly. Every law is exact on the fixed-point grid of [`Size`](crate::model::Size).
 
 mod laws;
 pub mod replay;

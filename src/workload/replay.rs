@@ -285,7 +285,7 @@ impl TraceSummary {
 
     /// The offered load at scaling `c` on `servers` servers: λ E[R S] / L, with E[R S] the mean
     /// of size × service (slots) over the replayed jobs, on the resource with the most work. In
-    /// a trace, size and duration are not independent, so λ E[R] E[S] / L would be wrong.
+    /// a trace, size and duration are not independent, so λ E\[R\] E\[S\] / L would be wrong.
     pub fn load(&self, spec: &TraceSpec, c: f64, servers: usize) -> f64 {
         let work = self.mean_work[0].max(self.mean_work[1]);
         self.rate(spec, c) * work / servers as f64

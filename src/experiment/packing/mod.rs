@@ -10,9 +10,9 @@
 //! CPU savings against the default layer (its Figs. 2 and 3).
 
 //!
-//! In the stages of a queueing file, each reading the one before: [`spec`] (the file into a
-//! [`PackingExperiment`]), [`run`] (one unit per scheduler, every evaluator), [`analysis`]
-//! (the outcome, its means and the claims), [`output`] (tables, figures, report; NUMA nodes and
+//! In the stages of a queueing file, each reading the one before: `spec` (the file into a
+//! [`PackingExperiment`]), `run` (one unit per scheduler, every evaluator), `analysis`
+//! (the outcome, its means and the claims), `output` (tables, figures, report; NUMA nodes and
 //! placement constraints as modules of their own).
 
 mod analysis;

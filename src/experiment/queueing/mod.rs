@@ -3,13 +3,13 @@
 //!
 //! In four stages, each reading the one before (and the validated experiment, which names
 //! what every stage refers to):
-//! - [`spec`]: the file into an [`Experiment`] (raw tables, then one validator per section;
+//! - `spec`: the file into an [`Experiment`] (raw tables, then one validator per section;
 //!   NUMA nodes and placement constraints plug in as validators of their own);
-//! - [`run`]: the plan of units and each unit run (simulations, limit searches, saturation
+//! - `run`: the plan of units and each unit run (simulations, limit searches, saturation
 //!   estimates, compaction rows), through [`crate::experiment::engine`], which journals them;
-//! - [`analysis`]: the units' results into one [`Outcome`] holding every derived table, and
+//! - `analysis`: the units' results into one [`Outcome`] holding every derived table, and
 //!   the claims;
-//! - [`output`]: tables, figures and the report, formatting only.
+//! - `output`: tables, figures and the report, formatting only.
 //!
 //! A feature (NUMA nodes, placement constraints, trace replay, compaction) adds a module to
 //! each stage it touches, behind that stage's interface.

@@ -2,9 +2,9 @@
 //! no simulation — ρ* and Theorem 1's bracket for one size law, the regions of K_RED and of the
 //! dyadic set, and their ratios to ρ* over a random family of distributions.
 //!
-//! In the stages of a queueing file, each reading the one before: [`spec`] (the file into a
-//! [`RegionExperiment`]), [`run`] (the plan of units and each unit's linear programmes),
-//! [`analysis`] (the outcome and the claims), [`output`] (tables, figures, report).
+//! In the stages of a queueing file, each reading the one before: `spec` (the file into a
+//! [`RegionExperiment`]), `run` (the plan of units and each unit's linear programmes),
+//! `analysis` (the outcome and the claims), `output` (tables, figures, report).
 
 mod analysis;
 mod output;

@@ -129,7 +129,7 @@ impl SortedBatch {
 /// room is given back.
 const SPARE: usize = 1 << 12;
 
-/// Gives back the room of `v` beyond four times `n` entries when that is more than [`SPARE`]
+/// Gives back the room of `v` beyond four times `n` entries when that is more than `SPARE`
 /// (a burst has passed), so that memory follows the current batch, not the largest one seen.
 pub fn give_back<T>(v: &mut Vec<T>, n: usize) {
     if v.capacity() > SPARE.max(4 * n) {

@@ -158,7 +158,7 @@ impl RunSpec {
 /// Which quantity the sweep varies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SweepKind {
-    /// Traffic intensity ρ = λ E[R] E[S] / L.
+    /// Traffic intensity ρ = λ E\[R\] E\[S\] / L.
     Load,
     /// Arrival rate λ, jobs per slot.
     ArrivalRate,
@@ -171,7 +171,7 @@ pub enum SweepKind {
 /// One point of the sweep.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Point {
-    /// ρ = λ E[R] E[S] / L (for a trace, λ E[R·S] / L).
+    /// ρ = λ E\[R\] E\[S\] / L (for a trace, λ E\[R·S\] / L).
     pub load: f64,
     /// λ, jobs per slot.
     pub arrival_rate: f64,
@@ -420,7 +420,7 @@ impl Experiment {
         &self.header.name
     }
 
-    /// Arrival rate per unit of traffic intensity: λ = ρ · L / (E[R] E[S]).
+    /// Arrival rate per unit of traffic intensity: λ = ρ · L / (E\[R\] E\[S\]).
     pub fn rate_per_load(&self) -> f64 {
         sweep::rate_per_load(self.servers, self.workload.sizes(), self.workload.service())
     }

@@ -10,7 +10,7 @@ use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
-/// Arrival rate per unit of traffic intensity, L / (E[R] E[S]) jobs per slot.
+/// Arrival rate per unit of traffic intensity, L / (E\[R\] E\[S\]) jobs per slot.
 pub(in crate::experiment::queueing) fn rate_per_load(
     servers: usize,
     sizes: &SizeLaw,
