@@ -8,7 +8,7 @@
 //! together so that [`ExperimentFile::run`] is one path for all. What kinds share lives in
 //! [`common`]; no kind borrows from another.
 
-pub mod common;
+pub(crate) mod common;
 pub mod engine;
 mod error;
 pub mod folder;

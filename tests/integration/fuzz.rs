@@ -9,7 +9,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use packlab::experiment::engine::Kind;
-use packlab::experiment::{ExperimentFile, common::Ctx};
+use packlab::experiment::ExperimentFile;
 use packlab::limits::MAX_UNITS;
 use packlab::packing::sources;
 use packlab::workload::trace::{TraceFormat, TraceReader};
@@ -244,11 +244,12 @@ fn read_with(which: &str, path: &Path) -> bool {
             );
         }
         _ => {
-            let cx = Ctx::new(path);
-            drop(cx.numbers(
-                "workload.sizes.file",
-                &path.file_name().unwrap().to_string_lossy(),
-            ));
+            // a sizes file, read by the experiment file that names it
+            let name = path.file_name().unwrap().to_string_lossy();
+            let text = format!(
+                "name = \"fuzz\"\n[cluster]\nservers = 2\n[workload]\nsizes = {{ dist = \"empirical\", file = {name:?} }}\nservice = {{ dist = \"geometric\", mean = 10.0 }}\n[run]\nslots = 1000\n[sweep]\nload = [0.5]\n[[policy]]\nname = \"bf-js\"\n"
+            );
+            drop(ExperimentFile::parse(&path.with_file_name("fuzz.toml"), &text));
         }
     }))
     .is_err()

@@ -23,4 +23,4 @@ pub use header::Header;
 pub use laws::{RawService, RawSizes, service_law, size_law};
 pub use numa::node_shares;
 pub use report::Report;
-pub use table::{F6, MdTable, csv_text, write_csv};
+pub use table::{F6, MdTable, write_csv};
