@@ -11,6 +11,8 @@
 //!
 //! Other real numbers are rounded to the nearest multiple once, when they are read.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 
 /// A job's resource requirement (or a capacity), in units of `1 / Size::UNIT` of one server.
@@ -90,8 +92,11 @@ pub struct Job {
 /// A job leaving its server at the start of a slot (step 1 of the slot order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Departure {
+    /// The server it leaves.
     pub server: ServerId,
+    /// Its size, the capacity it frees.
     pub size: Size,
+    /// The tag a policy gave it ([`Job::class`]).
     pub class: u8,
 }
 
@@ -147,12 +152,19 @@ pub enum Discipline {
 /// How a machine is chosen for a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Scorer {
+    /// Best Fit, version 1 to 5 (Stein et al.): the machine left with the least free resources.
     BestFit(u8),
+    /// First Fit: the machine met first.
     FirstFit,
+    /// First Fit over a random order of the machines, drawn once.
     RandomFirstFit,
+    /// Sum-of-Squares, version 1 or 2: the most diverse free profile afterwards.
     SumOfSquares(u8),
+    /// E-PVM (worst fit): the machine left with the most free resources.
     Epvm,
+    /// A uniformly random machine among those that fit.
     Random,
+    /// Dot product: the machine whose free resources align best with the request.
     DotProduct,
 }
 
@@ -173,6 +185,7 @@ impl Scorer {
         "dot-product",
     ];
 
+    /// The scorer named `s` in experiment files (one of [`Scorer::NAMES`]).
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "bestfit-v1" => Scorer::BestFit(1),

@@ -3,6 +3,8 @@
 //! so every policy at a point sees the same jobs (common random numbers), and never from the
 //! thread that runs it. The generator is PCG-64 (MCG variant, `rand_pcg::Pcg64Mcg`).
 
+#![warn(missing_docs)]
+
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -29,8 +31,11 @@ pub fn stream(seed: u64, path: &[u64]) -> Pcg64Mcg {
 /// that changing one law does not change what the others draw.
 #[derive(Clone, Debug)]
 pub struct Streams {
+    /// Draws the number of arrivals per slot.
     pub arrivals: Pcg64Mcg,
+    /// Draws the job sizes.
     pub sizes: Pcg64Mcg,
+    /// Draws the service times.
     pub service: Pcg64Mcg,
 }
 

@@ -6,7 +6,7 @@
 //! has the same shape: a schema of raw TOML tables, validators into a spec with a shared
 //! [`Header`], an `execute` that produces an outcome, and outputs. The [`Kind`] trait ties them
 //! together so that [`ExperimentFile::run`] is one path for all. What kinds share lives in
-//! [`common`]; no kind borrows from another.
+//! `common`; no kind borrows from another.
 
 pub(crate) mod common;
 pub mod engine;

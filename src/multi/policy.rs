@@ -18,6 +18,7 @@ pub struct ScoredPolicy {
 }
 
 impl ScoredPolicy {
+    /// No waiting job yet, scheduling by `discipline`.
     pub fn new(discipline: Discipline) -> Self {
         ScoredPolicy {
             discipline,
@@ -106,13 +107,16 @@ impl ScoredPolicy {
 
 /// A [`VectorCluster`] with a [`ScoredPolicy`], as the slot loop drives them.
 pub struct VectorSystem {
+    /// The servers and their free resources.
     pub cluster: VectorCluster,
+    /// The waiting jobs and how they are placed.
     pub policy: ScoredPolicy,
     departed: Vec<ServerId>,
     all: Vec<ServerId>,
 }
 
 impl VectorSystem {
+    /// The system of `cluster` scheduled by `policy`.
     pub fn new(cluster: VectorCluster, policy: ScoredPolicy) -> Self {
         let all = (0..cluster.servers() as ServerId).collect();
         VectorSystem {

@@ -87,6 +87,7 @@ pub struct ScalarAsVector<S> {
 }
 
 impl<S> ScalarAsVector<S> {
+    /// The jobs of `source`, each with its size as the request of the first resource.
     pub fn new(source: S) -> Self {
         ScalarAsVector {
             source,
@@ -145,6 +146,7 @@ impl Source<VJob> for TraceSource {
 
 /// Something set on every job of a source after it is drawn ([`Marked`]).
 pub trait Mark {
+    /// Sets what this mark sets on `job`.
     fn mark(&mut self, job: &mut VJob);
 }
 
@@ -156,6 +158,7 @@ pub struct Marked<S, M> {
 }
 
 impl<S, M> Marked<S, M> {
+    /// The jobs of `source`, each marked by `mark`.
     pub fn new(source: S, mark: M) -> Self {
         Marked { source, mark }
     }
@@ -214,6 +217,7 @@ pub struct Constrained {
 }
 
 impl Constrained {
+    /// Constraint classes drawn from `classes`' probabilities, from a stream of `seed`.
     pub fn new(classes: Arc<JobClasses>, seed: u64) -> Self {
         Constrained {
             classes,

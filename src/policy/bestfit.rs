@@ -93,6 +93,7 @@ pub struct BestFitJS {
 pub const BATCH_SCAN: usize = 16;
 
 impl BestFitJS {
+    /// BF-J/S for `servers` empty servers.
     pub fn new(servers: usize) -> Self {
         BestFitJS {
             queue: SizeQueue::default(),
@@ -201,6 +202,7 @@ pub struct BestFitS {
 }
 
 impl BestFitS {
+    /// BF-J for `servers` empty servers.
     pub fn new(servers: usize) -> Self {
         BestFitS {
             queue: SizeQueue::default(),
@@ -254,6 +256,7 @@ pub struct BestFitJ {
 }
 
 impl BestFitJ {
+    /// BF-S for `servers` empty servers.
     pub fn new(servers: usize) -> Self {
         BestFitJ {
             queue: ArrivalIndex::default(),

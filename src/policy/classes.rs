@@ -73,6 +73,7 @@ pub struct ClassQueues<const HEADS: bool> {
 }
 
 impl<const HEADS: bool> ClassQueues<HEADS> {
+    /// `classes` empty queues.
     pub fn new(classes: usize) -> Self {
         ClassQueues {
             queues: vec![VecDeque::new(); classes],
@@ -126,6 +127,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
         self.total
     }
 
+    /// The number of classes.
     pub fn classes(&self) -> usize {
         self.queues.len()
     }

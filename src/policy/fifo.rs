@@ -40,6 +40,7 @@ pub struct FifoFirstFit {
 }
 
 impl FifoFirstFit {
+    /// FIFO-FF for `servers` empty servers.
     pub fn new(servers: usize) -> Self {
         FifoFirstFit {
             queue: VecDeque::new(),

@@ -36,7 +36,9 @@ use crate::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 pub struct Instance {
     /// Servers of capacity 1.
     pub servers: usize,
+    /// The law of the job sizes.
     pub sizes: SizeLaw,
+    /// The law of the service times.
     pub service: ServiceLaw,
     /// Poisson arrivals per slot.
     pub rate: f64,

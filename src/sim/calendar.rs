@@ -74,6 +74,7 @@ impl<T: Copy> Calendar<T> {
         self.len
     }
 
+    /// No departure is due.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

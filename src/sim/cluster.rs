@@ -11,8 +11,11 @@ use crate::model::{Departure, Job, ServerId, Size};
 /// One placement decision, for logs and reference comparisons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placement {
+    /// The slot of the decision.
     pub slot: u64,
+    /// The job placed.
     pub job: u64,
+    /// The server it went to.
     pub server: ServerId,
 }
 

@@ -9,6 +9,8 @@
 //! the slots in between at once, with the queue, the capacity in use and the waiting work they
 //! all share. The result is the same as simulating them, number for number.
 
+#![warn(missing_docs)]
+
 mod calendar;
 pub mod cancel;
 mod cluster;
@@ -99,6 +101,7 @@ pub struct RunResult {
     pub mean_queued_work: f64,
     /// The stability verdict on the run and the numbers behind it ([`verdict`]).
     pub verdict: Verdict,
+    /// The statistics the verdict was drawn from.
     pub evidence: VerdictEvidence,
     /// What the system's features counted ([`System::observe`]), at the end of warm-up and at
     /// the end of the run; the kernel does not interpret them.
@@ -134,8 +137,14 @@ pub struct Violation(pub String);
 /// Errors of the slot loop: only broken invariants, which are bugs.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
+    /// A cluster's or a policy's invariant broke (a bug).
     #[error("invariant violated at slot {slot}: {what} (this is a bug in packlab)")]
-    Invariant { slot: u64, what: String },
+    Invariant {
+        /// The slot after which it was found.
+        slot: u64,
+        /// What was broken.
+        what: String,
+    },
     /// A signal asked the run to stop ([`cancel`]).
     #[error("stopped by a signal")]
     Cancelled,
@@ -148,6 +157,7 @@ pub struct Counters {
     pub departed: u64,
     /// Jobs placed, and the sum of their waits (placement slot − arrival slot).
     pub placed: u64,
+    /// The sum of the waits of the jobs placed, slots.
     pub wait_sum: u128,
     /// Jobs in service.
     pub in_service: u64,
@@ -175,6 +185,7 @@ impl Counters {
 
 /// What the slot loop drives: a cluster and the policy that places jobs on it.
 pub trait System {
+    /// What a job is on this system (a [`crate::model::Job`], or a multi-resource job).
     type Job;
     /// Number of servers L.
     fn servers(&self) -> usize;
@@ -203,6 +214,7 @@ pub trait System {
     fn used(&self) -> u128;
     /// Total capacity in the same units.
     fn capacity(&self) -> f64;
+    /// The running totals of the cluster.
     fn counters(&self) -> Counters;
     /// The cluster's and the policy's invariants.
     fn check(&self) -> Result<(), Violation>;

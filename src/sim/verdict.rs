@@ -67,12 +67,16 @@ pub const MIN_HORIZON_SERVICES: f64 = 100.0;
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 pub enum Verdict {
+    /// The queue stays bounded: no significant growth over the judged batches.
     Stable,
+    /// The queue grows (or the run hit the queue cap).
     Unstable,
+    /// Neither could be shown at this horizon.
     Inconclusive,
 }
 
 impl Verdict {
+    /// The verdict as written in outputs: `stable`, `unstable` or `inconclusive`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Stable => "stable",
@@ -107,6 +111,7 @@ pub struct VerdictEvidence {
     pub z_drift: f64,
     /// Times the horizon was doubled because the verdict was inconclusive.
     pub extensions: u32,
+    /// The run stopped at the queue cap.
     pub capped: bool,
     /// The horizon was shorter than [`MIN_HORIZON_SERVICES`] mean service times.
     pub short: bool,

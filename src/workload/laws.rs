@@ -28,16 +28,27 @@ pub enum LawError {
 #[derive(Clone, Debug, serde::Serialize)]
 pub enum SizeLaw {
     /// Uniform over the grid points of [low, high].
-    Uniform { low: Size, high: Size },
+    Uniform {
+        /// The smallest size.
+        low: Size,
+        /// The largest size.
+        high: Size,
+    },
     /// Finitely many values with probabilities.
     Discrete {
+        /// The values.
         values: Vec<Size>,
+        /// Their probabilities (summing to 1).
         probs: Vec<f64>,
         #[serde(skip)]
+        /// A sampler of the values by their probabilities.
         index: WeightedIndex<f64>,
     },
     /// Each draw is one of the listed values, equally likely (a resampled trace).
-    Empirical { values: Vec<Size> },
+    Empirical {
+        /// The values, each drawn with probability 1/len.
+        values: Vec<Size>,
+    },
 }
 
 impl SizeLaw {
@@ -172,14 +183,22 @@ pub enum ServiceLaw {
     /// Geometric on 1, 2, … with success probability μ = 1/mean per slot (the paper's model).
     /// Sampled as S = 1 + ⌊E / θ⌋ with E ~ Exp(1) and θ = −ln(1 − μ), so P(S > k) = (1 − μ)^k;
     /// `inv_theta` = 1/θ (0 when μ = 1: every draw is 1 slot).
-    Geometric { mean: f64, inv_theta: f64 },
+    Geometric {
+        /// The mean, slots (1/μ).
+        mean: f64,
+        /// 1/θ.
+        inv_theta: f64,
+    },
     /// Always the same number of slots.
     Deterministic(u32),
     /// One of the listed slot counts, with the given probabilities.
     Empirical {
+        /// The slot counts.
         values: Vec<u32>,
+        /// Their probabilities (summing to 1).
         probs: Vec<f64>,
         #[serde(skip)]
+        /// A sampler of the values by their probabilities.
         index: WeightedIndex<f64>,
     },
 }

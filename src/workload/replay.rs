@@ -26,13 +26,16 @@ use crate::model::{Job, Size};
 pub enum SizeMode {
     /// max(CPU, memory): the paper's single resource.
     Max,
+    /// The CPU request.
     Cpu,
+    /// The memory request.
     Memory,
     /// Both, as a vector (multi-resource runs).
     Both,
 }
 
 impl SizeMode {
+    /// The mode named `s` in experiment files (`max`, `cpu`, `memory`, `both`).
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "max" => SizeMode::Max,
@@ -50,16 +53,19 @@ pub struct TraceSpec {
     /// Not part of the experiment's identity (the same trace may be read from another path).
     #[serde(skip)]
     pub file: PathBuf,
+    /// Its format.
     pub format: TraceFormat,
     /// Keep only tasks that finished normally.
     pub finished_only: bool,
     /// Slot length, seconds.
     pub slot: f64,
+    /// How a task's request becomes a job's size.
     pub size: SizeMode,
     /// Sizes are multiplied by this (servers are 1/scale of a trace machine).
     pub scale: f64,
     /// Replay window [start, end) in trace seconds (`None`: from the first / to the last arrival).
     pub start: Option<f64>,
+    /// The window's end (see `start`).
     pub end: Option<f64>,
     /// Keep every `thin`-th job of the window (1: all). `--quick` thins the trace and shrinks
     /// the cluster by the same factor, so the offered load and its bursts stay while the work
@@ -70,21 +76,32 @@ pub struct TraceSpec {
 /// Why a task's request is not a job's.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RequestError {
+    /// A request outside (0, 1] of a server after scaling.
     #[error(
         "{what} request {value} (after scale {scale}) is not in (0, 1] of a server; raise or lower `scale`"
     )]
     Range {
+        /// The resource.
         what: &'static str,
+        /// The request as written.
         value: f64,
+        /// The scale it was multiplied by.
         scale: f64,
     },
+    /// A task requesting no resource.
     #[error("a task requesting neither CPU nor memory")]
     Nothing,
+    /// A duration longer than a job's service can be.
     #[error(
         "duration {seconds} s is more than {} slots of {slot} s (a job's service is at most that)",
         u32::MAX
     )]
-    Duration { seconds: f64, slot: f64 },
+    Duration {
+        /// The duration, seconds.
+        seconds: f64,
+        /// The slot length, seconds.
+        slot: f64,
+    },
 }
 
 /// A task's job: size per resource (CPU, memory) and service, in slots.
@@ -92,7 +109,9 @@ pub enum RequestError {
 pub struct TraceJob {
     /// Requests per resource; for single-resource modes only `req[0]` is used.
     pub req: [Size; 2],
+    /// Service time, slots.
     pub service: u32,
+    /// Copies of the task arriving together.
     pub instances: u32,
 }
 
@@ -163,9 +182,11 @@ impl TraceSpec {
 pub struct TraceSummary {
     /// First and last arrival in the replay window, seconds.
     pub first: f64,
+    /// The last arrival (see `first`).
     pub last: f64,
     /// Task records and jobs (instances) in the window.
     pub tasks: u64,
+    /// Jobs (instances) in the window.
     pub jobs: u64,
     /// The most jobs arriving within one slot of `slot` seconds (counted in slots from the
     /// first arrival, traffic scaling 1).
@@ -174,6 +195,7 @@ pub struct TraceSummary {
     pub largest_line: usize,
     /// The law of a job's size (the first resource for vector modes) and service, over jobs.
     pub sizes: SizeLaw,
+    /// The law of a job's service time, slots.
     pub service: ServiceLaw,
     /// Mean request per resource (CPU, memory) over jobs, fractions of a server.
     pub mean_req: [f64; 2],

@@ -115,6 +115,8 @@ pub struct JobSource {
 }
 
 impl JobSource {
+    /// Jobs with sizes from `sizes`, service times from `service` and arrival counts from
+    /// `arrivals`, each drawn from its own stream of `run_seed`.
     pub fn new(sizes: SizeLaw, service: ServiceLaw, arrivals: Arrivals, run_seed: u64) -> Self {
         let mut streams = Streams::new(run_seed);
         let mut source = JobSource {

@@ -44,25 +44,40 @@ pub struct TraceTask {
 /// A malformed trace.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
+    /// The file could not be read.
     #[error("{}: {source}", file.display())]
     Io {
+        /// The trace.
         file: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
-    /// `line` 0: about the whole file (its format), not one line.
+    /// A malformed field; `line` 0: about the whole file (its format), not one line.
     #[error("{}", format_error(file, *line, field, what))]
     Format {
+        /// The trace.
         file: PathBuf,
+        /// The line, from 1 (0: the whole file).
         line: usize,
+        /// The field.
         field: String,
+        /// What is wrong with it.
         what: String,
     },
-    #[error("{}:{line}: arrival {arrival} is earlier than the previous one, {previous}; sort the
-    #trace by arrival first (see data/README.md)", file.display())]
+    /// Arrivals out of order.
+    #[error(
+        "{}:{line}: arrival {arrival} is earlier than the previous one, {previous}; sort the \
+         trace by arrival first (see data/README.md)",
+        file.display()
+    )]
     Order {
+        /// The trace.
         file: PathBuf,
+        /// The line of the earlier arrival.
         line: usize,
+        /// Its arrival time.
         arrival: f64,
+        /// The previous line's arrival time.
         previous: f64,
     },
 }
@@ -78,9 +93,13 @@ fn format_error(file: &Path, line: usize, field: &str, what: &str) -> String {
 /// A trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum TraceFormat {
+    /// Alibaba cluster-trace-v2017 `batch_task.csv`.
     Alibaba2017,
+    /// Google cluster-data 2011 `task_events`.
     GoogleTaskEvents,
+    /// The Standard Workload Format of the Parallel Workloads Archive.
     Swf,
+    /// packlab's own CSV (arrival, duration, CPU, memory).
     Csv,
 }
 

@@ -8,8 +8,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use packlab::experiment::engine::Kind;
 use packlab::experiment::ExperimentFile;
+use packlab::experiment::engine::Kind;
 use packlab::limits::MAX_UNITS;
 use packlab::packing::sources;
 use packlab::workload::trace::{TraceFormat, TraceReader};

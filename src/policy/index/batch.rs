@@ -48,6 +48,7 @@ impl SortedBatch {
         !self.taken.is_empty()
     }
 
+    /// Empties the batch.
     pub fn clear(&mut self) {
         self.order.clear();
         self.link.clear();

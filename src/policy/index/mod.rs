@@ -126,6 +126,7 @@ impl Group {
 }
 
 impl SizeQueue {
+    /// Adds a waiting job.
     pub fn insert(&mut self, job: Job) {
         self.len += 1;
         if self.groups.is_empty() && self.small.len() < SMALL {
@@ -156,10 +157,12 @@ impl SizeQueue {
         }
     }
 
+    /// Jobs waiting.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// No job waiting.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -432,6 +435,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
         self.len
     }
 
+    /// No server indexed.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -725,10 +729,12 @@ impl ArrivalIndex {
         }
     }
 
+    /// Jobs held.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// No job held.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
