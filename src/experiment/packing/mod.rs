@@ -24,12 +24,22 @@ use std::path::{Path, PathBuf};
 
 pub use analysis::PackingOutcome;
 pub use output::write_packing_outputs;
-pub use run::{SchedulerResult, execute_packing};
+pub use run::SchedulerResult;
 pub use spec::{Evaluate, PackingClaim, PackingExperiment, SchedulerSpec};
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
 use super::engine::Kind;
+
+/// Runs every evaluator for every scheduler, in memory on `threads` threads (trials in
+/// parallel inside each evaluator; every random choice seeded by (seed, scheduler label,
+/// trial), so results do not depend on `threads`).
+pub fn execute_packing(
+    exp: &PackingExperiment,
+    threads: Option<usize>,
+) -> Result<PackingOutcome, crate::experiment::ExperimentError> {
+    crate::experiment::engine::run_in_memory(exp, threads)
+}
 
 impl Kind for PackingExperiment {
     type Unit = usize;

@@ -1,6 +1,5 @@
 //! The second stage of a packing experiment: each scheduler's unit, every evaluator run for it.
 
-use super::analysis::PackingOutcome;
 use super::{PackingExperiment, SchedulerSpec};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
@@ -32,16 +31,6 @@ pub struct SchedulerResult {
     /// (in the order of [`crate::constraints::vocabulary`]).
     #[serde(default)]
     pub pending_by_constraint: Vec<usize>,
-}
-
-/// Runs every evaluator for every scheduler, in memory on `threads` threads (trials in
-/// parallel inside each evaluator; every random choice seeded by (seed, scheduler label,
-/// trial), so results do not depend on `threads`).
-pub fn execute_packing(
-    exp: &PackingExperiment,
-    threads: Option<usize>,
-) -> Result<PackingOutcome, crate::experiment::ExperimentError> {
-    crate::experiment::engine::run_in_memory(exp, threads)
 }
 
 /// Expected cost of scheduler `i`: tasks × trials × evaluators (every scheduler alike but for

@@ -13,14 +13,22 @@ mod spec;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis::{FamilyCase, RegionOutcome, RegionRow};
+pub use analysis::RegionOutcome;
 pub use output::write_region_outputs;
-pub use run::execute_region;
+pub use run::{FamilyCase, RegionRow};
 pub use spec::{Family, RegionClaim, RegionExperiment, SetKind};
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
 use super::engine::Kind;
+
+/// Computes everything the experiment asks for, in memory on `threads` threads.
+pub fn execute_region(
+    exp: &RegionExperiment,
+    threads: Option<usize>,
+) -> Result<RegionOutcome, ExperimentError> {
+    crate::experiment::engine::run_in_memory(exp, threads)
+}
 
 impl Kind for RegionExperiment {
     type Unit = run::Unit;

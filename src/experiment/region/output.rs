@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::analysis::{FamilyCase, RegionOutcome, worst};
+use super::analysis::{RegionOutcome, worst};
+use super::run::FamilyCase;
 use super::{RegionExperiment, SetKind};
 use crate::experiment::common::{
     F6, MdTable, Report, create_dir, render_figure, report_claims_and_figures, write, write_claims,

@@ -8,7 +8,6 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::RegionExperiment;
-use super::analysis::{FamilyCase, RegionOutcome, RegionRow};
 use crate::configurations::Partition;
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
@@ -50,6 +49,27 @@ fn random_case(seed: u64, max_types: usize, j: u32) -> Vec<(Size, f64)> {
         a.1 /= total;
     }
     atoms
+}
+
+/// One row of region.csv.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RegionRow {
+    pub set: String,
+    pub j: Option<u32>,
+    pub per_server: f64,
+    pub traffic: f64,
+    /// Ratio to ρ* (an interval when ρ* is bracketed).
+    pub ratio: (f64, f64),
+}
+
+/// One random distribution of the family.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct FamilyCase {
+    pub atoms: Vec<(Size, f64)>,
+    pub mean: f64,
+    pub rho_star: f64,
+    pub kred: f64,
+    pub dyadic: f64,
 }
 
 /// One unit of a region experiment.
@@ -101,14 +121,6 @@ pub fn run(exp: &RegionExperiment, unit: &Unit) -> Result<Done, ExperimentError>
         Unit::Regions => regions(exp),
         Unit::Case(c) => case(exp, *c).map(Done::Case),
     }
-}
-
-/// Computes everything the experiment asks for, in memory on `threads` threads.
-pub fn execute_region(
-    exp: &RegionExperiment,
-    threads: Option<usize>,
-) -> Result<RegionOutcome, ExperimentError> {
-    crate::experiment::engine::run_in_memory(exp, threads)
 }
 
 /// ρ*, Theorem 1's bracket and the regions of K_RED and of the dyadic set for the size law.

@@ -22,7 +22,8 @@
 //!   relative error of the mean wait of at most `at_most` over its rows, and no re-synthesised
 //!   cluster failed to carry a load its ground truth carried.
 
-use super::results::{Outcome, mean_ci};
+use super::outcome::Outcome;
+use super::results::mean_ci;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::SearchSpec;
 use crate::experiment::queueing::run::ThresholdResult;

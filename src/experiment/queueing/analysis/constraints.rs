@@ -2,7 +2,8 @@
 //! the jobs requesting c and its ratio to the mean wait of all jobs, next to u*_c; and, with a
 //! re-synthesis, the ground truth against the re-synthesised cluster.
 
-use super::results::Outcome;
+use super::results::{SummaryRow, mean_ci};
+use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::{Experiment, QueueConstraints};
 
 /// One constraint's delay at one (policy, point), pooled over the replications.
@@ -36,13 +37,13 @@ impl ConstraintDelay {
 }
 
 /// Every constraint's delay at every (policy, point) with runs.
-pub fn delays(q: &QueueConstraints, out: &Outcome) -> Vec<ConstraintDelay> {
+pub fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<ConstraintDelay> {
     let n = q.truth.multipliers.len();
     // (policy, point) -> per constraint (jobs, wait sum, Σ demand, Σ supply, Σ u over runs);
     // then (all jobs, all waits, runs)
     type Cell = (Vec<(u64, f64, f64, f64, f64)>, u64, f64, u32);
     let mut pooled: std::collections::BTreeMap<(usize, usize), Cell> = Default::default();
-    for r in &out.runs {
+    for r in runs {
         let world = q.world(r.policy, r.replication);
         let cell = pooled
             .entry((r.policy, r.point))
@@ -169,7 +170,16 @@ impl Validation {
 /// were judged stable by a majority. Replications are paired (the same run seed on both
 /// clusters); a pair counts when both runs were judged stable (an unstable run's wait and
 /// utilisation measure the horizon, not the system), and the others are counted apart.
-pub fn validations(exp: &Experiment, q: &QueueConstraints, out: &Outcome) -> Vec<Validation> {
+pub fn validations(
+    exp: &Experiment,
+    q: &QueueConstraints,
+    runs: &[RunRecord],
+    summary: &[SummaryRow],
+) -> Vec<Validation> {
+    let runs_at = |policy: usize, point: usize| {
+        runs.iter()
+            .filter(move |r| r.policy == policy && r.point == point)
+    };
     use crate::sim::Verdict;
     let n = q.on_synthetic.iter().filter(|s| !**s).count();
     let mut rows = Vec::new();
@@ -178,17 +188,16 @@ pub fn validations(exp: &Experiment, q: &QueueConstraints, out: &Outcome) -> Vec
     }
     for policy in 0..n {
         for point in 0..exp.points.len() {
-            if out
-                .row(policy, point)
+            if summary
+                .iter()
+                .find(|r| r.policy == policy && r.point == point)
                 .is_none_or(|r| r.verdict != Verdict::Stable)
             {
                 continue;
             }
             let (mut pairs, mut failed) = (Vec::new(), 0);
-            for t in out.runs_at(policy, point) {
-                let Some(s) = out
-                    .runs_at(policy + n, point)
-                    .find(|s| s.replication == t.replication)
+            for t in runs_at(policy, point) {
+                let Some(s) = runs_at(policy + n, point).find(|s| s.replication == t.replication)
                 else {
                     continue;
                 };
@@ -206,7 +215,7 @@ pub fn validations(exp: &Experiment, q: &QueueConstraints, out: &Outcome) -> Vec
                     .iter()
                     .map(|p| f(if side == 0 { p.0 } else { p.1 }))
                     .collect();
-                super::results::mean_ci(&xs)
+                mean_ci(&xs)
             };
             rows.push(Validation {
                 policy,

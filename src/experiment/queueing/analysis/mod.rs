@@ -5,10 +5,12 @@
 
 mod claims;
 mod constraints;
+mod outcome;
 mod results;
 
 pub use constraints::{ConstraintDelay, kendall_tau, mean_abs_errors, trend};
-pub use results::{Outcome, SummaryRow, majority, mean_ci};
+pub use outcome::Outcome;
+pub use results::{SummaryRow, majority, mean_ci};
 
 use super::Experiment;
 use super::run::Done;
@@ -36,8 +38,8 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
     }
     out.summary = summarise(exp, &out.runs);
     if let Some(q) = &exp.constraints {
-        out.delays = constraints::delays(q, &out);
-        out.validations = constraints::validations(exp, q, &out);
+        out.delays = constraints::delays(q, &out.runs);
+        out.validations = constraints::validations(exp, q, &out.runs, &out.summary);
     }
     out.claims = claims::check(exp, &out);
     out

@@ -1,17 +1,11 @@
-//! What a queueing experiment found: runs, the summary per (policy, point), limits, the
-//! saturation estimates, the stability-versus-packing study and the claims.
+//! The summary per (policy, point) of a queueing experiment's runs, and the statistics it
+//! uses.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::constraints::{ConstraintDelay, Validation};
-use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::Experiment;
-use crate::experiment::queueing::SearchSpec;
 use crate::experiment::queueing::run::RunRecord;
-use crate::experiment::queueing::run::StudyRow;
-use crate::experiment::queueing::run::ThresholdResult;
 use crate::sim::{RunResult, Verdict};
-use crate::stability::saturation::Saturation;
 
 /// Mean queue over the replications of one (policy, point).
 #[derive(Clone, Debug)]
@@ -46,63 +40,6 @@ impl SummaryRow {
     /// that of the replay whatever its trend.
     pub fn measured(&self, trace: bool) -> bool {
         self.capped_runs == 0 && (trace || self.verdict == Verdict::Stable)
-    }
-}
-
-/// Everything a run of an experiment produced.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub runs: Vec<RunRecord>,
-    pub summary: Vec<SummaryRow>,
-    pub thresholds: Vec<ThresholdResult>,
-    /// Saturated throughput of the FIFO-FF policies with a `saturation` claim.
-    pub saturation: Vec<(usize, Saturation)>,
-    pub claims: Vec<ClaimResult>,
-    /// Stability next to packing, one row per scored policy (with `[compaction]`).
-    pub study: Vec<StudyRow>,
-    /// With `[constraints]`: every constraint's delay at every (policy, point) with runs.
-    pub delays: Vec<ConstraintDelay>,
-    /// With a re-synthesis: the ground truth against the re-synthesised cluster.
-    pub validations: Vec<Validation>,
-}
-
-impl Outcome {
-    /// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
-    pub fn saturated_load(&self, exp: &Experiment, policy: usize) -> Option<(f64, f64, f64)> {
-        let per_load = exp.rate_per_load();
-        self.saturation_of(policy).map(|s| {
-            (
-                s.throughput / per_load,
-                s.ci95.0 / per_load,
-                s.ci95.1 / per_load,
-            )
-        })
-    }
-
-    /// The summary row of (policy, point).
-    pub fn row(&self, policy: usize, point: usize) -> Option<&SummaryRow> {
-        self.summary
-            .iter()
-            .find(|r| r.policy == policy && r.point == point)
-    }
-
-    /// The runs of (policy, point), in replication order.
-    pub fn runs_at(&self, policy: usize, point: usize) -> impl Iterator<Item = &RunRecord> {
-        self.runs
-            .iter()
-            .filter(move |r| r.policy == policy && r.point == point)
-    }
-
-    /// The limit search of `policy` with `search` (every claim's search runs before the claims).
-    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> Option<&ThresholdResult> {
-        self.thresholds
-            .iter()
-            .find(|t| t.policy == policy && t.search == *search)
-    }
-
-    /// The saturated throughput of `policy`, if it was estimated.
-    pub fn saturation_of(&self, policy: usize) -> Option<Saturation> {
-        self.saturation.iter().find(|s| s.0 == policy).map(|s| s.1)
     }
 }
 

@@ -1,0 +1,67 @@
+//! What a queueing experiment found: runs, the summary per (policy, point), limits, the
+//! saturation estimates, the stability-versus-packing study, the tables derived per constraint
+//! and the claims.
+
+use super::constraints::{ConstraintDelay, Validation};
+use super::results::SummaryRow;
+use crate::experiment::common::ClaimResult;
+use crate::experiment::queueing::run::{RunRecord, StudyRow, ThresholdResult};
+use crate::experiment::queueing::{Experiment, SearchSpec};
+use crate::stability::saturation::Saturation;
+
+/// Everything a run of an experiment produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub runs: Vec<RunRecord>,
+    pub summary: Vec<SummaryRow>,
+    pub thresholds: Vec<ThresholdResult>,
+    /// Saturated throughput of the FIFO-FF policies with a `saturation` claim.
+    pub saturation: Vec<(usize, Saturation)>,
+    pub claims: Vec<ClaimResult>,
+    /// Stability next to packing, one row per scored policy (with `[compaction]`).
+    pub study: Vec<StudyRow>,
+    /// With `[constraints]`: every constraint's delay at every (policy, point) with runs.
+    pub delays: Vec<ConstraintDelay>,
+    /// With a re-synthesis: the ground truth against the re-synthesised cluster.
+    pub validations: Vec<Validation>,
+}
+
+impl Outcome {
+    /// A FIFO-FF policy's saturated throughput as a load: (estimate, 95 % low, 95 % high).
+    pub fn saturated_load(&self, exp: &Experiment, policy: usize) -> Option<(f64, f64, f64)> {
+        let per_load = exp.rate_per_load();
+        self.saturation_of(policy).map(|s| {
+            (
+                s.throughput / per_load,
+                s.ci95.0 / per_load,
+                s.ci95.1 / per_load,
+            )
+        })
+    }
+
+    /// The summary row of (policy, point).
+    pub fn row(&self, policy: usize, point: usize) -> Option<&SummaryRow> {
+        self.summary
+            .iter()
+            .find(|r| r.policy == policy && r.point == point)
+    }
+
+    /// The runs of (policy, point), in replication order.
+    pub fn runs_at(&self, policy: usize, point: usize) -> impl Iterator<Item = &RunRecord> {
+        self.runs
+            .iter()
+            .filter(move |r| r.policy == policy && r.point == point)
+    }
+
+    /// The limit search of `policy` with `search` (every claim's search runs before the claims).
+    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> Option<&ThresholdResult> {
+        self.thresholds
+            .iter()
+            .find(|t| t.policy == policy && t.search == *search)
+    }
+
+    /// The saturated throughput of `policy`, if it was estimated.
+    pub fn saturation_of(&self, policy: usize) -> Option<Saturation> {
+        self.saturation.iter().find(|s| s.0 == policy).map(|s| s.1)
+    }
+}
