@@ -32,6 +32,7 @@ pub const MAX_CONFIGURATIONS: usize = 20_000;
 /// use which group, and each group's share of the servers.
 #[derive(Clone, Debug)]
 pub struct ConstrainedWorkload<'a> {
+    /// The job sizes.
     pub sizes: &'a [Size],
     /// `demand[i][a]`: the probability that a job has size i and class a.
     pub demand: &'a [Vec<f64>],

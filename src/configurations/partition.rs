@@ -7,9 +7,15 @@ use crate::model::Size;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartitionKind {
     /// X_J: cuts at 2^−m and (2/3)·2^−m, 2J+1 intervals (section 4).
-    Universal { j: u32 },
+    Universal {
+        /// The depth J.
+        j: u32,
+    },
     /// Cuts at 2^−m only, J+1 intervals (section 6's 1/2-only partition).
-    Dyadic { j: u32 },
+    Dyadic {
+        /// The depth J.
+        j: u32,
+    },
     /// Any list of cut points.
     Custom,
 }
@@ -46,8 +52,10 @@ pub const MAX_J: u32 = 30;
 /// Why cut points do not make a partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PartitionError {
+    /// A cut point given twice.
     #[error("distinct cut points")]
     Repeated,
+    /// A cut point outside (0, 1).
     #[error("cut points strictly between 0 and 1")]
     OutOfRange,
 }
@@ -102,6 +110,7 @@ impl Partition {
         Ok(Partition::new(uppers, PartitionKind::Custom))
     }
 
+    /// Its family.
     pub fn kind(&self) -> PartitionKind {
         self.kind
     }

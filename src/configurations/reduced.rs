@@ -131,10 +131,12 @@ impl ReducedSet {
         self.universal
     }
 
+    /// The number of configurations.
     pub fn len(&self) -> usize {
         self.configs.len()
     }
 
+    /// No configuration.
     pub fn is_empty(&self) -> bool {
         self.configs.is_empty()
     }
@@ -146,10 +148,12 @@ impl ReducedSet {
         if n > 0 { j } else { usize::MAX }
     }
 
+    /// Configuration `i`.
     pub fn get(&self, i: usize) -> ReducedConfig {
         self.configs[i]
     }
 
+    /// Every configuration, in index order.
     pub fn iter(&self) -> impl Iterator<Item = &ReducedConfig> {
         self.configs.iter()
     }

@@ -36,8 +36,10 @@ pub struct Region {
 /// The LP failed (a bug or a degenerate input).
 #[derive(Debug, thiserror::Error)]
 pub enum RegionError {
+    /// The solver failed, with its message.
     #[error("linear programme failed: {0}")]
     Lp(String),
+    /// The workload cannot be a programme's input (why).
     #[error("invalid workload: {0}")]
     Input(String),
 }

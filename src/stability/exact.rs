@@ -21,7 +21,9 @@ use crate::model::Size;
 /// Which policy the chain follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExactPolicy {
+    /// FIFO-FF.
     FifoFf,
+    /// BF-J/S.
     BfJs,
 }
 
@@ -31,6 +33,7 @@ pub enum ExactError {
     /// Dense LU costs O(states³): larger chains are refused.
     #[error("more than {0} states")]
     TooManyStates(usize),
+    /// The balance equations have no unique solution.
     #[error("the chain's balance equations are singular")]
     Singular,
 }
@@ -38,12 +41,15 @@ pub enum ExactError {
 /// A tiny system.
 #[derive(Clone, Debug)]
 pub struct TinySystem {
+    /// Servers L.
     pub servers: usize,
     /// The two job sizes, with the probability of the first.
     pub sizes: [Size; 2],
+    /// The probability that a job has the first size.
     pub p_first: f64,
     /// Arrival rate λ (Poisson batches) and service probability μ per slot.
     pub lambda: f64,
+    /// The service probability μ per slot (see `lambda`).
     pub mu: f64,
     /// Queue truncation N.
     pub cap: usize,
@@ -52,7 +58,9 @@ pub struct TinySystem {
 /// The exact solution.
 #[derive(Clone, Debug)]
 pub struct ExactResult {
+    /// States of the truncated chain.
     pub states: usize,
+    /// The stationary mean queue, jobs.
     pub mean_queue: f64,
     /// Stationary probability that the queue holds N jobs (truncation diagnostic).
     pub mass_at_cap: f64,

@@ -121,6 +121,7 @@ pub struct BracketStep {
 }
 
 impl BracketStep {
+    /// Upper bound − lower bound.
     pub fn width(&self) -> f64 {
         self.upper_bound - self.lower_bound
     }
