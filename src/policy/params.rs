@@ -202,7 +202,8 @@ pub(super) fn stall(p: &PolicyParams<'_>) -> Result<Option<f64>, ParamError> {
 
 /// The job sizes of a policy that needs finitely many (MaxWeight).
 pub(super) fn finite_sizes(sizes: &SizeLaw) -> Result<Vec<Size>, ParamError> {
-    let atoms = sizes.atoms().ok_or_else(|| {
+    // an empty law (no sizes to build for, as `PolicySpec::from_name` passes) is refused too
+    let atoms = sizes.atoms().filter(|a| !a.is_empty()).ok_or_else(|| {
         ParamError::new(
             "name",
             "finitely many job sizes for \"max-weight\" (workload.sizes with dist = \"discrete\" or \"empirical\")",

@@ -165,6 +165,17 @@ mod tests {
     }
 
     #[test]
+    fn from_name_builds_the_parameterless_policies_only() {
+        for name in ["bf-js", "bf-j", "bf-s", "fifo-ff"] {
+            assert_eq!(PolicySpec::from_name(name).map(|s| s.name()), Some(name));
+        }
+        // VQS needs J; MaxWeight needs finitely many sizes
+        for name in ["vqs", "vqs-bf", "max-weight", "no-such-policy"] {
+            assert!(PolicySpec::from_name(name).is_none(), "{name}");
+        }
+    }
+
+    #[test]
     fn names_are_unique_and_found() {
         for (i, e) in POLICIES.iter().enumerate() {
             assert!(POLICIES[..i].iter().all(|o| o.name != e.name));
