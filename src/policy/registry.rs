@@ -1,7 +1,9 @@
 //! Every policy an experiment file can name, one entry each: name, parameter keys, a line of
-//! documentation, how its parameters are validated, and its colour in figures. Validation
-//! messages, `--help`, figures and benchmarks read this list, so adding a policy is its own
-//! file (the [`super::Policy`] and its [`PolicyEntry`]) and one line here.
+//! documentation, how its parameters are validated, its colour in figures, its cost per slot
+//! (for the estimate shown before a run) and whether it serves jobs in arrival order (the
+//! saturation rule). Validation messages, `--help`, figures, cost estimates, claims and
+//! benchmarks read this list, so adding a policy is its own file (the [`super::Policy`] and
+//! its [`PolicyEntry`]) and one line here.
 
 pub use super::entry::PolicyEntry;
 use super::params::{ParamError, PolicyParams};
