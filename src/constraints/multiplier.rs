@@ -10,14 +10,18 @@ use super::table::Eligibility;
 /// One constraint's multiplier.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Multiplier {
+    /// The constraint, as written.
     pub constraint: String,
     /// Tasks requesting the constraint, and machines satisfying it.
     pub tasks: usize,
+    /// Machines satisfying it.
     pub machines: usize,
     /// Per resource: share of the demand, share of the supply, and their ratio (`NaN` for a
     /// resource no task requests; `inf` if no machine satisfies the constraint).
     pub demand_share: Vec<f64>,
+    /// Per resource, the share of the supply (machines satisfying it).
     pub supply_share: Vec<f64>,
+    /// Per resource, demand share over supply share.
     pub u: Vec<f64>,
     /// The maximum of `u` over the resources requested (`u*_c`).
     pub u_max: f64,

@@ -15,11 +15,17 @@ pub fn is_number(s: &str) -> bool {
 /// A relational operator of a constraint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum Op {
+    /// `=`
     Eq,
+    /// `!=`
     Ne,
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
 }
 
@@ -72,8 +78,11 @@ impl Op {
 /// a number or as text is the attribute's type, see [`super::table::AttrType`]).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct Constraint {
+    /// The attribute.
     pub attr: String,
+    /// The comparison.
     pub op: Op,
+    /// The value, as written.
     pub value: String,
 }
 
@@ -81,7 +90,9 @@ pub struct Constraint {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{text}` is not `attribute operator value` (operators =, !=, <, <=, >, >=): {why}")]
 pub struct SyntaxError {
+    /// The text read.
     pub text: String,
+    /// What is wrong with it.
     pub why: &'static str,
 }
 

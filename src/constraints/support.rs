@@ -30,20 +30,35 @@ pub const MAX_SETS: usize = 1 << 16;
 /// A characterisation the simulator cannot use.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SupportError {
+    /// A task cluster draws from too many constraint sets.
     #[error(
         "task statistical cluster {cluster} has {free} frequencies strictly between 0 and 1; the simulator enumerates the constraint sets a cluster can draw and takes at most {MAX_FREE}"
     )]
-    TooMany { cluster: usize, free: usize },
+    TooMany {
+        /// The task cluster.
+        cluster: usize,
+        /// Its frequencies strictly between 0 and 1.
+        free: usize,
+    },
+    /// The task clusters draw from too many constraint sets in all.
     #[error(
         "the task statistical clusters can draw {sets} constraint sets in all (2 to the number of \
          each cluster's frequencies strictly between 0 and 1, added up); the simulator enumerates \
          them and takes at most {MAX_SETS}"
     )]
-    TooManySets { sets: usize },
+    TooManySets {
+        /// Constraint sets over all task clusters.
+        sets: usize,
+    },
+    /// A task cluster none of whose constraint sets any server satisfies.
     #[error(
         "task statistical cluster {cluster}: no constraint set it can draw is satisfied by any of the servers, so its jobs could never run"
     )]
-    NeverRunnable { cluster: usize },
+    NeverRunnable {
+        /// The task cluster.
+        cluster: usize,
+    },
+    /// A constraint the servers' attributes cannot decide.
     #[error(transparent)]
     Constraint(#[from] ConstraintError),
 }
@@ -54,9 +69,13 @@ pub enum SupportError {
 /// having capacity 1), and their ratio, the Utilization Multiplier u*_c.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ServerMultiplier {
+    /// The constraint.
     pub constraint: Constraint,
+    /// The share of jobs requesting it.
     pub demand_share: f64,
+    /// The share of servers satisfying it.
     pub supply_share: f64,
+    /// Their ratio, u*_c.
     pub u: f64,
 }
 

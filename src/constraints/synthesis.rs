@@ -19,7 +19,9 @@ use super::table::Properties;
 /// A statistical cluster: occurrence fraction and constraint frequency vector.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StatCluster {
+    /// The fraction of machines (or tasks) in the cluster.
     pub share: f64,
+    /// Per constraint of the vocabulary, the fraction of its members that have it.
     pub frequency: Vec<f64>,
 }
 
@@ -27,10 +29,13 @@ pub struct StatCluster {
 /// machine and task statistical clusters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Characterisation {
+    /// The constraints the clusters' frequencies refer to, in order.
     pub vocabulary: Vec<Constraint>,
     /// Possible values of each attribute the vocabulary names (numbers for a numeric one).
     pub values: BTreeMap<String, Vec<String>>,
+    /// The machine statistical clusters.
     pub machines: Vec<StatCluster>,
+    /// The task statistical clusters.
     pub tasks: Vec<StatCluster>,
 }
 
@@ -70,7 +75,9 @@ fn quota(weights: impl Iterator<Item = f64>, n: usize) -> Vec<usize> {
 /// A machine drawn by Algorithm 2.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SynthMachine {
+    /// The machine cluster it was drawn from.
     pub cluster: usize,
+    /// Its attributes.
     pub properties: Properties,
     /// Whether some drawn constraints could not all be satisfied together (the attribute's
     /// values offered none that satisfies them all); the machine then satisfies as many as

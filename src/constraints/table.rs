@@ -23,36 +23,59 @@ pub enum AttrType {
 /// A constraint set that cannot be used on this cluster.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConstraintError {
+    /// A constraint's text is not a constraint.
     #[error(transparent)]
     Syntax(#[from] super::predicate::SyntaxError),
+    /// An attribute no machine has.
     #[error("unknown attribute `{attr}` in `{constraint}` (the machines have: {known})")]
     UnknownAttribute {
+        /// The attribute.
         attr: String,
+        /// The constraint naming it.
         constraint: String,
+        /// The attributes the machines have.
         known: String,
     },
+    /// An ordering operator on a categorical attribute.
     #[error(
         "operator `{op}` in `{constraint}` needs a numeric attribute, and `{attr}` is categorical (use = or !=)"
     )]
     OperatorForType {
+        /// The operator.
         op: &'static str,
+        /// The attribute.
         attr: String,
+        /// The constraint.
         constraint: String,
     },
+    /// A numeric attribute compared with text.
     #[error("`{constraint}`: `{attr}` is numeric, and `{value}` is not a number")]
     NotANumber {
+        /// The attribute.
         attr: String,
+        /// The value.
         value: String,
+        /// The constraint.
         constraint: String,
     },
+    /// A constraint set no machine satisfies.
     #[error("no machine satisfies every constraint of `{set}`: such a task could never run")]
-    Unsatisfiable { set: String },
+    Unsatisfiable {
+        /// The set, as written.
+        set: String,
+    },
+    /// Too many (set, attribute row) pairs to decide.
     #[error(
         "{classes} distinct constraint sets on {kinds} distinct machine attribute rows: more \
          than {} pairs to decide eligibility for",
         crate::limits::MAX_ELIGIBILITY
     )]
-    TooLarge { classes: usize, kinds: usize },
+    TooLarge {
+        /// Distinct constraint sets.
+        classes: usize,
+        /// Distinct machine attribute rows.
+        kinds: usize,
+    },
 }
 
 /// The constraints of a set, as written in files (`a = 1; b >= 2`).
@@ -233,10 +256,12 @@ impl Eligibility {
         self.allowed.iter().all(|r| r.iter().all(|&b| b))
     }
 
+    /// The machine kinds (distinct attribute rows), in index order.
     pub fn kinds(&self) -> &[Properties] {
         &self.kinds
     }
 
+    /// The task classes (distinct constraint sets; class 0 the empty one), in index order.
     pub fn classes(&self) -> &[ConstraintSet] {
         &self.classes
     }
