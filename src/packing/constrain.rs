@@ -19,8 +19,9 @@ pub const MAX_DRAWS: u32 = 1000;
 /// What a synthesis did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SynthesisTally {
-    /// Machines per machine statistical cluster, and tasks per task statistical cluster.
+    /// Machines per machine statistical cluster.
     pub machines: Vec<usize>,
+    /// Tasks per task statistical cluster.
     pub tasks: Vec<usize>,
     /// Machines whose drawn constraints contradicted each other (they satisfy as many as the
     /// attribute values allow).
@@ -36,7 +37,9 @@ pub struct SynthesisTally {
     "task statistical cluster {cluster}: {MAX_DRAWS} draws in a row gave constraints no machine with room for the task satisfies (last: `{last}`)"
 )]
 pub struct SynthesisError {
+    /// The task statistical cluster.
     pub cluster: usize,
+    /// Its last draw, as written.
     pub last: String,
 }
 

@@ -18,7 +18,9 @@ use crate::rng::derive_seed;
 pub struct Scheduler {
     /// Task indices in placement order (see [`super::place::task_order`]).
     pub order: Vec<usize>,
+    /// How a machine is chosen for a task.
     pub scorer: Scorer,
+    /// NUMA nodes and the layer of awareness (`None`: machines without nodes).
     pub numa: Option<Numa>,
 }
 
@@ -174,10 +176,13 @@ pub fn compact_trial(
 /// The result of repeated compaction trials.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Compaction {
+    /// Each trial.
     pub trials: Vec<CompactionTrial>,
     /// The 90th percentile (nearest rank) of the trials' sizes, and their range.
     pub p90: usize,
+    /// The smallest trial's size.
     pub min: usize,
+    /// The largest trial's size.
     pub max: usize,
 }
 
@@ -315,8 +320,11 @@ pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -
 pub struct Inflated {
     /// Tasks after inflation over tasks before.
     pub factor: f64,
+    /// Tasks after inflation.
     pub tasks: usize,
+    /// Of them, tasks left pending.
     pub pending: usize,
+    /// Per resource, the fraction of the capacity in use.
     pub utilization: [f64; MAX_DIMS],
 }
 

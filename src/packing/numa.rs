@@ -42,6 +42,7 @@ impl Layer {
     /// Names in experiment files.
     pub const NAMES: &'static [&'static str] = &["default", "machine", "machine+cluster"];
 
+    /// The layer named `s` (one of [`Layer::NAMES`]).
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "default" => Layer::Default,
@@ -51,6 +52,7 @@ impl Layer {
         })
     }
 
+    /// Its name in experiment files.
     pub fn name(self) -> &'static str {
         match self {
             Layer::Default => "default",
@@ -118,6 +120,7 @@ pub fn split(cap: &Resources, shares: &[f64]) -> Vec<NodeResources> {
 /// Where a task's CPU and memory were taken from: an amount per node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Allocation {
+    /// Per node, the CPU and memory taken from it.
     pub parts: [NodeResources; MAX_NODES],
     /// All of it from one node.
     pub fit: bool,
@@ -165,10 +168,12 @@ impl NumaMachines {
         self.free.push(c);
     }
 
+    /// Machines held.
     pub fn len(&self) -> usize {
         self.count.len()
     }
 
+    /// No machine held.
     pub fn is_empty(&self) -> bool {
         self.count.is_empty()
     }
@@ -286,7 +291,9 @@ impl NumaMachines {
 /// A NUMA set-up of a scheduler: the node layout and the layer of awareness.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Numa {
+    /// How a machine's resources are split into nodes.
     pub layout: NumaLayout,
+    /// The scheduler's awareness of the nodes.
     pub layer: Layer,
 }
 

@@ -31,13 +31,18 @@ use crate::model::Size;
 /// The order in which tasks are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum JobOrder {
+    /// Jobs in arrival order.
     Arrival,
+    /// Jobs by decreasing CPU request of their largest task.
     Cpu,
+    /// Jobs by decreasing memory request of their largest task.
     Memory,
+    /// Jobs by decreasing CPU + memory (fractions of the largest machine) of their largest task.
     Sum,
 }
 
 impl JobOrder {
+    /// The order named `s` in experiment files.
     pub fn from_name(s: &str) -> Option<Self> {
         Some(match s {
             "arrival" => JobOrder::Arrival,
@@ -85,12 +90,14 @@ pub struct Packing {
     pub free: Vec<Resources>,
     /// For each task, the position (in `machines`) of its machine, or `None` if pending.
     pub assigned: Vec<Option<u32>>,
+    /// Tasks left pending.
     pub pending: usize,
     /// NUMA-fit bookkeeping, when the machines have NUMA nodes.
     pub numa: Option<NumaCount>,
 }
 
 impl Packing {
+    /// The fraction of the tasks left pending (0 without tasks).
     pub fn pending_fraction(&self) -> f64 {
         if self.assigned.is_empty() {
             0.0

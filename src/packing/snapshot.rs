@@ -14,8 +14,11 @@ pub use crate::model::{MAX_DIMS, Resources};
 /// [`Placement`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Task {
+    /// The job it belongs to.
     pub job: u32,
+    /// Its request per resource.
     pub request: Resources,
+    /// Its constraint class.
     pub class: u32,
 }
 
@@ -36,6 +39,7 @@ impl Task {
 pub struct Placement {
     /// Per machine, its kind in `table`.
     pub kind: Vec<u32>,
+    /// Which task class may run on which machine kind.
     pub table: Arc<Eligibility>,
 }
 
@@ -55,7 +59,9 @@ impl Placement {
 pub struct Snapshot {
     /// Dimensions in use (1 to 3); the others are 0 everywhere.
     pub dims: usize,
+    /// Every machine's capacity per resource.
     pub machines: Vec<Resources>,
+    /// Every task, in the snapshot's order.
     pub tasks: Vec<Task>,
     /// Machine attributes and task constraints, if the source has any.
     pub placement: Option<Placement>,

@@ -12,15 +12,22 @@ use crate::model::Size;
 /// A malformed source file.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
+    /// The file could not be read.
     #[error("{file}: {source}")]
     Io {
+        /// The file.
         file: String,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// A malformed line.
     #[error("{file}:{line}: {what}")]
     Format {
+        /// The file.
         file: String,
+        /// The line, from 1.
         line: usize,
+        /// What is wrong with it.
         what: String,
     },
 }
@@ -159,8 +166,11 @@ fn check_fit_classes(
 /// One OR-Library instance: items and bin capacity as integers, with the known optimum.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BinPacking {
+    /// The instance's name in the file.
     pub name: String,
+    /// The bin capacity.
     pub capacity: u64,
+    /// The item sizes.
     pub items: Vec<u64>,
     /// The optimum number of bins (known for these instances).
     pub optimum: usize,
