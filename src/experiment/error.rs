@@ -1,52 +1,103 @@
 //! Errors of the experiment layer. Every message names the file, and for a bad value the key
 //! and what is expected, so a user can fix the input without reading code.
 
+#![warn(missing_docs)]
+
 use std::path::PathBuf;
 
 /// Bad input (exit status 2), a failure to write outputs, or an interruption.
 #[derive(Debug, thiserror::Error)]
 pub enum ExperimentError {
+    /// The experiment file could not be read.
     #[error("{}: cannot read the experiment file: {source}", file.display())]
     Read {
+        /// The experiment file.
         file: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// The file is not TOML, or a value of the wrong type (the parser's message, with the line).
     #[error("{}: {message}", file.display())]
-    Parse { file: PathBuf, message: String },
+    Parse {
+        /// The experiment file.
+        file: PathBuf,
+        /// The parser's message.
+        message: String,
+    },
+    /// A value packlab refuses: the key, what it expects, what it got.
     #[error("{}: key `{key}`: expected {expected}, got {got}", file.display())]
     Invalid {
+        /// The experiment file.
         file: PathBuf,
+        /// The key, in full (`policy[0].J`).
         key: String,
+        /// What the key should hold.
         expected: String,
+        /// What it holds.
         got: String,
     },
+    /// An output could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
+        /// The output.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// A figure could not be drawn.
     #[error("cannot draw {}: {message}", path.display())]
-    Plot { path: PathBuf, message: String },
+    Plot {
+        /// The figure.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The slot loop found a broken invariant (a bug) or was stopped.
     #[error(transparent)]
     Sim(#[from] crate::sim::SimError),
+    /// The journal could not be read or written.
     #[error(transparent)]
     Journal(#[from] super::journal::JournalError),
+    /// The output folder's journal is of another experiment (or another packlab).
     #[error(
         "{}: its journal is of another experiment: {what}; run with --fresh to start afresh \
          (its results will be discarded), or choose another --out",
         dir.display()
     )]
-    JournalMismatch { dir: PathBuf, what: String },
+    JournalMismatch {
+        /// The output folder.
+        dir: PathBuf,
+        /// What differs.
+        what: String,
+    },
+    /// The output folder cannot be used.
     #[error("output folder {}: {what}", dir.display())]
-    Folder { dir: PathBuf, what: String },
+    Folder {
+        /// The output folder.
+        dir: PathBuf,
+        /// Why.
+        what: String,
+    },
+    /// Another packlab holds the output folder's lock.
     #[error(
         "output folder {} is in use by another packlab ({holder}); wait for it, or choose \
          another --out",
         dir.display()
     )]
-    Locked { dir: PathBuf, holder: String },
+    Locked {
+        /// The output folder.
+        dir: PathBuf,
+        /// Who holds the lock (pid and host).
+        holder: String,
+    },
+    /// Shards' journals that cannot be merged.
     #[error("{}: cannot merge: {what}", dir.display())]
-    Shards { dir: PathBuf, what: String },
+    Shards {
+        /// The output folder.
+        dir: PathBuf,
+        /// Why.
+        what: String,
+    },
     /// A signal stopped the run; the journal keeps `kept` of `total` units.
     #[error(
         "interrupted by signal {signal}: {kept} of {total} units kept in the journal of {}; \
@@ -54,19 +105,27 @@ pub enum ExperimentError {
         dir.display()
     )]
     Interrupted {
+        /// The signal's number.
         signal: i32,
+        /// Units finished and journaled.
         kept: usize,
+        /// Units of the plan.
         total: usize,
+        /// The output folder.
         dir: PathBuf,
     },
+    /// Submitting to Slurm failed (what went wrong).
     #[error("slurm: {0}")]
     Slurm(String),
     /// A signal stopped units in flight (turned into `Interrupted` by the engine).
     #[error("stopped by a signal")]
     Cancelled,
+    /// A linear programme of a stability region failed.
     #[error("{}: {source}", file.display())]
     Region {
+        /// The experiment file.
         file: std::path::PathBuf,
+        /// The programme's error.
         source: crate::configurations::region::RegionError,
     },
 }
