@@ -35,6 +35,7 @@
 //! a policy of one's own joins the built-in ones through [`policy::registry::register`].
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod configurations;
 pub mod constraints;

@@ -50,6 +50,7 @@ pub const THREADS_PER_CORE: usize = 4;
 /// Measured costs for the time estimate printed before a long run (one core, `cargo bench
 /// --bench policies`): an empty slot and a job's arrival, placement and departure.
 pub const NS_PER_SLOT: f64 = 25.0;
+/// See [`NS_PER_SLOT`].
 pub const NS_PER_JOB: f64 = 300.0;
 /// Measured cost of scoring one machine for one task in a packing evaluator.
 pub const NS_PER_MACHINE_SCORED: f64 = 8.0;

@@ -11,8 +11,6 @@
 //!
 //! Other real numbers are rounded to the nearest multiple once, when they are read.
 
-#![warn(missing_docs)]
-
 use std::fmt;
 
 /// A job's resource requirement (or a capacity), in units of `1 / Size::UNIT` of one server.

@@ -3,8 +3,6 @@
 //! so every policy at a point sees the same jobs (common random numbers), and never from the
 //! thread that runs it. The generator is PCG-64 (MCG variant, `rand_pcg::Pcg64Mcg`).
 
-#![warn(missing_docs)]
-
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 

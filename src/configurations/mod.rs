@@ -1,7 +1,5 @@
 //! Partitions, configurations and the reduced set K_RED (docs/theory.md sections 2, 4 and 5).
 
-#![warn(missing_docs)]
-
 pub mod constrained;
 pub mod knapsack;
 pub mod numa;

@@ -6,8 +6,6 @@
 //! how much a constraint concentrates demand; synthesis draws realistic attributes and
 //! constraints from statistical clusters.
 
-#![warn(missing_docs)]
-
 pub mod multiplier;
 pub mod predicate;
 pub mod support;

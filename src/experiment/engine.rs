@@ -91,9 +91,13 @@ pub struct Options {
 /// written (none for a shard) and whether it was the `--quick` plan.
 #[derive(Clone, Debug)]
 pub struct Ran {
+    /// The claims' results.
     pub claims: Vec<ClaimResult>,
+    /// The line to print.
     pub done: String,
+    /// The files written.
     pub files: Vec<PathBuf>,
+    /// It was the `--quick` plan.
     pub quick: bool,
 }
 

@@ -1,8 +1,6 @@
 //! Errors of the experiment layer. Every message names the file, and for a bad value the key
 //! and what is expected, so a user can fix the input without reading code.
 
-#![warn(missing_docs)]
-
 use std::path::PathBuf;
 
 /// Bad input (exit status 2), a failure to write outputs, or an interruption.

@@ -97,13 +97,20 @@ impl JournalHeader {
 /// Why a journal cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
+    /// It could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The journal.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// It is not a journal packlab wrote.
     #[error("{}: not a packlab journal (or one cut short in its header)", path.display())]
-    NotAJournal { path: PathBuf },
+    NotAJournal {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// An open journal, appending.
@@ -242,6 +249,7 @@ fn records(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
 /// What a journal holds.
 #[derive(Clone, Debug)]
 pub struct Contents {
+    /// Its header.
     pub header: JournalHeader,
     /// Each unit's index in the plan and its result's bytes, in the order they finished.
     pub units: Vec<(u32, Vec<u8>)>,

@@ -33,8 +33,11 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// An experiment file of any kind.
 #[derive(Clone, Debug)]
 pub enum ExperimentFile {
+    /// A queueing file (the default kind).
     Queueing(Box<Experiment>),
+    /// A region file.
     Region(Box<RegionExperiment>),
+    /// A packing file.
     Packing(Box<PackingExperiment>),
 }
 

@@ -19,12 +19,17 @@ pub struct SlurmSpec {
     pub experiment: PathBuf,
     /// The output folder, absolute.
     pub out: PathBuf,
+    /// The experiment's name (the jobs' names).
     pub name: String,
+    /// Shards, one array task each.
     pub shards: u32,
+    /// Run the `--quick` plan.
     pub quick: bool,
+    /// `--partition` of every job.
     pub partition: Option<String>,
     /// `--time` of every job, Slurm's format (for example `2:00:00`).
     pub time: Option<String>,
+    /// `--cpus-per-task` of every shard.
     pub cpus_per_task: u32,
     /// Further `#SBATCH` lines, as written after `#SBATCH ` (for example `--mem=4G`).
     pub extra: Vec<String>,

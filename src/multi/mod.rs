@@ -21,8 +21,6 @@
 //! Scan-based scorers cost O(L) per job placed and the server's view O(queue) per departure
 //! server; first fit uses the packing module's max-tree.
 
-#![warn(missing_docs)]
-
 mod policy;
 mod source;
 mod tally;

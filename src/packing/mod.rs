@@ -2,8 +2,6 @@
 //! docs/theory.md section 11): the snapshot model and its sources, placement by scoring machines,
 //! and the evaluators.
 
-#![warn(missing_docs)]
-
 pub mod constrain;
 pub mod evaluate;
 pub mod numa;

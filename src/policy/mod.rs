@@ -4,8 +4,6 @@
 //! places them on servers when the slot loop asks. The loop owns time, arrivals, departures,
 //! metrics and stopping.
 
-#![warn(missing_docs)]
-
 mod bestfit;
 pub mod classes;
 mod entry;

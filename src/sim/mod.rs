@@ -9,8 +9,6 @@
 //! the slots in between at once, with the queue, the capacity in use and the waiting work they
 //! all share. The result is the same as simulating them, number for number.
 
-#![warn(missing_docs)]
-
 mod calendar;
 pub mod cancel;
 mod cluster;

@@ -1,8 +1,6 @@
 //! Stability, computed and measured: supportable regions by linear programming, brackets for
 //! continuous sizes (docs/theory.md sections 2, 5, 6, 12).
 
-#![warn(missing_docs)]
-
 pub mod exact;
 pub mod region;
 pub mod saturation;

@@ -4,8 +4,6 @@
 //! Laws are built from the experiment spec after validation; nothing here is deserialised
 //! directly. Every law is exact on the fixed-point grid of [`Size`](crate::model::Size).
 
-#![warn(missing_docs)]
-
 mod laws;
 pub mod replay;
 mod source;

@@ -5,10 +5,15 @@
 /// In `claims.csv` the `holds` column reads `true`, `false` or `not checked`.
 #[derive(Clone, Debug, Default)]
 pub struct ClaimResult {
+    /// The claim in words.
     pub claim: String,
+    /// What it expects.
     pub expected: String,
+    /// What was measured.
     pub observed: String,
+    /// The numbers behind the measurement.
     pub evidence: String,
+    /// Whether it holds.
     pub holds: bool,
     /// Why the claim could not be checked in this run (only under `--quick`, whose shortened
     /// plan can lack what the claim needs; validation refuses such claims otherwise). A claim

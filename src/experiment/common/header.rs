@@ -18,6 +18,7 @@ pub struct Header {
     pub source: String,
     /// Names the output folder: `[a-z0-9_-]+`.
     pub name: String,
+    /// One line on what the experiment is for.
     pub description: String,
     /// Every random stream derives from it (default 1).
     pub seed: u64,

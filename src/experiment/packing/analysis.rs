@@ -8,7 +8,9 @@ use crate::experiment::common::ClaimResult;
 /// Everything a packing experiment computed.
 #[derive(Clone, Debug)]
 pub struct PackingOutcome {
+    /// Each scheduler's results, in file order.
     pub results: Vec<SchedulerResult>,
+    /// The claims' results.
     pub claims: Vec<ClaimResult>,
 }
 

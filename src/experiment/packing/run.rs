@@ -15,17 +15,27 @@ use crate::rng::derive_seed;
 /// One scheduler's results.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SchedulerResult {
+    /// Per resource, the fraction of the capacity in use after the first packing.
     pub utilization: [f64; 3],
+    /// Tasks left pending by it.
     pub pending: usize,
+    /// Machines left empty.
     pub empty: usize,
+    /// Per fragmentation threshold, machines counted full.
     pub full: Vec<usize>,
+    /// Power under Stein et al.'s model, as a fraction of every machine at full power.
     pub power: f64,
+    /// Per hole-filling unit size, the utilisation per resource after filling.
     pub holes: Vec<[f64; 3]>,
     /// Per (kind, conforming): the sweep.
     pub inflation: Vec<(Inflation, bool, Vec<Inflated>)>,
+    /// Monte-Carlo inflation's trials, if it ran.
     pub monte_carlo: Option<Vec<Inflated>>,
+    /// Per compaction τ, the trials.
     pub compaction: Vec<Compaction>,
+    /// Expansion's trials.
     pub expansion: Vec<Expansion>,
+    /// Per machine fraction x, the throughput T(x).
     pub throughput: Vec<f64>,
     /// With placement constraints: tasks left pending by the first packing, per constraint
     /// (in the order of [`crate::constraints::vocabulary`]).

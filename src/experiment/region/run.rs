@@ -54,9 +54,13 @@ fn random_case(seed: u64, max_types: usize, j: u32) -> Vec<(Size, f64)> {
 /// One row of region.csv.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RegionRow {
+    /// The set, in words (all configurations, K_RED or the dyadic set).
     pub set: String,
+    /// Its depth J, for a restricted set.
     pub j: Option<u32>,
+    /// c = λ*/(μ L): the most jobs per server per mean service time it supports.
     pub per_server: f64,
+    /// Its supportable traffic intensity.
     pub traffic: f64,
     /// Ratio to ρ* (an interval when ρ* is bracketed).
     pub ratio: (f64, f64),
@@ -65,10 +69,15 @@ pub struct RegionRow {
 /// One random distribution of the family.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FamilyCase {
+    /// Its sizes and their probabilities.
     pub atoms: Vec<(Size, f64)>,
+    /// Its mean size.
     pub mean: f64,
+    /// ρ*.
     pub rho_star: f64,
+    /// K_RED's supportable traffic intensity.
     pub kred: f64,
+    /// The dyadic set's supportable traffic intensity.
     pub dyadic: f64,
 }
 

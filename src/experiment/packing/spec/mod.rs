@@ -23,11 +23,17 @@ use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 /// A validated packing experiment.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct PackingExperiment {
+    /// Name, description, seed and file.
     pub header: Header,
+    /// The machines and tasks.
     pub snapshot: Snapshot,
+    /// The snapshot in words, for outputs.
     pub snapshot_label: String,
+    /// The schedulers, in file order.
     pub schedulers: Vec<SchedulerSpec>,
+    /// Which evaluators run, with what parameters.
     pub evaluate: Evaluate,
+    /// The claims to check.
     pub claims: Vec<PackingClaim>,
     /// What the synthesis of `[constraints]` did, if the file has one.
     pub synthesis: Option<SynthesisTally>,
@@ -36,8 +42,11 @@ pub struct PackingExperiment {
 /// A `[[scheduler]]`, validated.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct SchedulerSpec {
+    /// Its name in outputs (it also seeds its random choices).
     pub label: String,
+    /// The order in which jobs are placed.
     pub order: JobOrder,
+    /// How a machine is chosen for a task.
     pub scorer: Scorer,
     /// NUMA nodes and the layer of awareness, when the scheduler has a `numa` layer.
     pub numa: Option<Numa>,
@@ -47,28 +56,52 @@ pub struct SchedulerSpec {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum PackingClaim {
     /// Compacted size (90th percentile) at τ.
-    Compaction { order: Vec<usize>, tau: f64 },
+    Compaction {
+        /// The schedulers, smallest first.
+        order: Vec<usize>,
+        /// The pending fraction τ.
+        tau: f64,
+    },
     /// Mean NUMA-fit fraction of the tasks at the end of expansion.
-    NumaFit { order: Vec<usize> },
+    NumaFit {
+        /// The schedulers, smallest first.
+        order: Vec<usize>,
+    },
     /// Mean final machine count of expansion.
-    Expansion { order: Vec<usize> },
+    Expansion {
+        /// The schedulers, smallest first.
+        order: Vec<usize>,
+    },
 }
 
 /// `[evaluate]`, validated: which evaluators run, with what parameters.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Evaluate {
+    /// Hole filling's unit sizes, fractions of the median machine.
     pub hole_units: Vec<f64>,
+    /// Inflation's factors f ≥ 1 (Verma et al.'s Algorithm 1).
     pub factors: Vec<f64>,
+    /// Monte-Carlo inflation's pending fraction (Algorithm 2), if it runs.
     pub mc_tau: Option<f64>,
+    /// Compaction's pending fractions τ (Algorithm 3).
     pub compaction_tau: Vec<f64>,
+    /// Trials of the randomised evaluators.
     pub trials: usize,
+    /// Expansion's pending fraction τ (Wu et al.), if it runs.
     pub expansion_tau: Option<f64>,
+    /// The machine fractions x of Stein et al.'s throughput T(x).
     pub throughput_x: Vec<f64>,
+    /// The thresholds x below which a machine counts as full.
     pub fragmentation_x: Vec<f64>,
+    /// Idle power as a fraction of peak.
     pub power_idle: f64,
+    /// The picky threshold of Verma et al.
     pub picky: f64,
+    /// Vertical inflation clips a task at the largest machine.
     pub clip: bool,
+    /// Compaction's error bound μ, machines.
     pub mu: usize,
+    /// The fraction of machines expansion starts from.
     pub expansion_start: f64,
 }
 

@@ -9,17 +9,22 @@ use crate::experiment::queueing::{Experiment, QueueConstraints};
 /// One constraint's delay at one (policy, point), pooled over the replications.
 #[derive(Clone, Debug)]
 pub struct ConstraintDelay {
+    /// The policy.
     pub policy: usize,
+    /// The sweep point.
     pub point: usize,
     /// Index into the vocabulary.
     pub constraint: usize,
     /// Its share of the demand and of the supply, and u*_c, in the policy's world (the mean
     /// over the replications' worlds for a re-synthesis).
     pub demand_share: f64,
+    /// Its share of the supply.
     pub supply_share: f64,
+    /// u*_c.
     pub u: f64,
     /// Jobs requesting it placed after warm-up, and their mean wait, slots.
     pub jobs: u64,
+    /// Their mean wait, slots.
     pub mean_wait: f64,
     /// Mean wait of all jobs placed after warm-up, slots.
     pub mean_wait_all: f64,

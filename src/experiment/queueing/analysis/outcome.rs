@@ -12,11 +12,15 @@ use crate::stability::saturation::Saturation;
 /// Everything a run of an experiment produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// Every run, in plan order.
     pub runs: Vec<RunRecord>,
+    /// One row per (point, policy).
     pub summary: Vec<SummaryRow>,
+    /// Every limit search.
     pub thresholds: Vec<ThresholdResult>,
     /// Saturated throughput of the FIFO-FF policies with a `saturation` claim.
     pub saturation: Vec<(usize, Saturation)>,
+    /// The claims' results.
     pub claims: Vec<ClaimResult>,
     /// Stability next to packing, one row per scored policy (with `[compaction]`).
     pub study: Vec<StudyRow>,

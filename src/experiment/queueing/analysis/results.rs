@@ -10,27 +10,37 @@ use crate::sim::{RunResult, Verdict};
 /// Mean queue over the replications of one (policy, point).
 #[derive(Clone, Debug)]
 pub struct SummaryRow {
+    /// The policy.
     pub policy: usize,
+    /// The sweep point.
     pub point: usize,
+    /// Replications run.
     pub replications: u32,
+    /// Mean over replications of the time-average queue, jobs.
     pub mean_queue: f64,
     /// 95 % Student-t interval; `None` with a single replication.
     pub ci95: Option<(f64, f64)>,
+    /// The majority verdict of the replications.
     pub verdict: Verdict,
     /// Replications judged stable, unstable, inconclusive.
     pub verdict_counts: [u32; 3],
+    /// Mean utilisation.
     pub utilization: f64,
+    /// Mean departures per slot.
     pub throughput: f64,
+    /// Mean wait of the jobs placed after warm-up, slots.
     pub mean_wait: f64,
     /// Time-average work waiting (sum of sizes), servers' capacities.
     pub mean_queued_work: f64,
     /// Replications stopped at the queue cap, and the median slot at which they hit it.
     pub capped_runs: u32,
+    /// The median slot at which they hit it.
     pub cap_slot: Option<u64>,
     /// Net growth of the queue from the empty start, Q at the end / slots run (jobs per slot),
     /// with its 95 % interval over replications: the evidence of a row that is not stable,
     /// whose mean queue depends on the cap and on when it was reached.
     pub growth: f64,
+    /// Its 95 % interval (none with one replication).
     pub growth_ci95: Option<(f64, f64)>,
 }
 

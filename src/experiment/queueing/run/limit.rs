@@ -39,12 +39,16 @@ pub const RUN_ERROR: f64 = 0.05;
 /// What a probe showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Decision {
+    /// Its runs showed the queue stable.
     Stable,
+    /// Its runs showed the queue growing.
     Unstable,
+    /// Its runs settled neither.
     Undecided,
 }
 
 impl Decision {
+    /// The decision as written in outputs.
     pub fn as_str(self) -> &'static str {
         match self {
             Decision::Stable => "stable",
@@ -57,7 +61,9 @@ impl Decision {
 /// One load tried by the search.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Probe {
+    /// The load tried.
     pub load: f64,
+    /// What its runs showed.
     pub decision: Decision,
     /// Runs judged stable, unstable, inconclusive (over all its rounds).
     pub counts: [usize; 3],
@@ -75,9 +81,11 @@ impl Probe {
 /// A policy's stability limit as an interval on the load.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ThresholdResult {
+    /// The policy.
     pub policy: usize,
     /// ρ* (low, high) as a traffic intensity.
     pub rho_star: (f64, f64),
+    /// How the limit was searched.
     pub search: SearchSpec,
     /// The largest load shown stable (0 if none was: stable by theory).
     pub lower: f64,
@@ -85,6 +93,7 @@ pub struct ThresholdResult {
     pub upper: f64,
     /// Whether `upper` was shown unstable by a probe (not only by theory).
     pub upper_shown: bool,
+    /// Every probe, in the order tried.
     pub probes: Vec<Probe>,
 }
 

@@ -20,12 +20,19 @@ use crate::workload::{Arrivals, JobSource, Source};
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunRecord {
+    /// The policy.
     pub policy: usize,
+    /// The sweep point.
     pub point: usize,
+    /// The replication.
     pub replication: u32,
+    /// The run's seed (every random stream of the run derives from it).
     pub seed: u64,
+    /// What the run measured.
     pub result: RunResult,
+    /// Its verdict.
     pub verdict: Verdict,
+    /// The numbers behind the verdict.
     pub evidence: VerdictEvidence,
 }
 

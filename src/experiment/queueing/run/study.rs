@@ -18,6 +18,7 @@ use crate::rng::derive_seed;
 /// A scored policy's packing (compaction) and stability limit on the same workload.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StudyRow {
+    /// The scored policy.
     pub policy: usize,
     /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
     pub compaction: Compaction,

@@ -113,10 +113,13 @@ pub struct QueueConstraints {
     /// for each policy whether it runs there (the file's policies are then followed
     /// by their copies, labelled `<label>-synthetic`).
     pub found: Option<Characterisation>,
+    /// How the characterisation is synthesised again, if it is.
     pub mode: Option<Resynthesis>,
     /// Whether the re-synthesised servers were drawn by quota.
     pub quota: bool,
+    /// The re-synthesised clusters, one per replication.
     pub synthetic: Vec<World>,
+    /// Per policy, whether it runs on the re-synthesised cluster.
     pub on_synthetic: Vec<bool>,
     /// ρ* as a traffic intensity (constrained, unconstrained), for finitely many sizes of one
     /// resource (of the ground truth).

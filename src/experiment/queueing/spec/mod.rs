@@ -48,17 +48,25 @@ pub struct SearchSpec {
 pub enum Workload {
     /// Sizes, service times and arrival counts drawn from laws.
     Sampled {
+        /// The law of a job's size.
         sizes: SizeLaw,
+        /// The law of a job's service time, slots.
         service: ServiceLaw,
+        /// How many jobs arrive per slot.
         arrivals: ArrivalProcess,
     },
     /// Request vectors drawn from the tasks of a packing source; `sizes` is the law of the
     /// bottleneck resource (the one with the largest mean request), which the load counts.
     Requests {
+        /// The request vectors jobs are drawn from, uniformly.
         requests: Vec<Resources>,
+        /// Resources per job (2 or 3).
         dims: usize,
+        /// The law of the bottleneck resource's request.
         sizes: SizeLaw,
+        /// The law of a job's service time, slots.
         service: ServiceLaw,
+        /// How many jobs arrive per slot.
         arrivals: ArrivalProcess,
     },
     /// A replayed trace, with what its validation pass learned (its empirical laws).
@@ -123,21 +131,31 @@ pub enum Horizon {
     /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
     /// `max_slots` (`slots`: no extension).
     Slots {
+        /// Slots per run.
         slots: u64,
+        /// Slots discarded before averaging.
         warmup: u64,
+        /// The longest a run may be extended to.
         max_slots: u64,
     },
     /// A trace replayed without `run.slots`: each run as long as its window, the first
     /// `warmup_fraction` of it discarded.
-    Window { warmup_fraction: f64 },
+    Window {
+        /// The share of each window discarded before averaging.
+        warmup_fraction: f64,
+    },
 }
 
 /// The `[run]` table, validated.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct RunSpec {
+    /// How long each run is.
     pub horizon: Horizon,
+    /// Runs per (policy, point), each on its own random streams.
     pub replications: u32,
+    /// A run whose queue exceeds this many jobs stops and is reported unstable.
     pub queue_cap: u64,
+    /// Points of the sampled queue-size series per run (about).
     pub samples: u64,
 }
 
@@ -184,27 +202,43 @@ pub struct Point {
 pub enum PlotSpec {
     /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
     MeanQueueVsLoad {
+        /// Its title (a default naming the experiment when `None`).
         title: Option<String>,
+        /// Its file name, without extension.
         file: String,
+        /// A logarithmic queue axis.
         log_y: bool,
     },
     /// Each scored policy's stability limit (interval) against its compacted cluster size
     /// (needs `[compaction]`).
-    LimitVsCompaction { title: Option<String>, file: String },
+    LimitVsCompaction {
+        /// Its title (a default when `None`).
+        title: Option<String>,
+        /// Its file name, without extension.
+        file: String,
+    },
     /// Q(t) against t at one sweep point and replication, one curve per policy (`log_y`
     /// unset: logarithmic when the curves' peaks are far apart).
     QueueVsTime {
+        /// The sweep point.
         point: usize,
+        /// The replication.
         replication: u32,
+        /// Its title (a default when `None`).
         title: Option<String>,
+        /// Its file name, without extension.
         file: String,
+        /// A logarithmic queue axis (`None`: chosen from the curves).
         log_y: Option<bool>,
     },
     /// With `[constraints]`: normalised scheduling delay against u*_c at one sweep point, a
     /// point per constraint and a colour per policy (Sharma et al.'s Fig. 10).
     ConstraintDelay {
+        /// The sweep point.
         point: usize,
+        /// Its title (a default when `None`).
         title: Option<String>,
+        /// Its file name, without extension.
         file: String,
     },
 }
@@ -226,27 +260,41 @@ impl PlotSpec {
 pub enum ClaimSpec {
     /// `expect = "stable" | "unstable"` for a policy at a sweep point.
     Verdict {
+        /// The policy (index into the policies).
         policy: usize,
+        /// The sweep point.
         point: usize,
+        /// The expected verdict.
         expect: Verdict,
     },
     /// The policy's stability limit, an interval [lower, upper] on the load found by noisy
     /// bisection (the run stage's limit search): `at_least` holds if lower ≥ that fraction of ρ*, `at_most` if
     /// upper was shown unstable and is ≤ that fraction of ρ*.
     Threshold {
+        /// The policy.
         policy: usize,
+        /// The lower end must be at least this fraction of ρ*.
         at_least: Option<f64>,
+        /// The upper end must be shown unstable at most at this fraction of ρ*.
         at_most: Option<f64>,
+        /// How the limit is searched.
         search: SearchSpec,
     },
     /// FIFO-FF's saturated throughput (a queue that never empties) agrees with the interval
     /// the limit search finds for it.
-    Saturation { policy: usize, search: SearchSpec },
+    Saturation {
+        /// The FIFO policy.
+        policy: usize,
+        /// How its limit is searched.
+        search: SearchSpec,
+    },
     /// The policies' stability limits are in this order, lowest first, and separated: each
     /// policy's upper end was shown unstable at a load no higher than the next one's lower
     /// end, shown stable.
     LimitOrder {
+        /// The policies, lowest limit first.
         order: Vec<usize>,
+        /// How the limits are searched.
         search: SearchSpec,
     },
     /// At a sweep point, the policies' mean queues are in this order (smallest first), each
@@ -254,22 +302,31 @@ pub enum ClaimSpec {
     /// differences with a 95 % interval below 0. One window of a replayed trace is compared
     /// exactly.
     Ranking {
+        /// The policies, smallest mean queue first.
         order: Vec<usize>,
+        /// The sweep point.
         point: usize,
+        /// Compare per-replication differences rather than intervals.
         paired: bool,
     },
     /// With `[constraints]`: at a sweep point, the policy's normalised scheduling delay per
     /// constraint grows with the constraint's Utilization Multiplier u*_c: Kendall's τ_b over
     /// the constraints some job requested is at least `at_least`.
     DelayTrend {
+        /// The policy.
         policy: usize,
+        /// The sweep point.
         point: usize,
+        /// The least Kendall's τ_b.
         at_least: f64,
     },
     /// `kind = "synthesis-error"` (with `[constraints] resynthesise`): over the synthesis
     /// validation's rows, the mean absolute relative error of the mean wait is at most
     /// `at_most`, and every re-synthesised cluster carried the load its ground truth carried.
-    SynthesisError { at_most: f64 },
+    SynthesisError {
+        /// The largest mean absolute relative error allowed.
+        at_most: f64,
+    },
 }
 
 /// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
@@ -278,10 +335,15 @@ pub enum ClaimSpec {
 /// limit search).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CompactionSpec {
+    /// Jobs drawn from the workload to pack.
     pub tasks: usize,
+    /// Compaction trials.
     pub trials: usize,
+    /// The share of tasks that may be left pending (Verma et al.'s τ).
     pub tau: f64,
+    /// The order in which jobs are placed.
     pub order: JobOrder,
+    /// How each scored policy's limit is searched.
     pub limit: SearchSpec,
 }
 
@@ -289,8 +351,11 @@ pub struct CompactionSpec {
 /// the jobs must run inside one node; policy i schedules with awareness `layers[i]`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct QueueNuma {
+    /// How a server's resources are split into nodes.
     pub layout: NumaLayout,
+    /// The share of jobs that must run inside one node.
     pub strict: f64,
+    /// Per policy, its layer of NUMA awareness.
     pub layers: Vec<Layer>,
     /// ρ* for all-strict, the file's share and no strict jobs (finitely many sizes of one
     /// resource only).
@@ -300,17 +365,26 @@ pub struct QueueNuma {
 /// A validated queueing experiment.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Experiment {
+    /// Name, description, seed and file.
     pub header: Header,
     /// L, servers of capacity 1 (per resource).
     pub servers: usize,
+    /// Where jobs come from.
     pub workload: Workload,
+    /// The `[run]` table.
     pub run: RunSpec,
+    /// Which quantity the sweep varies.
     pub sweep: SweepKind,
+    /// The sweep's points.
     pub points: Vec<Point>,
+    /// The policies, in file order (with a re-synthesis, their copies on the re-synthesised cluster
+    /// after them).
     pub policies: Vec<PolicySpec>,
     /// One label per policy (its name unless the file gives `label`), used in every output.
     pub labels: Vec<String>,
+    /// The figures to draw.
     pub plots: Vec<PlotSpec>,
+    /// The claims to check.
     pub claims: Vec<ClaimSpec>,
     /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
     /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.

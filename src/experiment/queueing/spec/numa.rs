@@ -16,8 +16,11 @@ use crate::workload::replay::SizeMode;
 /// sizes: every job strict, the file's share strict, none strict (= servers without nodes).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct NumaRho {
+    /// Every job strict.
     pub strict: f64,
+    /// The file's share of jobs strict.
     pub mixed: f64,
+    /// No job strict (servers without nodes).
     pub split: f64,
 }
 

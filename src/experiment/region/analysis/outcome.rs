@@ -8,11 +8,15 @@ use crate::stability::region::BracketStep;
 /// What a region experiment computed.
 #[derive(Clone, Debug, Default)]
 pub struct RegionOutcome {
+    /// Rows of region.csv.
     pub rows: Vec<RegionRow>,
+    /// Theorem 1's bracket, step by step.
     pub bracket: Vec<BracketStep>,
+    /// The family's distributions.
     pub family: Vec<FamilyCase>,
     /// An optimal configuration mix of ρ* (finitely many sizes): (counts per size, fraction
     /// of servers), with the sizes.
     pub mix: Vec<(Vec<(Size, u32)>, f64)>,
+    /// The claims' results.
     pub claims: Vec<ClaimResult>,
 }

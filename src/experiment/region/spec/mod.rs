@@ -16,7 +16,9 @@ use schema::{Raw, RawBracket, RawClaim, RawPlot};
 /// Which restricted set a family claim is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SetKind {
+    /// The reduced configurations K_RED.
     Kred,
+    /// The configurations of the dyadic partition.
     Dyadic,
 }
 
@@ -25,17 +27,25 @@ pub enum SetKind {
 pub enum RegionClaim {
     /// The worst ratio over the family lies within the bounds.
     MinRatio {
+        /// The restricted set.
         set: SetKind,
+        /// The least worst ratio.
         at_least: Option<f64>,
+        /// The largest worst ratio.
         at_most: Option<f64>,
     },
     /// Both ends of the bracket move monotonically inwards.
     BracketMonotone,
     /// The last bracket is at most this wide.
-    BracketWidth { at_most: f64 },
+    BracketWidth {
+        /// The largest width.
+        at_most: f64,
+    },
     /// ρ* (or its whole bracket) lies within the bounds.
     RhoStar {
+        /// The least ρ*.
         at_least: Option<f64>,
+        /// The largest ρ*.
         at_most: Option<f64>,
     },
 }
@@ -46,16 +56,21 @@ pub type Family = (usize, usize, u32);
 /// A validated region experiment.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RegionExperiment {
+    /// Name, description, seed and file.
     pub header: Header,
+    /// The size law whose regions are computed, if any.
     pub sizes: Option<SizeLaw>,
     /// (servers L, mean service 1/μ in slots), to report λ* = c·L·μ.
     pub scale: Option<(usize, f64)>,
+    /// The depths J of the restricted sets computed.
     pub js: Vec<u32>,
     /// Theorem 1's bracket: (first number of intervals, most intervals, tolerance).
     pub bracket: (usize, usize, f64),
+    /// The random family, if any.
     pub family: Option<Family>,
     /// (kind, title, file) of each plot.
     pub plots: Vec<(String, Option<String>, String)>,
+    /// The claims to check.
     pub claims: Vec<RegionClaim>,
 }
 
