@@ -189,20 +189,32 @@ impl Syncer {
 
 /// 64-bit FNV-1a: a small, stable hash (the same on every machine and version).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    let mut h = Fnv1a::new();
+    h.add(bytes);
+    h.0
 }
 
 /// FNV-1a over a stream of bytes, as a writer: hashes a value serialised into it without
 /// holding the serialisation.
 struct Fnv1a(u64);
 
-impl std::io::Write for Fnv1a {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        for &b in buf {
+impl Fnv1a {
+    /// The hash of no bytes (FNV-1a's offset basis).
+    fn new() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// Hashes `bytes` in.
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
             self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
         }
+    }
+}
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.add(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -214,7 +226,7 @@ impl std::io::Write for Fnv1a {
 /// declaration order, integers as varints, floats by their bits), streamed, so that time is
 /// linear in the value and memory constant.
 pub fn fingerprint<T: Serialize + ?Sized>(value: &T) -> u64 {
-    let mut h = Fnv1a(0xcbf2_9ce4_8422_2325);
+    let mut h = Fnv1a::new();
     postcard::to_io(value, &mut h).expect("hashing cannot fail");
     h.0
 }
@@ -391,6 +403,18 @@ impl Drop for Journal {
 mod tests {
     use super::*;
     use crate::experiment::VERSION;
+
+    #[test]
+    fn fnv1a_gives_the_published_values_whole_or_streamed() {
+        // the reference values of 64-bit FNV-1a
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+        let mut h = Fnv1a::new();
+        std::io::Write::write_all(&mut h, b"foo").unwrap();
+        std::io::Write::write_all(&mut h, b"bar").unwrap();
+        assert_eq!(h.0, fnv1a(b"foobar"));
+    }
 
     fn header() -> JournalHeader {
         JournalHeader {
