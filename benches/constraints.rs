@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use packlab::experiment::packing::PackingExperiment;
+use packlab::bench_internals::packing_snapshot;
 use packlab::packing::place::{JobOrder, Scorer, pack, task_order};
 
 mod common;
@@ -17,8 +17,7 @@ mod common;
 fn main() {
     let file = Path::new("experiments/constraints_google2011.toml");
     let text = std::fs::read_to_string(file).expect("the shipped experiment");
-    let exp = PackingExperiment::parse(file, &text).expect("a valid experiment");
-    let snap = exp.snapshot;
+    let snap = packing_snapshot(file, &text).expect("a valid experiment");
     let mut plain = snap.clone();
     plain.placement = None;
     for t in &mut plain.tasks {

@@ -17,7 +17,7 @@ use std::path::Path;
 const FLAGS: i32 = libc::O_NOFOLLOW | libc::O_NONBLOCK;
 
 /// `path`'s last component is a symbolic link.
-pub fn is_symlink(path: &Path) -> bool {
+pub(crate) fn is_symlink(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
@@ -63,7 +63,7 @@ fn regular(f: File, path: &Path) -> io::Result<File> {
 
 /// Opens `path` for reading: a regular file only (a FIFO, a device or a folder is refused at
 /// once, without blocking). Symbolic links are followed: inputs may be links.
-pub fn open_regular(path: &Path) -> io::Result<File> {
+pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
     let f = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -73,7 +73,7 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
 
 /// Opens `path` with `options`, never following a symbolic link as its last component (the
 /// open fails) and refusing anything but a regular file.
-pub fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+pub(crate) fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     let f = options.custom_flags(FLAGS).open(path).map_err(|e| {
         if e.raw_os_error() == Some(libc::ELOOP) || is_symlink(path) {
             io::Error::new(
@@ -91,13 +91,13 @@ pub fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Result<File>
 }
 
 /// Creates `path` as a new file for writing: fails if anything (a file, a link) is there.
-pub fn create_new(path: &Path) -> io::Result<File> {
+pub(crate) fn create_new(path: &Path) -> io::Result<File> {
     open_nofollow(path, OpenOptions::new().write(true).create_new(true))
 }
 
 /// Sixteen hex digits no other process can predict (from the standard library's randomly
 /// keyed hasher, the time and the process id): for temporary names.
-pub fn unpredictable() -> String {
+pub(crate) fn unpredictable() -> String {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
     h.write_u128(

@@ -19,7 +19,7 @@ use crate::limits::{MAX_LINE_BYTES, MAX_STREAM_BYTES, MAX_TEXT_BYTES};
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// A reader of the decompressed contents of `path`, streamed (at most [`MAX_STREAM_BYTES`]).
-pub fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+pub(crate) fn open(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
     open_bounded(path, MAX_STREAM_BYTES)
 }
 
@@ -54,7 +54,7 @@ fn open_bounded(path: &Path, max: u64) -> std::io::Result<Box<dyn BufRead>> {
 const BOM: [u8; 3] = [0xef, 0xbb, 0xbf];
 
 /// The decompressed contents of `path` as text (at most [`MAX_TEXT_BYTES`]).
-pub fn read_text(path: &Path) -> std::io::Result<String> {
+pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
     let mut s = String::new();
     open_bounded(path, MAX_TEXT_BYTES)?
         .read_to_string(&mut s)
@@ -144,13 +144,13 @@ impl<R: Read> Read for Corrupt<R> {
 }
 
 /// `text` as it may appear in a message: control characters escaped, at most 40 characters.
-pub fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     shown_long(text, 40)
 }
 
 /// `text` as it may appear in a message: control characters escaped, at most `max`
 /// characters (an ellipsis marks a cut).
-pub fn shown_long(text: &str, max: usize) -> String {
+pub(crate) fn shown_long(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
         .take(max)

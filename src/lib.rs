@@ -33,10 +33,27 @@
 //!
 //! Experiment files drive the same code: [`experiment::ExperimentFile`] loads and runs one, and
 //! a policy of one's own joins the built-in ones through [`policy::registry::register`].
+//!
+//! The modules, from the model up:
+//!
+//! - [`model`]: exact fixed-point sizes ([`Size`]), jobs, multi-resource requests;
+//! - [`workload`]: size, service and arrival laws, the job source, trace replay;
+//! - [`sim`]: the cluster, the slot loop ([`sim::run_system`] over any [`sim::System`]), the
+//!   stability verdict, cancellation;
+//! - [`policy`]: the [`policy::Policy`] trait, the paper's policies, the registry, the
+//!   decision-by-decision test harness ([`policy::testing`]);
+//! - [`configurations`], [`stability`]: configurations, K_RED, max-weight, the supportable
+//!   workload ρ* and its brackets, exact solutions of tiny systems;
+//! - [`multi`], [`packing`], [`constraints`]: multi-resource scheduling, the packing
+//!   evaluators, placement constraints;
+//! - [`experiment`], [`limits`], [`progress`], [`rng`]: experiment files, admission limits,
+//!   progress lines, common random numbers.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod bench_internals;
 pub mod configurations;
 pub mod constraints;
 pub mod experiment;

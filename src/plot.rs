@@ -22,27 +22,27 @@ fn register_font() {
 /// A figure that could not be drawn or written: what plotters said.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct PlotError(pub String);
+pub(crate) struct PlotError(pub String);
 
 /// One curve: points (x, y) and, optionally, an error bar (low, high) per point.
 #[derive(Clone, Debug, Default)]
-pub struct Series {
-    pub label: String,
-    pub points: Vec<(f64, f64)>,
-    pub bars: Option<Vec<(f64, f64)>>,
+pub(crate) struct Series {
+    pub(crate) label: String,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) bars: Option<Vec<(f64, f64)>>,
     /// Draw the points as a scatter, without a line.
-    pub points_only: bool,
+    pub(crate) points_only: bool,
     /// Its colour (RGB); `None`: the next of a fixed palette. Policies take theirs from
     /// [`crate::policy::registry`], so a policy looks the same in every figure.
-    pub colour: Option<(u8, u8, u8)>,
+    pub(crate) colour: Option<(u8, u8, u8)>,
     /// x of the points that are not measurements (runs judged unstable or not judged): drawn as
     /// hollow markers on the top edge, never joined to the curve.
-    pub off: Vec<f64>,
+    pub(crate) off: Vec<f64>,
 }
 
 /// How the x axis's ticks read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum XTicks {
+pub(crate) enum XTicks {
     /// Numbers (thousands separated, powers of ten as 10ᵏ).
     #[default]
     Plain,
@@ -52,25 +52,25 @@ pub enum XTicks {
 
 /// A line chart. Its legend sits in a column to the right of the plot, where it hides no data.
 #[derive(Clone, Debug, Default)]
-pub struct Chart {
-    pub title: String,
+pub(crate) struct Chart {
+    pub(crate) title: String,
     /// A line under the title: what the reader must know to read it (replication, cap, …).
-    pub note: Option<String>,
-    pub x_label: String,
-    pub y_label: String,
-    pub series: Vec<Series>,
+    pub(crate) note: Option<String>,
+    pub(crate) x_label: String,
+    pub(crate) y_label: String,
+    pub(crate) series: Vec<Series>,
     /// Dashed horizontal reference lines, with their labels (a queue cap, a bound).
-    pub hlines: Vec<(f64, String)>,
+    pub(crate) hlines: Vec<(f64, String)>,
     /// Draw markers at the points (sweeps) or not (time series).
-    pub markers: bool,
+    pub(crate) markers: bool,
     /// Logarithmic y axis, from just under the smallest positive value (zeros are drawn on
     /// the bottom edge).
-    pub log_y: bool,
-    pub x_ticks: XTicks,
+    pub(crate) log_y: bool,
+    pub(crate) x_ticks: XTicks,
 }
 
 /// The bottom of a logarithmic axis when no value is positive.
-pub const LOG_FLOOR: f64 = 0.01;
+pub(crate) const LOG_FLOOR: f64 = 0.01;
 
 /// Width of the legend column, pixels.
 const LEGEND_WIDTH: u32 = 210;
@@ -423,7 +423,7 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
 
 /// A tick label of a logarithmic axis: a power of ten from 10³ on, or below 10⁻³, as `10³`,
 /// `10⁻⁴`; else as [`tick`].
-pub fn tick_log(v: f64) -> String {
+pub(crate) fn tick_log(v: f64) -> String {
     let a = v.abs();
     let k = a.log10().round();
     if !(1e-3..1e3).contains(&a) && a > 0.0 && (a / 10f64.powf(k) - 1.0).abs() < 1e-9 {
@@ -442,7 +442,7 @@ pub fn tick_log(v: f64) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -455,7 +455,7 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// A tick label: no trailing zeros; thousands separated (`3,500,000`).
-pub fn tick(v: f64) -> String {
+pub(crate) fn tick(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
@@ -471,7 +471,7 @@ pub fn tick(v: f64) -> String {
 }
 
 /// `stem` with `.ext` appended (a dot in the stem stays: `fig.a` gives `fig.a.png`).
-pub fn suffixed(stem: &Path, ext: &str) -> PathBuf {
+pub(crate) fn suffixed(stem: &Path, ext: &str) -> PathBuf {
     let mut s = stem.as_os_str().to_owned();
     s.push(".");
     s.push(ext);
@@ -479,7 +479,7 @@ pub fn suffixed(stem: &Path, ext: &str) -> PathBuf {
 }
 
 /// Draws `chart` to `<stem>.png` and `<stem>.svg`; returns the two paths.
-pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
+pub(crate) fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
     let png = suffixed(stem, "png");
     let svg = suffixed(stem, "svg");
@@ -498,18 +498,18 @@ pub fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
 /// each value a dot with an optional bar (low, high). For comparing items on several measures
 /// whose points would overlap in a scatter.
 #[derive(Clone, Debug)]
-pub struct DotPlot {
-    pub title: String,
+pub(crate) struct DotPlot {
+    pub(crate) title: String,
     /// Row names, top first.
-    pub rows: Vec<String>,
-    pub panels: Vec<Panel>,
+    pub(crate) rows: Vec<String>,
+    pub(crate) panels: Vec<Panel>,
 }
 
 /// One measure of a [`DotPlot`]: its axis label and a (value, optional bar) per row.
 #[derive(Clone, Debug)]
-pub struct Panel {
-    pub label: String,
-    pub values: Vec<(f64, Option<(f64, f64)>)>,
+pub(crate) struct Panel {
+    pub(crate) label: String,
+    pub(crate) values: Vec<(f64, Option<(f64, f64)>)>,
 }
 
 fn draw_dots<DB: DrawingBackend>(
@@ -590,7 +590,7 @@ where
 }
 
 /// Draws `plot` to `<stem>.png` and `<stem>.svg`; returns the two paths.
-pub fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
+pub(crate) fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], PlotError> {
     register_font();
     let png = suffixed(stem, "png");
     let svg = suffixed(stem, "svg");

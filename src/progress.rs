@@ -18,7 +18,7 @@ static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// A line about a step inside a long item (a probe of a limit search…): above the bar on a
 /// terminal, a plain line otherwise, nothing with `--quiet`.
-pub fn note(line: impl FnOnce() -> String) {
+pub(crate) fn note(line: impl FnOnce() -> String) {
     if quiet() {
         return;
     }
@@ -35,7 +35,7 @@ pub fn set_quiet(quiet: bool) {
 }
 
 /// Whether progress is silenced.
-pub fn quiet() -> bool {
+pub(crate) fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
@@ -50,7 +50,7 @@ fn every() -> Duration {
 }
 
 /// `1:05:09`, `4:07` or `12 s`.
-pub fn clock(d: Duration) -> String {
+pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0..60 => format!("{s} s"),
@@ -73,7 +73,7 @@ struct Counts {
 
 /// Progress through `total` items of unequal expected work (the share of work done drives the
 /// time left, so long items started first do not make it optimistic).
-pub struct Progress {
+pub(crate) struct Progress {
     what: String,
     items: &'static str,
     total: u64,
@@ -86,7 +86,7 @@ pub struct Progress {
 impl Progress {
     /// Progress of `what` through `total` `items` (a plural noun) of `work` expected work in
     /// all (any unit). Announces itself at once when printing lines.
-    pub fn new(what: &str, items: &'static str, total: u64, work: f64) -> Progress {
+    pub(crate) fn new(what: &str, items: &'static str, total: u64, work: f64) -> Progress {
         let show = if quiet() || total == 0 {
             Show::Hidden
         } else if std::io::stderr().is_terminal() {
@@ -123,7 +123,7 @@ impl Progress {
     }
 
     /// One item of expected work `work` is done.
-    pub fn item_done(&self, work: f64) {
+    pub(crate) fn item_done(&self, work: f64) {
         if matches!(self.show, Show::Hidden) {
             return;
         }
@@ -161,7 +161,7 @@ impl Progress {
     }
 
     /// The phase is over: the bar is cleared, a line states the time taken.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         match &self.show {
             Show::Hidden => {}
             Show::Bar(b) => {
@@ -186,7 +186,7 @@ impl Progress {
 
 /// Progress of a phase whose size is not known in advance (reading a trace): a spinner on a
 /// terminal, a line every few seconds otherwise.
-pub struct Ticker {
+pub(crate) struct Ticker {
     what: String,
     start: Instant,
     last: Instant,
@@ -197,7 +197,7 @@ pub struct Ticker {
 
 impl Ticker {
     /// Starts a phase doing `what` (nothing is shown for its first second).
-    pub fn new(what: impl Into<String>) -> Ticker {
+    pub(crate) fn new(what: impl Into<String>) -> Ticker {
         let now = Instant::now();
         let terminal = std::io::stderr().is_terminal();
         Ticker {
@@ -215,7 +215,7 @@ impl Ticker {
     }
 
     /// Reports `status()` if it is time to (call it as often as convenient; it is cheap).
-    pub fn tick(&mut self, status: impl FnOnce() -> String) {
+    pub(crate) fn tick(&mut self, status: impl FnOnce() -> String) {
         if quiet() {
             return;
         }

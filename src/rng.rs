@@ -16,12 +16,12 @@ fn mix(mut z: u64) -> u64 {
 
 /// A run's seed from the experiment seed and a path of indices (load point, replication, …).
 /// The policy is never part of the path.
-pub fn derive_seed(seed: u64, path: &[u64]) -> u64 {
+pub(crate) fn derive_seed(seed: u64, path: &[u64]) -> u64 {
     path.iter().fold(mix(seed), |acc, &p| mix(acc ^ mix(p)))
 }
 
 /// A generator seeded from `seed` along `path`.
-pub fn stream(seed: u64, path: &[u64]) -> Pcg64Mcg {
+pub(crate) fn stream(seed: u64, path: &[u64]) -> Pcg64Mcg {
     Pcg64Mcg::seed_from_u64(derive_seed(seed, path))
 }
 
@@ -38,7 +38,7 @@ pub struct Streams {
 }
 
 impl Streams {
-    /// Streams for a run seed (see [`derive_seed`]).
+    /// Streams for a run seed (see `derive_seed`).
     pub fn new(run_seed: u64) -> Self {
         Streams {
             arrivals: stream(run_seed, &[1]),

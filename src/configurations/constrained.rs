@@ -26,20 +26,20 @@ use super::region::RegionError;
 use crate::model::Size;
 
 /// Configurations enumerated at most.
-pub const MAX_CONFIGURATIONS: usize = 20_000;
+pub(crate) const MAX_CONFIGURATIONS: usize = 20_000;
 
 /// The constrained workload: sizes, the probability of each (size, class), which class may
 /// use which group, and each group's share of the servers.
 #[derive(Clone, Debug)]
-pub struct ConstrainedWorkload<'a> {
+pub(crate) struct ConstrainedWorkload<'a> {
     /// The job sizes.
-    pub sizes: &'a [Size],
+    pub(crate) sizes: &'a [Size],
     /// `demand[i][a]`: the probability that a job has size i and class a.
-    pub demand: &'a [Vec<f64>],
+    pub(crate) demand: &'a [Vec<f64>],
     /// `allowed[a][g]`: may class a run on group g?
-    pub allowed: &'a [Vec<bool>],
+    pub(crate) allowed: &'a [Vec<bool>],
     /// σ_g, adding up to 1.
-    pub group_shares: &'a [f64],
+    pub(crate) group_shares: &'a [f64],
 }
 
 /// c per server (jobs per server per mean service time) of the constrained workload `w`.
@@ -47,7 +47,7 @@ pub struct ConstrainedWorkload<'a> {
 /// Classes allowed on the same groups are one class to the programme (their demands add up),
 /// so they are merged first: the programme's size is then bounded by the groups, not by the
 /// number of constraint sets (thousands, for task clusters with many fractional constraints).
-pub fn max_supportable_constrained(w: &ConstrainedWorkload<'_>) -> Result<f64, RegionError> {
+pub(crate) fn max_supportable_constrained(w: &ConstrainedWorkload<'_>) -> Result<f64, RegionError> {
     let mut rows: Vec<&Vec<bool>> = Vec::new();
     let mut index: std::collections::HashMap<&Vec<bool>, usize> = Default::default();
     let merged_of: Vec<usize> = w

@@ -5,10 +5,11 @@
 use crate::model::Size;
 
 /// A feasible configuration: how many jobs of each type share one server.
-pub type Counts = Vec<u32>;
+pub(crate) type Counts = Vec<u32>;
 
+#[cfg(test)]
 /// Is `k` feasible for `sizes`: Σ k_i s_i ≤ 1, exactly?
-pub fn feasible(sizes: &[Size], k: &[u32]) -> bool {
+pub(crate) fn feasible(sizes: &[Size], k: &[u32]) -> bool {
     let used: u128 = sizes
         .iter()
         .zip(k)
@@ -19,7 +20,7 @@ pub fn feasible(sizes: &[Size], k: &[u32]) -> bool {
 
 /// Every feasible configuration of `sizes` (the zero vector included), in lexicographic order,
 /// or `None` if there are more than `limit`.
-pub fn enumerate(sizes: &[Size], limit: usize) -> Option<Vec<Counts>> {
+pub(crate) fn enumerate(sizes: &[Size], limit: usize) -> Option<Vec<Counts>> {
     fn rec(
         sizes: &[Size],
         i: usize,
@@ -49,7 +50,7 @@ pub fn enumerate(sizes: &[Size], limit: usize) -> Option<Vec<Counts>> {
 
 /// Largest capacity grid (server capacity in units of the sizes' greatest common divisor) on
 /// which [`max_weight`] uses dynamic programming.
-pub const DP_CELLS: u64 = 1 << 14;
+pub(crate) const DP_CELLS: u64 = 1 << 14;
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
@@ -60,7 +61,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// The max-weight configuration: argmax Σ k_i w_i over feasible k (exact capacities, weights
 /// as given). Types with weight ≤ 0 are left out. When every size is a multiple of 1/C of the
-/// server for some C ≤ [`DP_CELLS`] (a grid partition, say), an exact dynamic programme over the
+/// server for some C ≤ `DP_CELLS` (a grid partition, say), an exact dynamic programme over the
 /// C capacity cells; otherwise branch and bound over the types in order of decreasing weight
 /// per unit of size, trying larger counts first, pruned by the fractional (LP) bound. Either
 /// way the result is exact and deterministic (among equal weights, a fixed but unspecified
@@ -74,7 +75,7 @@ pub fn max_weight(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
 /// [`max_weight`] with its working memory kept between calls, for a caller that solves many
 /// knapsacks (a policy renewing configurations): no allocation once the buffers have grown.
 #[derive(Clone, Debug, Default)]
-pub struct Knapsack {
+pub(crate) struct Knapsack {
     live: Vec<usize>,
     /// The grid of the last solve, kept while the types with positive weight and their sizes
     /// stay the same (a renewing policy meets a few such sets over and over, and the grid costs
@@ -90,7 +91,7 @@ pub struct Knapsack {
 impl Knapsack {
     /// [`max_weight`]: the configuration into `k` (resized to the number of types), the weight
     /// returned.
-    pub fn solve(&mut self, sizes: &[Size], weights: &[f64], k: &mut Counts) -> f64 {
+    pub(crate) fn solve(&mut self, sizes: &[Size], weights: &[f64], k: &mut Counts) -> f64 {
         assert_eq!(sizes.len(), weights.len());
         self.live.clear();
         self.live

@@ -20,11 +20,11 @@ use super::region::{Region, RegionError, restricted};
 use crate::model::Size;
 
 /// Configurations enumerated at most (beyond, the workload is refused).
-pub const MAX_CONFIGURATIONS: usize = 200_000;
+pub(crate) const MAX_CONFIGURATIONS: usize = 200_000;
 
 /// Do `items` (sizes, any order) pack into bins of capacities `nodes`? Exact depth-first search,
 /// largest item first, skipping bins whose free capacity repeats one already tried.
-pub fn pack_into(items: &[u64], nodes: &[u64]) -> bool {
+pub(crate) fn pack_into(items: &[u64], nodes: &[u64]) -> bool {
     let mut items = items.to_vec();
     items.sort_unstable_by(|a, b| b.cmp(a));
     if items.iter().sum::<u64>() > nodes.iter().sum::<u64>() {
@@ -53,7 +53,7 @@ pub fn pack_into(items: &[u64], nodes: &[u64]) -> bool {
 
 /// Is configuration `k` feasible on a server with nodes `nodes` (capacities adding up to one
 /// server), `strict[i]` saying whether type i must run inside one node?
-pub fn feasible(sizes: &[Size], strict: &[bool], nodes: &[u64], k: &[u32]) -> bool {
+pub(crate) fn feasible(sizes: &[Size], strict: &[bool], nodes: &[u64], k: &[u32]) -> bool {
     let total: u128 = sizes
         .iter()
         .zip(k)
@@ -70,7 +70,7 @@ pub fn feasible(sizes: &[Size], strict: &[bool], nodes: &[u64], k: &[u32]) -> bo
 }
 
 /// Every feasible configuration on a server with `nodes` (see [`feasible`]).
-pub fn configurations(
+pub(crate) fn configurations(
     sizes: &[Size],
     strict: &[bool],
     nodes: &[u64],
@@ -86,15 +86,16 @@ pub fn configurations(
         .collect())
 }
 
+#[cfg(test)]
 /// k equal nodes of a server of capacity 1 (the remainder of the division on the first nodes).
-pub fn equal_nodes(k: usize) -> Vec<u64> {
+pub(crate) fn equal_nodes(k: usize) -> Vec<u64> {
     let (q, r) = (Size::UNIT / k as u64, Size::UNIT % k as u64);
     (0..k as u64).map(|i| q + u64::from(i < r)).collect()
 }
 
 /// ρ per server (jobs per server per mean service time) of types `sizes` with probabilities
 /// `probs`, strict or not, on servers with `nodes`.
-pub fn max_supportable_numa(
+pub(crate) fn max_supportable_numa(
     sizes: &[Size],
     probs: &[f64],
     strict: &[bool],

@@ -24,13 +24,13 @@ use crate::model::Size;
 
 /// The largest supportable workload of a finite-type system, per server.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Region {
+pub(crate) struct Region {
     /// c: the largest λ/(μ L) that can be supported (jobs per server per mean service time).
-    pub per_server: f64,
+    pub(crate) per_server: f64,
     /// An optimal mix of configurations: (configuration over the types, fraction of servers).
-    pub mix: Vec<(Counts, f64)>,
+    pub(crate) mix: Vec<(Counts, f64)>,
     /// Rows generated (LP re-solves), for reports.
-    pub iterations: usize,
+    pub(crate) iterations: usize,
 }
 
 /// The LP failed (a bug or a degenerate input).
@@ -62,7 +62,7 @@ fn check(sizes: &[Size], probs: &[f64]) -> Result<(), RegionError> {
 
 /// ρ* per server over *all* feasible configurations of `sizes` (each in (0, 1]) with arrival
 /// probabilities `probs`. Types of size 0 would fit without limit: the caller leaves them out.
-pub fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, RegionError> {
+pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, RegionError> {
     check(sizes, probs)?;
     if sizes.iter().any(|s| s.0 == 0 || *s > Size::ONE) {
         return Err(RegionError::Input("sizes in (0, 1]".into()));
@@ -175,7 +175,7 @@ fn primal_mix(configs: &[Counts], probs: &[f64]) -> Result<Vec<(Counts, f64)>, R
 
 /// ρ per server over an explicit configuration set (e.g. K_RED over the classes of a
 /// partition), with class probabilities `probs`.
-pub fn restricted(configs: &[Counts], probs: &[f64]) -> Result<Region, RegionError> {
+pub(crate) fn restricted(configs: &[Counts], probs: &[f64]) -> Result<Region, RegionError> {
     if configs.iter().any(|k| k.len() != probs.len()) {
         return Err(RegionError::Input("configurations over the classes".into()));
     }

@@ -6,13 +6,13 @@
 //! how much a constraint concentrates demand; synthesis draws realistic attributes and
 //! constraints from statistical clusters.
 
-pub mod multiplier;
-pub mod predicate;
-pub mod support;
-pub mod synthesis;
-pub mod table;
+pub(crate) mod multiplier;
+pub(crate) mod predicate;
+pub(crate) mod support;
+pub(crate) mod synthesis;
+pub(crate) mod table;
 
-pub use multiplier::{Multiplier, multipliers, vocabulary};
+pub(crate) use multiplier::{Multiplier, multipliers, vocabulary};
 pub use predicate::{Constraint, ConstraintSet, Op, is_number, parse_set};
 pub use support::{JobClasses, ServerMultiplier, SupportError};
 pub use synthesis::{Characterisation, StatCluster, sort_and_merge};

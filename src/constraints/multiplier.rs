@@ -9,22 +9,22 @@ use super::table::Eligibility;
 
 /// One constraint's multiplier.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Multiplier {
+pub(crate) struct Multiplier {
     /// The constraint, as written.
-    pub constraint: String,
+    pub(crate) constraint: String,
     /// Tasks requesting the constraint, and machines satisfying it.
-    pub tasks: usize,
+    pub(crate) tasks: usize,
     /// Machines satisfying it.
-    pub machines: usize,
+    pub(crate) machines: usize,
     /// Per resource: share of the demand, share of the supply, and their ratio (`NaN` for a
     /// resource no task requests; `inf` if no machine satisfies the constraint).
-    pub demand_share: Vec<f64>,
+    pub(crate) demand_share: Vec<f64>,
     /// Per resource, the share of the supply (machines satisfying it).
-    pub supply_share: Vec<f64>,
+    pub(crate) supply_share: Vec<f64>,
     /// Per resource, demand share over supply share.
-    pub u: Vec<f64>,
+    pub(crate) u: Vec<f64>,
     /// The maximum of `u` over the resources requested (`u*_c`).
-    pub u_max: f64,
+    pub(crate) u_max: f64,
 }
 
 /// The number of `items` (amounts, tag) whose tag passes `keep`, and their amounts summed over
@@ -46,7 +46,7 @@ fn sum_where(
 }
 
 /// Every constraint appearing in some class's set, in the order of first appearance.
-pub fn vocabulary(table: &Eligibility) -> Vec<&Constraint> {
+pub(crate) fn vocabulary(table: &Eligibility) -> Vec<&Constraint> {
     let mut vocab: Vec<&Constraint> = Vec::new();
     for set in table.classes() {
         for c in set {
@@ -60,7 +60,7 @@ pub fn vocabulary(table: &Eligibility) -> Vec<&Constraint> {
 
 /// The multiplier of every constraint of [`vocabulary`], in its order; `dims` resources. Machines are `(capacity, kind)`, tasks
 /// `(request, class)`.
-pub fn multipliers(
+pub(crate) fn multipliers(
     table: &Eligibility,
     dims: usize,
     machines: &[(&[u64], u32)],

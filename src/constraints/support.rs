@@ -21,11 +21,11 @@ use super::table::{ConstraintError, Eligibility, Properties};
 
 /// Frequencies strictly between 0 and 1 per task statistical cluster at most (its sets are
 /// enumerated: 2¹² at most).
-pub const MAX_FREE: usize = 12;
+pub(crate) const MAX_FREE: usize = 12;
 
 /// Constraint sets enumerated over all task clusters at most (each costs a pass over the
 /// vocabulary): 2¹⁶, sixteen clusters of twelve free frequencies.
-pub const MAX_SETS: usize = 1 << 16;
+pub(crate) const MAX_SETS: usize = 1 << 16;
 
 /// A characterisation the simulator cannot use.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

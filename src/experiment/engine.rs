@@ -21,7 +21,7 @@ use crate::progress::Progress;
 use crate::sim::cancel;
 
 /// One kind of experiment as a plan of independent units.
-pub trait Kind: Sync + Sized + Serialize {
+pub(crate) trait Kind: Sync + Sized + Serialize {
     /// A unit of work.
     type Unit: Send + Sync;
     /// What a unit gives (journaled).
@@ -102,7 +102,7 @@ pub struct Ran {
 }
 
 /// A thread pool of `threads` threads (all cores if `None`).
-pub fn pool(threads: Option<usize>) -> rayon::ThreadPool {
+pub(crate) fn pool(threads: Option<usize>) -> rayon::ThreadPool {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         builder = builder.num_threads(n);
@@ -112,7 +112,7 @@ pub fn pool(threads: Option<usize>) -> rayon::ThreadPool {
 
 /// The shard (0-based) of every unit: longest first, each to the least-loaded shard (ties: the
 /// lower index), so shards have about equal cost. Deterministic.
-pub fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
+pub(crate) fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
     let mut order: Vec<usize> = (0..plan.len()).collect();
     let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
@@ -130,7 +130,7 @@ pub fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
 
 /// The journal header of `exp` (its fingerprint covers packlab's version, quick and the
 /// validated experiment).
-pub fn journal_header<K: Kind>(
+pub(crate) fn journal_header<K: Kind>(
     exp: &K,
     quick: bool,
     units: usize,
@@ -213,7 +213,7 @@ fn run_units<K: Kind>(
 }
 
 /// Runs every unit in memory (no journal, no folder) and assembles the outcome.
-pub fn run_in_memory<K: Kind>(
+pub(crate) fn run_in_memory<K: Kind>(
     exp: &K,
     threads: Option<usize>,
 ) -> Result<K::Outcome, ExperimentError> {
@@ -276,7 +276,11 @@ fn open_journal<K: Kind>(
 
 /// Runs `exp` into `dir` with a journal: resumes what the journal holds, runs the rest (or this
 /// shard's part), and (without a shard) writes the outputs.
-pub fn run_kind<K: Kind>(mut exp: K, opts: Options, dir: &Path) -> Result<Ran, ExperimentError> {
+pub(crate) fn run_kind<K: Kind>(
+    mut exp: K,
+    opts: Options,
+    dir: &Path,
+) -> Result<Ran, ExperimentError> {
     if opts.quick {
         exp.quick();
     }
@@ -408,7 +412,7 @@ fn finish<K: Kind>(
 
 /// Merges the journals of shards 1 … N of `exp` in `dir` into its outputs. Refuses, naming
 /// them, missing shards, shards of another experiment and units no shard ran.
-pub fn merge_kind<K: Kind>(
+pub(crate) fn merge_kind<K: Kind>(
     mut exp: K,
     quick: bool,
     dir: &Path,

@@ -20,11 +20,11 @@ use super::ExperimentError;
 use crate::fsafe;
 
 /// The folder packlab keeps its own files in, inside the output folder.
-pub const INTERNAL: &str = ".packlab";
+pub(crate) const INTERNAL: &str = ".packlab";
 
 /// A locked output folder.
 #[derive(Debug)]
-pub struct Folder {
+pub(crate) struct Folder {
     dir: PathBuf,
     /// Held for as long as the folder is in use (the folder's lock, and a shard's own); the
     /// operating system releases them when the process ends, however it ends.
@@ -39,7 +39,7 @@ fn bad(dir: &Path, what: impl Into<String>) -> ExperimentError {
 }
 
 /// `lock`, or `lock-I-of-N` for shard I of N; the same for `journal`.
-pub fn internal_name(base: &str, shard: Option<(u32, u32)>) -> String {
+pub(crate) fn internal_name(base: &str, shard: Option<(u32, u32)>) -> String {
     match shard {
         None => base.to_string(),
         Some((i, n)) => format!("{base}-{i}-of-{n}"),

@@ -27,35 +27,35 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// How often the journal is synced to disk while units keep finishing.
-pub const SYNC_EVERY: Duration = Duration::from_millis(200);
+pub(crate) const SYNC_EVERY: Duration = Duration::from_millis(200);
 
 /// What a journal belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JournalHeader {
+pub(crate) struct JournalHeader {
     /// packlab's version.
-    pub version: String,
+    pub(crate) version: String,
     /// The experiment's name.
-    pub name: String,
+    pub(crate) name: String,
     /// The experiment file, as an absolute path (for `packlab merge`).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The experiment file as it was given (written into `experiment.toml`).
-    pub given: PathBuf,
+    pub(crate) given: PathBuf,
     /// A hash of the validated experiment (its laws, data, plan; not the path of its file).
-    pub fingerprint: u64,
+    pub(crate) fingerprint: u64,
     /// A hash of each top-level table or key of the file, by name.
-    pub sections: Vec<(String, u64)>,
+    pub(crate) sections: Vec<(String, u64)>,
     /// Whether the plan is the `--quick` one.
-    pub quick: bool,
+    pub(crate) quick: bool,
     /// Units in the whole plan.
-    pub units: u32,
+    pub(crate) units: u32,
     /// (I, N) for shard I of N, (1, 1) for a whole run.
-    pub shard: (u32, u32),
+    pub(crate) shard: (u32, u32),
 }
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
     /// are the same experiment.
-    pub fn difference(&self, other: &JournalHeader) -> Option<String> {
+    pub(crate) fn difference(&self, other: &JournalHeader) -> Option<String> {
         if self.version != other.version {
             return Some(format!(
                 "it was written by packlab {} (this is packlab {})",
@@ -115,7 +115,7 @@ pub enum JournalError {
 
 /// An open journal, appending.
 #[derive(Debug)]
-pub struct Journal {
+pub(crate) struct Journal {
     file: File,
     path: PathBuf,
     syncer: Syncer,
@@ -188,7 +188,7 @@ impl Syncer {
 }
 
 /// 64-bit FNV-1a: a small, stable hash (the same on every machine and version).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h = Fnv1a::new();
     h.add(bytes);
     h.0
@@ -225,7 +225,7 @@ impl std::io::Write for Fnv1a {
 /// The fingerprint of `value`: FNV-1a of its canonical serialisation (postcard: fields in
 /// declaration order, integers as varints, floats by their bits), streamed, so that time is
 /// linear in the value and memory constant.
-pub fn fingerprint<T: Serialize + ?Sized>(value: &T) -> u64 {
+pub(crate) fn fingerprint<T: Serialize + ?Sized>(value: &T) -> u64 {
     let mut h = Fnv1a::new();
     postcard::to_io(value, &mut h).expect("hashing cannot fail");
     h.0
@@ -260,17 +260,17 @@ fn records(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
 
 /// What a journal holds.
 #[derive(Clone, Debug)]
-pub struct Contents {
+pub(crate) struct Contents {
     /// Its header.
-    pub header: JournalHeader,
+    pub(crate) header: JournalHeader,
     /// Each unit's index in the plan and its result's bytes, in the order they finished.
-    pub units: Vec<(u32, Vec<u8>)>,
+    pub(crate) units: Vec<(u32, Vec<u8>)>,
     /// Bytes of whole records (a torn tail after them is dropped when appending).
-    pub whole: u64,
+    pub(crate) whole: u64,
 }
 
 /// Reads a journal; `None` if there is no file.
-pub fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
+pub(crate) fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
     let io = |source| JournalError::Io {
         path: path.to_path_buf(),
         source,
@@ -306,7 +306,7 @@ pub fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
 
 impl Journal {
     /// Starts a new journal at `path` (replacing any), with `header`.
-    pub fn create(path: &Path, header: &JournalHeader) -> Result<Journal, JournalError> {
+    pub(crate) fn create(path: &Path, header: &JournalHeader) -> Result<Journal, JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -328,7 +328,7 @@ impl Journal {
 
     /// Reopens the journal at `path` for appending after its first `whole` bytes (dropping a
     /// torn tail).
-    pub fn append_to(path: &Path, whole: u64) -> Result<Journal, JournalError> {
+    pub(crate) fn append_to(path: &Path, whole: u64) -> Result<Journal, JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -345,7 +345,7 @@ impl Journal {
     }
 
     /// The record of unit `unit` with result `result` (built outside the journal's lock).
-    pub fn encode<T: Serialize>(unit: u32, result: &T) -> Vec<u8> {
+    pub(crate) fn encode<T: Serialize>(unit: u32, result: &T) -> Vec<u8> {
         let mut r = vec![0u8; 8];
         r.extend_from_slice(&unit.to_le_bytes());
         let mut r = postcard::to_extend(result, r).expect("results serialise");
@@ -356,8 +356,9 @@ impl Journal {
         r
     }
 
+    #[cfg(test)]
     /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would).
-    pub fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
+    pub(crate) fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
         let mut payload = unit.to_le_bytes().to_vec();
         payload.extend_from_slice(result);
         self.append_record(&record(&payload))
@@ -365,7 +366,7 @@ impl Journal {
 
     /// Appends an encoded record: written through to the operating system at once (synced to
     /// disk by the background thread within [`SYNC_EVERY`]).
-    pub fn append_record(&mut self, record: &[u8]) -> Result<(), JournalError> {
+    pub(crate) fn append_record(&mut self, record: &[u8]) -> Result<(), JournalError> {
         let io = |source| JournalError::Io {
             path: self.path.clone(),
             source,
@@ -379,7 +380,7 @@ impl Journal {
     }
 
     /// Syncs what was appended to disk, now.
-    pub fn sync(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn sync(&mut self) -> Result<(), JournalError> {
         let io = |source| JournalError::Io {
             path: self.path.clone(),
             source,

@@ -1,38 +1,43 @@
 //! Experiments: a TOML file of one of three kinds, validated once, run, and written out as
 //! tables, figures, a report and checked claims.
 //!
-//! Each kind — [`queueing`] (simulate policies over a sweep of loads), [`region`] (compute
-//! stability regions by linear programming), [`packing`] (evaluate placement on a snapshot) —
+//! Each kind — `queueing` (simulate policies over a sweep of loads), `region` (compute
+//! stability regions by linear programming), `packing` (evaluate placement on a snapshot) —
 //! has the same shape: a schema of raw TOML tables, validators into a spec with a shared
-//! [`Header`], an `execute` that produces an outcome, and outputs. The [`Kind`] trait ties them
+//! [`Header`], an `execute` that produces an outcome, and outputs. The `Kind` trait ties them
 //! together so that [`ExperimentFile::run`] is one path for all. What kinds share lives in
 //! `common`; no kind borrows from another.
 
 pub(crate) mod common;
-pub mod engine;
+pub(crate) mod engine;
 mod error;
-pub mod folder;
-pub mod journal;
-pub mod packing;
-pub mod queueing;
-pub mod region;
+pub(crate) mod folder;
+pub(crate) mod journal;
+pub(crate) mod packing;
+pub(crate) mod queueing;
+pub(crate) mod region;
 pub mod slurm;
 
 use std::path::{Path, PathBuf};
 
 pub use common::{ClaimResult, Header};
-pub use engine::{Kind, Options, Ran};
+pub(crate) use engine::Kind;
+pub use engine::{Options, Ran};
 pub use error::ExperimentError;
-pub use packing::PackingExperiment;
-pub use queueing::{Experiment, execute, write_outputs};
-pub use region::RegionExperiment;
+pub(crate) use packing::PackingExperiment;
+pub(crate) use queueing::Experiment;
+pub(crate) use region::RegionExperiment;
 
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// An experiment file of any kind.
+/// A validated experiment file of any kind (queueing, region or packing), ready to run.
 #[derive(Clone, Debug)]
-pub enum ExperimentFile {
+pub struct ExperimentFile(Spec);
+
+/// The validated experiment of each kind.
+#[derive(Clone, Debug)]
+pub(crate) enum Spec {
     /// A queueing file (the default kind).
     Queueing(Box<Experiment>),
     /// A region file.
@@ -54,31 +59,39 @@ impl ExperimentFile {
     /// Validates experiment text of any kind.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let table: toml::Table = common::parse_toml(file, source)?;
-        Ok(match table.get("kind").and_then(|k| k.as_str()) {
-            Some("region") => {
-                ExperimentFile::Region(Box::new(RegionExperiment::parse(file, source)?))
-            }
-            Some("packing") => {
-                ExperimentFile::Packing(Box::new(PackingExperiment::parse(file, source)?))
-            }
-            _ => ExperimentFile::Queueing(Box::new(Experiment::parse(file, source)?)),
-        })
+        Ok(ExperimentFile(
+            match table.get("kind").and_then(|k| k.as_str()) {
+                Some("region") => Spec::Region(Box::new(RegionExperiment::parse(file, source)?)),
+                Some("packing") => Spec::Packing(Box::new(PackingExperiment::parse(file, source)?)),
+                _ => Spec::Queueing(Box::new(Experiment::parse(file, source)?)),
+            },
+        ))
     }
 
     /// The experiment's header.
     pub fn header(&self) -> &Header {
-        match self {
-            ExperimentFile::Queueing(e) => e.header(),
-            ExperimentFile::Region(e) => e.header(),
-            ExperimentFile::Packing(e) => e.header(),
+        match &self.0 {
+            Spec::Queueing(e) => e.header(),
+            Spec::Region(e) => e.header(),
+            Spec::Packing(e) => e.header(),
         }
     }
 
     fn header_mut(&mut self) -> &mut Header {
-        match self {
-            ExperimentFile::Queueing(e) => &mut e.header,
-            ExperimentFile::Region(e) => &mut e.header,
-            ExperimentFile::Packing(e) => &mut e.header,
+        match &mut self.0 {
+            Spec::Queueing(e) => &mut e.header,
+            Spec::Region(e) => &mut e.header,
+            Spec::Packing(e) => &mut e.header,
+        }
+    }
+
+    /// The number of units of work (runs, limit searches, replays, …) the experiment plans;
+    /// never more than [`crate::limits::MAX_UNITS`].
+    pub fn units(&self) -> usize {
+        match &self.0 {
+            Spec::Queueing(e) => e.plan().len(),
+            Spec::Region(e) => e.plan().len(),
+            Spec::Packing(e) => e.plan().len(),
         }
     }
 
@@ -90,19 +103,19 @@ impl ExperimentFile {
     /// Runs the experiment into `dir`: resumes its journal there, runs the rest (or one
     /// shard), writes the outputs (not for a shard).
     pub fn run(self, opts: Options, dir: &Path) -> Result<Ran, ExperimentError> {
-        match self {
-            ExperimentFile::Queueing(e) => engine::run_kind(*e, opts, dir),
-            ExperimentFile::Region(e) => engine::run_kind(*e, opts, dir),
-            ExperimentFile::Packing(e) => engine::run_kind(*e, opts, dir),
+        match self.0 {
+            Spec::Queueing(e) => engine::run_kind(*e, opts, dir),
+            Spec::Region(e) => engine::run_kind(*e, opts, dir),
+            Spec::Packing(e) => engine::run_kind(*e, opts, dir),
         }
     }
 
     /// Merges shards 1 … `n` in `dir` (run with `quick` or not) into the outputs.
     pub fn merge(self, quick: bool, dir: &Path, n: u32) -> Result<Ran, ExperimentError> {
-        match self {
-            ExperimentFile::Queueing(e) => engine::merge_kind(*e, quick, dir, n),
-            ExperimentFile::Region(e) => engine::merge_kind(*e, quick, dir, n),
-            ExperimentFile::Packing(e) => engine::merge_kind(*e, quick, dir, n),
+        match self.0 {
+            Spec::Queueing(e) => engine::merge_kind(*e, quick, dir, n),
+            Spec::Region(e) => engine::merge_kind(*e, quick, dir, n),
+            Spec::Packing(e) => engine::merge_kind(*e, quick, dir, n),
         }
     }
 }

@@ -252,7 +252,7 @@ impl SlurmSpec {
 }
 
 /// `sbatch --parsable [args] script`: the job id.
-pub fn sbatch(args: &[&str], script: &Path) -> Result<String, ExperimentError> {
+pub(crate) fn sbatch(args: &[&str], script: &Path) -> Result<String, ExperimentError> {
     let out = Command::new("sbatch")
         .arg("--parsable")
         .args(args)

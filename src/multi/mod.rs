@@ -93,7 +93,7 @@ impl NumaTrack {
     }
 }
 
-/// L servers of capacity 1 per resource, their free resources (kept by a [`Placer`], so the
+/// L servers of capacity 1 per resource, their free resources (kept by a `Placer`, so the
 /// scorers see them) and a departure calendar.
 pub struct VectorCluster {
     placer: Placer,
@@ -184,7 +184,7 @@ impl VectorCluster {
         self.placer.eligible(p, job.class) && self.placer.admits(p, &job.req, job.strict)
     }
 
-    /// The server the scheduler sends `job` to, if any fits it ([`Placer::choose_job`]): one
+    /// The server the scheduler sends `job` to, if any fits it (`Placer::choose_job`): one
     /// that admits it, except that a scheduler without cluster-level NUMA awareness may send a
     /// strict job to a server whose nodes cannot hold it ([`VectorCluster::try_place`]).
     #[inline]
@@ -236,7 +236,7 @@ impl VectorCluster {
     }
 
     /// The placer (scores and choices on the current free resources).
-    pub fn placer(&mut self) -> &mut Placer {
+    pub(crate) fn placer(&mut self) -> &mut Placer {
         &mut self.placer
     }
 

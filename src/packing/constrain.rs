@@ -14,21 +14,21 @@ use crate::constraints::{Characterisation, ConstraintSet, Eligibility, set_text}
 
 /// Draws per task before a synthesis is refused: a task cluster whose draws almost never
 /// satisfy a machine is a characterisation that does not fit the cluster.
-pub const MAX_DRAWS: u32 = 1000;
+pub(crate) const MAX_DRAWS: u32 = 1000;
 
 /// What a synthesis did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SynthesisTally {
+pub(crate) struct SynthesisTally {
     /// Machines per machine statistical cluster.
-    pub machines: Vec<usize>,
+    pub(crate) machines: Vec<usize>,
     /// Tasks per task statistical cluster.
-    pub tasks: Vec<usize>,
+    pub(crate) tasks: Vec<usize>,
     /// Machines whose drawn constraints contradicted each other (they satisfy as many as the
     /// attribute values allow).
-    pub inconsistent: usize,
+    pub(crate) inconsistent: usize,
     /// Task draws thrown away because no machine satisfies the set with room for the task
     /// (such a task could never run); the task was drawn again from the same cluster.
-    pub redrawn: usize,
+    pub(crate) redrawn: usize,
 }
 
 /// A task cluster whose draws never fit the machines.
@@ -36,11 +36,11 @@ pub struct SynthesisTally {
 #[error(
     "task statistical cluster {cluster}: {MAX_DRAWS} draws in a row gave constraints no machine with room for the task satisfies (last: `{last}`)"
 )]
-pub struct SynthesisError {
+pub(crate) struct SynthesisError {
     /// The task statistical cluster.
-    pub cluster: usize,
+    pub(crate) cluster: usize,
     /// Its last draw, as written.
-    pub last: String,
+    pub(crate) last: String,
 }
 
 /// Does some machine of an allowed kind hold `req`? `caps[k]`: the capacities of kind k.
@@ -53,7 +53,7 @@ fn fits_some(allowed: &[bool], caps: &[Vec<Resources>], req: &Resources) -> bool
 
 /// `snap` with machine properties and task constraints drawn from `ch`, seeded by `seed`
 /// (machines first, in order, then tasks, in order, from one stream).
-pub fn synthesise(
+pub(crate) fn synthesise(
     snap: &Snapshot,
     ch: &Characterisation,
     seed: u64,

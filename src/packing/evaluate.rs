@@ -113,7 +113,7 @@ pub struct CompactionTrial {
 /// with a pending fraction ≤ τ, take a random permutation of its machines, and binary-search
 /// the shortest prefix on which the scheduler leaves at most τ of the tasks pending, to within
 /// `mu` machines. Returns the smallest prefix shown to fit.
-pub fn compact_trial(
+pub(crate) fn compact_trial(
     snap: &Snapshot,
     sched: &Scheduler,
     tau: f64,
@@ -223,11 +223,11 @@ pub enum Inflation {
 /// Verma et al.'s picky threshold: a task is picky if it requests more than this fraction of the
 /// median machine in some resource, or is eligible on fewer than this fraction of the machines
 /// (it fits the empty machine and its placement constraints allow it). A job is conforming if none of its tasks is picky.
-pub const PICKY: f64 = 0.6;
+pub(crate) const PICKY: f64 = 0.6;
 
 /// Which jobs are conforming (indexed by job id) for the picky threshold `picky` ([`PICKY`] in
 /// Verma et al. 2014).
-pub fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
+pub(crate) fn conforming_jobs(snap: &Snapshot, picky: f64) -> Vec<bool> {
     let median = snap.median_machine();
     let jobs = snap.jobs();
     let mut ok = vec![true; jobs];
@@ -270,7 +270,7 @@ pub struct InflationOptions {
 }
 
 /// Algorithm 1: the workload inflated by factor `f` (≥ 1).
-pub fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -> Snapshot {
+pub(crate) fn inflate(snap: &Snapshot, f: f64, how: Inflation, opt: InflationOptions) -> Snapshot {
     let grow: Vec<bool> = if opt.conforming_only {
         conforming_jobs(snap, opt.picky)
     } else {
@@ -507,7 +507,13 @@ pub fn expansion(
 
 /// Stein et al.'s T(x): tasks placed when only a random x (fraction) of the machines is used,
 /// averaged over `trials` random subsets (trial k seeded by (seed, k)).
-pub fn throughput_at(snap: &Snapshot, sched: &Scheduler, x: f64, trials: usize, seed: u64) -> f64 {
+pub(crate) fn throughput_at(
+    snap: &Snapshot,
+    sched: &Scheduler,
+    x: f64,
+    trials: usize,
+    seed: u64,
+) -> f64 {
     let placed: usize = (0..trials)
         .into_par_iter()
         .map(|k| {
@@ -524,7 +530,7 @@ pub fn throughput_at(snap: &Snapshot, sched: &Scheduler, x: f64, trials: usize, 
 
 /// Stein et al.'s machine fragmentation: machines whose free CPU and free memory are both
 /// below the fraction `x` of their capacity ("full" machines).
-pub fn full_machines(snap: &Snapshot, p: &Packing, x: f64) -> usize {
+pub(crate) fn full_machines(snap: &Snapshot, p: &Packing, x: f64) -> usize {
     p.machines
         .iter()
         .zip(&p.free)
@@ -536,7 +542,7 @@ pub fn full_machines(snap: &Snapshot, p: &Packing, x: f64) -> usize {
 }
 
 /// Machines with no task.
-pub fn empty_machines(snap: &Snapshot, p: &Packing) -> usize {
+pub(crate) fn empty_machines(snap: &Snapshot, p: &Packing) -> usize {
     p.machines
         .iter()
         .zip(&p.free)
@@ -549,7 +555,7 @@ pub fn empty_machines(snap: &Snapshot, p: &Packing) -> usize {
 /// `idle + (1 − idle)·max(u, 1/2)` of its peak — below half load it costs as much as at half
 /// load (inefficient), above it grows linearly to 1. `idle` is the fraction drawn at half load
 /// minus the linear part; 0.5 gives 0.75 of peak at half load.
-pub fn power(snap: &Snapshot, p: &Packing, idle: f64) -> f64 {
+pub(crate) fn power(snap: &Snapshot, p: &Packing, idle: f64) -> f64 {
     let mut w = 0.0;
     for (m, f) in p.machines.iter().zip(&p.free) {
         let c = snap.machines[*m];

@@ -2,7 +2,7 @@
 //! docs/theory.md section 11): the snapshot model and its sources, placement by scoring machines,
 //! and the evaluators.
 
-pub mod constrain;
+pub(crate) mod constrain;
 pub mod evaluate;
 pub mod numa;
 pub mod place;

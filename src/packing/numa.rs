@@ -19,13 +19,13 @@
 use super::snapshot::Resources;
 
 /// Most NUMA nodes a machine may have.
-pub const MAX_NODES: usize = 8;
+pub(crate) const MAX_NODES: usize = 8;
 
 /// Resources divided among the nodes: CPU and memory (the first two dimensions).
-pub const NODE_DIMS: usize = 2;
+pub(crate) const NODE_DIMS: usize = 2;
 
 /// CPU and memory of one node, in fixed-point units.
-pub type NodeResources = [u64; NODE_DIMS];
+pub(crate) type NodeResources = [u64; NODE_DIMS];
 
 /// How much NUMA awareness the scheduler has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -98,7 +98,7 @@ impl NumaLayout {
 }
 
 /// Node capacities for `shares` of `cap` (see [`NumaLayout::nodes`]).
-pub fn split(cap: &Resources, shares: &[f64]) -> Vec<NodeResources> {
+pub(crate) fn split(cap: &Resources, shares: &[f64]) -> Vec<NodeResources> {
     let mut out = Vec::with_capacity(shares.len());
     let mut before = [0u64; NODE_DIMS];
     let mut cum = 0.0;
@@ -119,16 +119,16 @@ pub fn split(cap: &Resources, shares: &[f64]) -> Vec<NodeResources> {
 
 /// Where a task's CPU and memory were taken from: an amount per node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Allocation {
+pub(crate) struct Allocation {
     /// Per node, the CPU and memory taken from it.
-    pub parts: [NodeResources; MAX_NODES],
+    pub(crate) parts: [NodeResources; MAX_NODES],
     /// All of it from one node.
-    pub fit: bool,
+    pub(crate) fit: bool,
 }
 
 /// Per-node capacities and free resources of a set of machines.
 #[derive(Clone, Debug)]
-pub struct NumaMachines {
+pub(crate) struct NumaMachines {
     /// Nodes per machine.
     count: Vec<u8>,
     cap: Vec<[NodeResources; MAX_NODES]>,
@@ -142,7 +142,7 @@ fn holds(free: &NodeResources, req: &Resources) -> bool {
 
 impl NumaMachines {
     /// Machines of capacities `caps`, all empty, laid out by `layout`.
-    pub fn new(layout: &NumaLayout, caps: &[Resources]) -> Self {
+    pub(crate) fn new(layout: &NumaLayout, caps: &[Resources]) -> Self {
         let mut m = NumaMachines {
             count: Vec::with_capacity(caps.len()),
             cap: Vec::with_capacity(caps.len()),
@@ -155,7 +155,7 @@ impl NumaMachines {
     }
 
     /// Adds an empty machine of capacity `cap`.
-    pub fn push(&mut self, layout: &NumaLayout, cap: &Resources) {
+    pub(crate) fn push(&mut self, layout: &NumaLayout, cap: &Resources) {
         let nodes = layout.nodes(cap);
         assert!(
             (1..=MAX_NODES).contains(&nodes.len()),
@@ -168,29 +168,19 @@ impl NumaMachines {
         self.free.push(c);
     }
 
-    /// Machines held.
-    pub fn len(&self) -> usize {
-        self.count.len()
-    }
-
-    /// No machine held.
-    pub fn is_empty(&self) -> bool {
-        self.count.is_empty()
-    }
-
     /// Free CPU and memory of machine `p`'s nodes.
-    pub fn free(&self, p: usize) -> &[NodeResources] {
+    pub(crate) fn free(&self, p: usize) -> &[NodeResources] {
         &self.free[p][..self.count[p] as usize]
     }
 
     /// Capacities of machine `p`'s nodes.
-    pub fn capacity(&self, p: usize) -> &[NodeResources] {
+    pub(crate) fn capacity(&self, p: usize) -> &[NodeResources] {
         &self.cap[p][..self.count[p] as usize]
     }
 
     /// Per-dimension maximum of machine `p`'s nodes' free resources (an upper bound: a task
     /// that a node holds is no larger than it, dimension by dimension).
-    pub fn max_free(&self, p: usize) -> NodeResources {
+    pub(crate) fn max_free(&self, p: usize) -> NodeResources {
         let mut m = [0; NODE_DIMS];
         for f in self.free(p) {
             m = [m[0].max(f[0]), m[1].max(f[1])];
@@ -200,13 +190,13 @@ impl NumaMachines {
 
     /// Does some node of machine `p` hold `req`'s CPU and memory?
     #[inline]
-    pub fn has_fit(&self, p: usize, req: &Resources) -> bool {
+    pub(crate) fn has_fit(&self, p: usize, req: &Resources) -> bool {
         self.free(p).iter().any(|f| holds(f, req))
     }
 
     /// The node of machine `p` that holds `req` with the least room left after it (the sum of
     /// its free CPU and memory fractions), ties to the lower index.
-    pub fn best_node(&self, p: usize, req: &Resources) -> Option<usize> {
+    pub(crate) fn best_node(&self, p: usize, req: &Resources) -> Option<usize> {
         let mut best: Option<(f64, usize)> = None;
         for (n, (f, c)) in self.free(p).iter().zip(self.capacity(p)).enumerate() {
             if !holds(f, req) {
@@ -224,20 +214,20 @@ impl NumaMachines {
     }
 
     /// The first node (lowest index) of machine `p` that holds `req` whole.
-    pub fn first_node(&self, p: usize, req: &Resources) -> Option<usize> {
+    pub(crate) fn first_node(&self, p: usize, req: &Resources) -> Option<usize> {
         self.free(p).iter().position(|f| holds(f, req))
     }
 
     /// Takes `req`'s CPU and memory from machine `p`'s nodes, which must have it in total:
     /// from the best node when `aware` and one holds it, else first fit over the nodes.
-    pub fn allocate(&mut self, p: usize, req: &Resources, aware: bool) -> Allocation {
+    pub(crate) fn allocate(&mut self, p: usize, req: &Resources, aware: bool) -> Allocation {
         let node = if aware { self.best_node(p, req) } else { None };
         self.allocate_at(p, req, node)
     }
 
     /// Takes `req`'s CPU and memory whole from node `node` of machine `p`, which must hold it
     /// (a job that must not be split).
-    pub fn allocate_on(&mut self, p: usize, req: &Resources, node: usize) -> Allocation {
+    pub(crate) fn allocate_on(&mut self, p: usize, req: &Resources, node: usize) -> Allocation {
         assert!(
             node < self.count[p] as usize && holds(&self.free[p][node], req),
             "node {node} of machine {p} does not hold the request"
@@ -274,7 +264,7 @@ impl NumaMachines {
     }
 
     /// Gives an allocation back to machine `p`'s nodes.
-    pub fn release(&mut self, p: usize, a: &Allocation) {
+    pub(crate) fn release(&mut self, p: usize, a: &Allocation) {
         let k = self.count[p] as usize;
         for n in 0..k {
             for d in 0..NODE_DIMS {

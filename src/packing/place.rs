@@ -241,7 +241,7 @@ fn bucket_of(f: &Resources, n: &[u64; 3]) -> usize {
 }
 
 /// Places tasks one at a time on a set of machines (an online scheduler's state).
-pub struct Placer {
+pub(crate) struct Placer {
     /// Snapshot indices of the enabled machines, in enabled order.
     machines: Vec<usize>,
     cap: Vec<Resources>,
@@ -263,7 +263,7 @@ pub struct Placer {
 impl Placer {
     /// Enabled machines `machines` (indices into `caps`) with free resources `free` (their
     /// capacities for an empty cluster). `seed` drives the random scorers.
-    pub fn new(
+    pub(crate) fn new(
         caps: &[Resources],
         machines: &[usize],
         free: Vec<Resources>,
@@ -321,7 +321,7 @@ impl Placer {
     /// The same placer with placement constraints: machine `p` (a position) is of kind
     /// `kind[p]` in `table`, and a task of class c goes only where `table` allows c. A table
     /// that allows everything changes nothing.
-    pub fn with_constraints(mut self, kind: Vec<u32>, table: Arc<Eligibility>) -> Self {
+    pub(crate) fn with_constraints(mut self, kind: Vec<u32>, table: Arc<Eligibility>) -> Self {
         assert_eq!(kind.len(), self.free.len(), "one kind per machine");
         if table.is_trivial() {
             return self;
@@ -336,7 +336,7 @@ impl Placer {
 
     /// The same placer with the snapshot's constraints for the enabled machines `machines`
     /// (snapshot indices, as given to [`Placer::new`]).
-    pub fn with_placement(self, placement: Option<&Placement>, machines: &[usize]) -> Self {
+    pub(crate) fn with_placement(self, placement: Option<&Placement>, machines: &[usize]) -> Self {
         match placement {
             Some(pl) => {
                 let kind = machines.iter().map(|&m| pl.kind[m]).collect();
@@ -348,7 +348,7 @@ impl Placer {
 
     /// May a task of class `class` run on machine `p`?
     #[inline]
-    pub fn eligible(&self, p: usize, class: u32) -> bool {
+    pub(crate) fn eligible(&self, p: usize, class: u32) -> bool {
         class == 0
             || self
                 .constrained
@@ -358,7 +358,7 @@ impl Placer {
 
     /// The same placer with NUMA nodes laid out by `numa.layout` on empty machines (every
     /// machine's free resources must still be its capacity) and the layer `numa.layer`.
-    pub fn with_numa(mut self, numa: &Numa) -> Self {
+    pub(crate) fn with_numa(mut self, numa: &Numa) -> Self {
         assert!(
             self.free.iter().zip(&self.cap).all(|(f, c)| f == c),
             "NUMA nodes start empty"
@@ -392,7 +392,7 @@ impl Placer {
     /// every machine with the free resources so far, keeping the NUMA nodes' state and
     /// bookkeeping. `seed` drives the random scorers, as in [`Placer::new`].
     /// With placement constraints, `kinds` gives every machine's kind (the new ones' too).
-    pub fn grown(self, caps: &[Resources], kinds: &[u32], seed: u64) -> Self {
+    pub(crate) fn grown(self, caps: &[Resources], kinds: &[u32], seed: u64) -> Self {
         let before = self.free.len();
         let mut free = self.free;
         free.extend_from_slice(&caps[before..]);
@@ -412,24 +412,24 @@ impl Placer {
     }
 
     /// NUMA-fit bookkeeping so far (`None` without NUMA nodes).
-    pub fn numa_count(&self) -> Option<NumaCount> {
+    pub(crate) fn numa_count(&self) -> Option<NumaCount> {
         self.numa.as_ref().map(|n| n.count)
     }
 
     /// The NUMA layer (`None` without NUMA nodes).
-    pub fn numa_layer(&self) -> Option<Layer> {
+    pub(crate) fn numa_layer(&self) -> Option<Layer> {
         self.numa.as_ref().map(|n| n.layer)
     }
 
     /// The NUMA nodes' state (`None` without NUMA nodes).
-    pub fn numa_machines(&self) -> Option<&NumaMachines> {
+    pub(crate) fn numa_machines(&self) -> Option<&NumaMachines> {
         self.numa.as_ref().map(|n| &n.machines)
     }
 
     /// The scorer's score of putting `req` on machine `p` (which it must fit), lower is
     /// better. First fit scores every machine 0 and Random draws a uniform number: used where
     /// a machine chooses among tasks (the server's view of BF-J/S).
-    pub fn score_on(&mut self, p: usize, req: &Resources) -> f64 {
+    pub(crate) fn score_on(&mut self, p: usize, req: &Resources) -> f64 {
         let f = &self.free[p];
         let c = &self.cap[p];
         let pct = |d: usize| {
@@ -466,22 +466,24 @@ impl Placer {
         }
     }
 
+    #[cfg(test)]
     /// Does `req` fit on machine `p`?
     #[inline]
-    pub fn fits_on(&self, p: usize, req: &Resources) -> bool {
+    pub(crate) fn fits_on(&self, p: usize, req: &Resources) -> bool {
         fits(&self.free[p], req)
     }
 
+    #[cfg(test)]
     /// The scorer's choice for `req` (a position in the enabled order), if any machine fits:
     /// the lowest score, ties to the machine met first.
     /// With machine + cluster NUMA awareness, the choice among the machines with a node that
     /// holds `req`, if any has; else among all.
-    pub fn choose(&mut self, req: &Resources) -> Option<usize> {
+    pub(crate) fn choose(&mut self, req: &Resources) -> Option<usize> {
         self.choose_class(req, 0)
     }
 
     /// [`Placer::choose`] for a task of constraint class `class`: only machines it may run on.
-    pub fn choose_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
+    pub(crate) fn choose_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
         if self.numa_layer() == Some(Layer::Cluster)
             && let Some(p) = self.choose_among(req, class, true)
         {
@@ -587,7 +589,7 @@ impl Placer {
     /// Can machine `p` host `req` now: it fits in total and, for a job that must be NUMA-fit
     /// (`strict`) on a placer with NUMA nodes, some node holds it whole.
     #[inline]
-    pub fn admits(&self, p: usize, req: &Resources, strict: bool) -> bool {
+    pub(crate) fn admits(&self, p: usize, req: &Resources, strict: bool) -> bool {
         fits(&self.free[p], req)
             && (!strict
                 || self
@@ -601,7 +603,12 @@ impl Placer {
     /// that holds it; otherwise as [`Placer::choose`]. Without cluster awareness the machine
     /// chosen may not admit a strict job ([`Placer::admits`]): the caller finds out.
     /// Only machines a job of constraint class `class` may run on are offered.
-    pub fn choose_job(&mut self, req: &Resources, strict: bool, class: u32) -> Option<usize> {
+    pub(crate) fn choose_job(
+        &mut self,
+        req: &Resources,
+        strict: bool,
+        class: u32,
+    ) -> Option<usize> {
         if strict && self.numa_layer() == Some(Layer::Cluster) {
             self.choose_among(req, class, true)
         } else {
@@ -613,7 +620,12 @@ impl Placer {
     /// ([`Placer::admits`]). A strict job takes its CPU and memory whole from one node: the
     /// first that holds it under the default layer, the best-fitting one under the aware
     /// layers. Otherwise as [`Placer::take`].
-    pub fn take_job(&mut self, p: usize, req: &Resources, strict: bool) -> Option<Allocation> {
+    pub(crate) fn take_job(
+        &mut self,
+        p: usize,
+        req: &Resources,
+        strict: bool,
+    ) -> Option<Allocation> {
         let node = match (&self.numa, strict) {
             (Some(n), true) => Some(
                 match n.layer {
@@ -629,7 +641,7 @@ impl Placer {
 
     /// Puts `req` on machine `p`, which it must fit; with NUMA nodes, takes its CPU and
     /// memory from the nodes as the layer says and returns where from.
-    pub fn take(&mut self, p: usize, req: &Resources) -> Option<Allocation> {
+    pub(crate) fn take(&mut self, p: usize, req: &Resources) -> Option<Allocation> {
         self.take_from(p, req, None)
     }
 
@@ -661,7 +673,7 @@ impl Placer {
 
     /// Gives `req` back to machine `p` (a task leaving); with NUMA nodes, `alloc` is where
     /// [`Placer::take`] took it from.
-    pub fn release_allocation(&mut self, p: usize, req: &Resources, alloc: &Allocation) {
+    pub(crate) fn release_allocation(&mut self, p: usize, req: &Resources, alloc: &Allocation) {
         if let Some(n) = &mut self.numa {
             n.machines.release(p, alloc);
             n.count.tasks -= 1;
@@ -674,7 +686,7 @@ impl Placer {
     }
 
     /// Gives `req` back to machine `p` (a task leaving), on a placer without NUMA nodes.
-    pub fn release(&mut self, p: usize, req: &Resources) {
+    pub(crate) fn release(&mut self, p: usize, req: &Resources) {
         assert!(
             self.numa.is_none(),
             "release a NUMA allocation with release_allocation"
@@ -693,27 +705,17 @@ impl Placer {
     }
 
     /// Free resources of every enabled machine, by position.
-    pub fn frees(&self) -> &[Resources] {
+    pub(crate) fn frees(&self) -> &[Resources] {
         &self.free
     }
 
-    /// Snapshot indices of the enabled machines, in enabled order.
-    pub fn machines(&self) -> &[usize] {
-        &self.machines
-    }
-
     /// Capacity of machine `p`.
-    pub fn capacity(&self, p: usize) -> Resources {
+    pub(crate) fn capacity(&self, p: usize) -> Resources {
         self.cap[p]
     }
 
-    /// Places a task with request `req`; returns its machine's position, or `None` (pending).
-    pub fn place(&mut self, req: &Resources) -> Option<usize> {
-        self.place_class(req, 0)
-    }
-
     /// [`Placer::place`] for a task of constraint class `class`.
-    pub fn place_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
+    pub(crate) fn place_class(&mut self, req: &Resources, class: u32) -> Option<usize> {
         let p = self.choose_class(req, class)?;
         self.take(p, req);
         Some(p)

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::constraints::{Eligibility, Properties};
 use crate::model::Size;
 
-pub use crate::model::{MAX_DIMS, Resources};
+pub(crate) use crate::model::{MAX_DIMS, Resources};
 
 /// A task's request, the job it belongs to, and its constraint class (0: no constraint; see
 /// [`Placement`]).
@@ -68,12 +68,12 @@ pub struct Snapshot {
 }
 
 /// A fraction of the largest machine as a fixed-point amount (negative or non-finite → None).
-pub fn amount(x: f64) -> Option<u64> {
+pub(crate) fn amount(x: f64) -> Option<u64> {
     (x.is_finite() && x >= 0.0).then(|| (x * Size::UNIT as f64).round() as u64)
 }
 
 /// Sum of resource vectors, per dimension.
-pub fn total<'a>(it: impl Iterator<Item = &'a Resources>) -> [u128; MAX_DIMS] {
+pub(crate) fn total<'a>(it: impl Iterator<Item = &'a Resources>) -> [u128; MAX_DIMS] {
     it.fold([0u128; MAX_DIMS], |mut acc, r| {
         for (a, &x) in acc.iter_mut().zip(r) {
             *a += x as u128;
@@ -83,7 +83,7 @@ pub fn total<'a>(it: impl Iterator<Item = &'a Resources>) -> [u128; MAX_DIMS] {
 }
 
 /// Per-dimension maximum of two resource vectors.
-pub fn max_each(a: &Resources, b: &Resources) -> Resources {
+pub(crate) fn max_each(a: &Resources, b: &Resources) -> Resources {
     std::array::from_fn(|d| a[d].max(b[d]))
 }
 

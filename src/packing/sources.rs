@@ -344,7 +344,7 @@ pub fn read_triplet(path: &Path) -> Result<BinPacking, SourceError> {
 
 /// The machine mix of the 2011 Google cluster (Reiss et al., SoCC 2012, Table 1): (count, CPU,
 /// memory), normalised to the largest machine.
-pub const GOOGLE_2011_MACHINES: [(usize, f64, f64); 10] = [
+pub(crate) const GOOGLE_2011_MACHINES: [(usize, f64, f64); 10] = [
     (6732, 0.50, 0.50),
     (3863, 0.50, 0.25),
     (1001, 0.50, 0.75),
@@ -358,7 +358,7 @@ pub const GOOGLE_2011_MACHINES: [(usize, f64, f64); 10] = [
 ];
 
 /// The Google 2011 task snapshot (CPU and memory requests) on the 12,583 machines of
-/// [`GOOGLE_2011_MACHINES`], machines in the table's order.
+/// `GOOGLE_2011_MACHINES`, machines in the table's order.
 pub fn read_google_snapshot(path: &Path) -> Result<Snapshot, SourceError> {
     let file = path.display().to_string();
     let text = read_text(path)?;

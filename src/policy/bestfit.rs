@@ -21,7 +21,7 @@ use crate::sim::{Cluster, Violation};
 
 /// BF-J/S in experiment files; with `score`, a packing scorer decides both views on the
 /// multi-resource path.
-pub const BF_JS: PolicyEntry = PolicyEntry::new(
+pub(crate) const BF_JS: PolicyEntry = PolicyEntry::new(
     "bf-js",
     "BF-J/S: servers with a departure take the largest jobs that fit, then new jobs go to the fullest server they fit (≥ 1/2 of ρ*)",
     |p, _| {
@@ -36,7 +36,7 @@ pub const BF_JS: PolicyEntry = PolicyEntry::new(
 .colour((31, 119, 180));
 
 /// BF-J on its own.
-pub const BF_J: PolicyEntry = PolicyEntry::new(
+pub(crate) const BF_J: PolicyEntry = PolicyEntry::new(
     "bf-j",
     "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
     |_, _| Ok(PolicySpec::new("bf-j", "", BestFitJ::new)),
@@ -44,7 +44,7 @@ pub const BF_J: PolicyEntry = PolicyEntry::new(
 .colour((255, 127, 14));
 
 /// BF-S on its own.
-pub const BF_S: PolicyEntry = PolicyEntry::new(
+pub(crate) const BF_S: PolicyEntry = PolicyEntry::new(
     "bf-s",
     "BF-S alone: every server, in index order, takes the largest jobs that fit",
     |_, _| Ok(PolicySpec::new("bf-s", "", BestFitS::new)),
@@ -80,7 +80,7 @@ fn nothing_fits(
 /// enter the size-ordered queue, so a job placed on arrival costs no tree operation. BF-S then
 /// looks at both: the largest fitting job of the queue and of the batch (the queue's wins a tie
 /// in size, having arrived earlier). A batch up to `BATCH_SCAN` jobs is scanned; a larger one
-/// is sorted by size once ([`SortedBatch`]), so BF-S finds its largest fitting job by bisection.
+/// is sorted by size once (`SortedBatch`), so BF-S finds its largest fitting job by bisection.
 #[derive(Clone, Debug)]
 pub struct BestFitJS {
     queue: SizeQueue,
@@ -90,7 +90,7 @@ pub struct BestFitJS {
 }
 
 /// Largest batch scanned linearly by BF-S.
-pub const BATCH_SCAN: usize = 16;
+pub(crate) const BATCH_SCAN: usize = 16;
 
 impl BestFitJS {
     /// BF-J/S for `servers` empty servers.

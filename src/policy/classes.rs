@@ -64,7 +64,7 @@ impl Needs {
 /// heads of line, which [`Wants`] reads (VQS's [`Activity`] is told of each change of a head
 /// of line instead, and its queues keep no list).
 #[derive(Clone, Debug)]
-pub struct ClassQueues<const HEADS: bool> {
+pub(crate) struct ClassQueues<const HEADS: bool> {
     queues: Vec<VecDeque<Job>>,
     lens: Vec<u64>,
     total: usize,
@@ -74,7 +74,7 @@ pub struct ClassQueues<const HEADS: bool> {
 
 impl<const HEADS: bool> ClassQueues<HEADS> {
     /// `classes` empty queues.
-    pub fn new(classes: usize) -> Self {
+    pub(crate) fn new(classes: usize) -> Self {
         ClassQueues {
             queues: vec![VecDeque::new(); classes],
             lens: vec![0; classes],
@@ -84,7 +84,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
     }
 
     /// Appends `job` to the queue of `job.class`.
-    pub fn push(&mut self, job: Job) {
+    pub(crate) fn push(&mut self, job: Job) {
         let c = job.class as usize;
         if HEADS && self.queues[c].is_empty() {
             self.heads.insert(c, job.size.0);
@@ -96,18 +96,18 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
 
     /// The head-of-line job of class `c`.
     #[inline]
-    pub fn head(&self, c: usize) -> Option<&Job> {
+    pub(crate) fn head(&self, c: usize) -> Option<&Job> {
         self.queues[c].front()
     }
 
     /// What the head of line of class `c` needs: its size (`u64::MAX` when `c` is empty).
     #[inline]
-    pub fn need(&self, c: usize) -> u64 {
+    pub(crate) fn need(&self, c: usize) -> u64 {
         self.queues[c].front().map_or(u64::MAX, |h| h.size.0)
     }
 
     /// Removes the head-of-line job of class `c`.
-    pub fn pop(&mut self, c: usize) -> Option<Job> {
+    pub(crate) fn pop(&mut self, c: usize) -> Option<Job> {
         let j = self.queues[c].pop_front()?;
         if HEADS {
             self.heads.update(c, self.need(c));
@@ -118,18 +118,13 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
     }
 
     /// Queue lengths by class.
-    pub fn lengths(&self) -> &[u64] {
+    pub(crate) fn lengths(&self) -> &[u64] {
         &self.lens
     }
 
     /// Jobs waiting in all classes.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.total
-    }
-
-    /// The number of classes.
-    pub fn classes(&self) -> usize {
-        self.queues.len()
     }
 }
 
@@ -151,7 +146,7 @@ impl<const HEADS: bool> ClassQueues<HEADS> {
 /// on a hundred servers that trade is a gain (more instructions, fewer mispredicted
 /// branches), on 128 it is about even, which is why the word form stops there.
 #[derive(Clone, Debug)]
-pub struct Activity {
+pub(crate) struct Activity {
     servers: usize,
     form: Form,
     /// Leaves of the tree (a power of two).
@@ -172,7 +167,7 @@ const TRACKED: usize = 4;
 
 impl Activity {
     /// All servers empty, nothing offered.
-    pub fn new(servers: usize, classes: usize) -> Self {
+    pub(crate) fn new(servers: usize, classes: usize) -> Self {
         let form = match servers.div_ceil(64) {
             _ if classes > 64 => Form::Tree,
             0 | 1 => Form::One(Box::new(Small::new(servers, classes))),
@@ -200,7 +195,7 @@ impl Activity {
     /// Server `i`'s state: whether it is empty, and what it offers the classes in `offers`
     /// (zero: nothing); the classes not named keep their offers.
     #[inline]
-    pub fn publish(&mut self, i: ServerId, empty: bool, offers: &[(usize, Size)]) {
+    pub(crate) fn publish(&mut self, i: ServerId, empty: bool, offers: &[(usize, Size)]) {
         match &mut self.form {
             Form::One(small) => return small.publish(i as usize, empty, offers),
             Form::Two(small) => return small.publish(i as usize, empty, offers),
@@ -248,7 +243,7 @@ impl Activity {
     /// The head of line of class `c` changed (a job joined an empty class, or the head left):
     /// every change must be reported before the next [`Activity::next`].
     #[inline]
-    pub fn head_changed<const H: bool>(&mut self, c: usize, queues: &ClassQueues<H>) {
+    pub(crate) fn head_changed<const H: bool>(&mut self, c: usize, queues: &ClassQueues<H>) {
         let need = queues.need(c);
         match &mut self.form {
             Form::One(small) => small.set_need(c, need),
@@ -259,7 +254,11 @@ impl Activity {
 
     /// The lowest server index ≥ `from` whose visit can place a job.
     #[inline]
-    pub fn next<const H: bool>(&self, from: ServerId, queues: &ClassQueues<H>) -> Option<ServerId> {
+    pub(crate) fn next<const H: bool>(
+        &self,
+        from: ServerId,
+        queues: &ClassQueues<H>,
+    ) -> Option<ServerId> {
         if queues.total() == 0 {
             return None;
         }
@@ -294,14 +293,14 @@ impl Activity {
 /// server that can act is the first member at or after a point of the empty servers' bitmap or
 /// of a nonempty class's, a word or two read per class with a waiting job.
 #[derive(Clone, Debug)]
-pub struct Wants {
+pub(crate) struct Wants {
     empty: Bitmap,
     wants: Vec<Bitmap>,
 }
 
 impl Wants {
     /// All servers empty, none wanting anything.
-    pub fn new(servers: usize, classes: usize) -> Self {
+    pub(crate) fn new(servers: usize, classes: usize) -> Self {
         Wants {
             empty: Bitmap::full(servers),
             wants: vec![Bitmap::new(servers); classes],
@@ -310,20 +309,20 @@ impl Wants {
 
     /// Whether server `i` is empty.
     #[inline]
-    pub fn set_empty(&mut self, i: ServerId, empty: bool) {
+    pub(crate) fn set_empty(&mut self, i: ServerId, empty: bool) {
         self.empty.set(i as usize, empty);
     }
 
     /// Whether server `i` wants a job of class `c`.
     #[inline]
-    pub fn set_wants(&mut self, i: ServerId, c: usize, wants: bool) {
+    pub(crate) fn set_wants(&mut self, i: ServerId, c: usize, wants: bool) {
         self.wants[c].set(i as usize, wants);
     }
 
     /// The lowest server index ≥ `from` whose visit can place a job: an empty one while jobs
     /// wait, or one that wants a class with a waiting job.
     #[inline]
-    pub fn next(&self, from: ServerId, queues: &ClassQueues<true>) -> Option<ServerId> {
+    pub(crate) fn next(&self, from: ServerId, queues: &ClassQueues<true>) -> Option<ServerId> {
         if queues.total() == 0 {
             return None;
         }

@@ -6,7 +6,7 @@ use crate::workload::SizeLaw;
 
 /// A `[[policy]]` table's parser: its parameters (and the size law, for policies that need
 /// finitely many sizes) into a validated spec.
-pub type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>;
+pub(crate) type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>;
 
 /// One policy as experiment files name it: all that packlab needs to know of a policy besides
 /// the policy itself. Built with [`PolicyEntry::new`] and its setters, so that a field added

@@ -15,7 +15,7 @@ use crate::model::Job;
 use crate::sim::{Cluster, Violation};
 
 /// FIFO-FF in experiment files; with `score`, the scorer chooses the head job's server.
-pub const FIFO_FF: PolicyEntry = PolicyEntry::new(
+pub(crate) const FIFO_FF: PolicyEntry = PolicyEntry::new(
     "fifo-ff",
     "FIFO-FF: the head job to the first server it fits; head-of-line blocking (the baseline)",
     |p, _| {

@@ -18,7 +18,7 @@ use crate::model::{Job, ServerId, Size};
 use crate::sim::Cluster;
 
 /// MaxWeight in experiment files (finitely many sizes only).
-pub const MAX_WEIGHT: PolicyEntry = PolicyEntry::new(
+pub(crate) const MAX_WEIGHT: PolicyEntry = PolicyEntry::new(
     "max-weight",
     "MaxWeight over all feasible configurations (finitely many sizes), renewed when a server empties",
     |_, sizes| {

@@ -5,12 +5,12 @@
 //! metrics and stopping.
 
 mod bestfit;
-pub mod classes;
+pub(crate) mod classes;
 mod entry;
 mod fifo;
 pub mod index;
 mod maxweight;
-pub mod params;
+pub(crate) mod params;
 pub mod registry;
 mod spec;
 mod system;
@@ -21,7 +21,7 @@ pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
 pub use fifo::FifoFirstFit;
 pub use maxweight::MaxWeight;
 pub use spec::PolicySpec;
-pub use system::{ScalarSystem, run, run_spec};
+pub use system::{run, run_spec};
 pub use vqs::{Vqs, VqsBf};
 
 pub use params::{ParamError, PolicyParams};

@@ -53,7 +53,7 @@ pub fn register(entry: PolicyEntry) -> Result<(), String> {
 }
 
 /// Every policy: the built-in ones, then those registered.
-pub fn all() -> Vec<&'static PolicyEntry> {
+pub(crate) fn all() -> Vec<&'static PolicyEntry> {
     let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
     POLICIES
         .iter()
@@ -73,12 +73,12 @@ pub fn entry(name: &str) -> Option<&'static PolicyEntry> {
 }
 
 /// Every policy name, comma-separated (for messages).
-pub fn names() -> String {
+pub(crate) fn names() -> String {
     all().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
 }
 
 /// The policies that take `key`, comma-separated (for messages).
-pub fn taking(key: &str) -> String {
+pub(crate) fn taking(key: &str) -> String {
     all()
         .iter()
         .filter(|e| e.keys.contains(&key))
@@ -89,7 +89,7 @@ pub fn taking(key: &str) -> String {
 
 /// The figure colour of a series labelled `label`: its policy's colour when the label's first
 /// word names a policy.
-pub fn colour(label: &str) -> Option<(u8, u8, u8)> {
+pub(crate) fn colour(label: &str) -> Option<(u8, u8, u8)> {
     let base = label.split_whitespace().next().unwrap_or(label);
     entry(base).map(|e| e.colour)
 }

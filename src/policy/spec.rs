@@ -113,12 +113,7 @@ impl PolicySpec {
 
     /// BF-J/S or FIFO (`name`) with the packing scorer named `score`, which runs on the
     /// multi-resource path.
-    pub(crate) fn scored(
-        name: &'static str,
-        discipline: Discipline,
-        scorer: Scorer,
-        score: &str,
-    ) -> Self {
+    pub fn scored(name: &'static str, discipline: Discipline, scorer: Scorer, score: &str) -> Self {
         PolicySpec {
             name,
             params: format!("score = {score}"),
@@ -202,7 +197,7 @@ impl PolicySpec {
 
     /// Simulates one run of a fresh policy on the unit servers of `cluster` fed by `source`,
     /// the slot loop compiled for the policy's own type; `None` for a scored policy.
-    pub(crate) fn run<S: Source<Job> + 'static>(
+    pub fn run<S: Source<Job> + 'static>(
         &self,
         source: &mut S,
         cluster: &mut Cluster,

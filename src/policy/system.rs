@@ -10,7 +10,7 @@ use crate::workload::Source;
 
 /// A single-resource [`Cluster`] with a [`Policy`], as the slot loop drives them: the twin of
 /// [`crate::multi::VectorSystem`].
-pub struct ScalarSystem<'a, P: Policy + ?Sized = dyn Policy> {
+pub(crate) struct ScalarSystem<'a, P: Policy + ?Sized = dyn Policy> {
     policy: &'a mut P,
     cluster: &'a mut Cluster,
     departures: Vec<Departure>,

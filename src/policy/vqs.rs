@@ -29,7 +29,7 @@ use crate::model::{Departure, Job, ServerId, Size};
 use crate::sim::{Cluster, Violation};
 
 /// VQS in experiment files.
-pub const VQS: PolicyEntry = PolicyEntry::new(
+pub(crate) const VQS: PolicyEntry = PolicyEntry::new(
     "vqs",
     "VQS: virtual queues over X_J, K_RED configurations renewed when a server empties, head-of-line service (≥ 2/3 of ρ* for jobs above 2^-J)",
     |p, _| {
@@ -45,7 +45,7 @@ pub const VQS: PolicyEntry = PolicyEntry::new(
 .cost(1.5);
 
 /// VQS-BF in experiment files.
-pub const VQS_BF: PolicyEntry = PolicyEntry::new(
+pub(crate) const VQS_BF: PolicyEntry = PolicyEntry::new(
     "vqs-bf",
     "VQS-BF: VQS's configurations filled largest-first, then by best fit",
     |p, _| {
@@ -367,8 +367,8 @@ const SORTED_AT_MOST: usize = 1 << 16;
 ///
 /// Every take is "the largest waiting job of size in (a, b]". A slot's batch of more than
 /// `BATCH_SCAN` (and at most `SORTED_AT_MOST`) jobs that would take the queue past its
-/// short vector ([`SMALL`] jobs) is sorted once and taken from beside the queue
-/// ([`SortedBatch`]; the queue's job wins a tie in size, having arrived earlier); only the
+/// short vector (`SMALL` jobs) is sorted once and taken from beside the queue
+/// (`SortedBatch`; the queue's job wins a tie in size, having arrived earlier); only the
 /// jobs still waiting at the end of the slot enter the queue.
 #[derive(Clone, Debug)]
 pub struct VqsBf {

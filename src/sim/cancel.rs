@@ -22,7 +22,7 @@ pub fn requested() -> Option<i32> {
 /// What packlab is doing, for the message of an interruption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// Reading and validating the experiment file and its data.
     Reading = 0,
     /// Running units of work.
@@ -31,10 +31,10 @@ pub enum Phase {
     Writing = 2,
 }
 
-static PHASE: AtomicU8 = AtomicU8::new(0);
+static PHASE: AtomicU8 = AtomicU8::new(Phase::Reading as u8);
 
 /// Records what packlab is doing now.
-pub fn set_phase(phase: Phase) {
+pub(crate) fn set_phase(phase: Phase) {
     PHASE.store(phase as u8, Ordering::Relaxed);
 }
 

@@ -12,7 +12,7 @@
 mod calendar;
 pub mod cancel;
 mod cluster;
-pub mod verdict;
+pub(crate) mod verdict;
 
 pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
@@ -39,7 +39,7 @@ pub struct RunConfig {
     /// result depends only on the seed). `slots` (or less) means no extension.
     pub max_slots: u64,
     /// Mean service time, slots: the verdict judges no horizon shorter than
-    /// [`verdict::MIN_HORIZON_SERVICES`] of them.
+    /// `verdict::MIN_HORIZON_SERVICES` of them.
     pub mean_service: f64,
 }
 
@@ -59,7 +59,7 @@ impl RunConfig {
     }
 }
 
-pub use verdict::BATCHES;
+pub(crate) use verdict::BATCHES;
 
 /// What a run measured. Averages are over the slots after warm-up.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -89,15 +89,15 @@ pub struct RunResult {
     /// Active-configuration mix: for each configuration used, the time-average fraction of
     /// servers busy with it (over the samples after warm-up), sorted by label.
     pub config_mix: Vec<(String, f64)>,
-    /// Means of Q over the [`BATCHES`] equal batches the verdict judged (the last slots of the
-    /// run; empty if the horizon is shorter than [`BATCHES`] slots).
+    /// Means of Q over the `BATCHES` equal batches the verdict judged (the last slots of the
+    /// run; empty if the horizon is shorter than `BATCHES` slots).
     pub batch_means: Vec<f64>,
     /// Jobs that arrived.
     pub arrived: u64,
     /// Time-average of the work waiting (sum of the waiting jobs' sizes, first resource), in
     /// servers' capacities.
     pub mean_queued_work: f64,
-    /// The stability verdict on the run and the numbers behind it ([`verdict`]).
+    /// The stability verdict on the run and the numbers behind it (`verdict`).
     pub verdict: Verdict,
     /// The statistics the verdict was drawn from.
     pub evidence: VerdictEvidence,

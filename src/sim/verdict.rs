@@ -45,22 +45,22 @@
 //! limits, are measured in `proofs/verdict_calibration.md`.
 
 /// Number of batches the verdict judges.
-pub const BATCHES: usize = 32;
+pub(crate) const BATCHES: usize = 32;
 
 /// A run is `stable` only if its batch means' von Neumann statistic is at most this (the
 /// upper 2.3 % point of its law for independent batch means). A critically loaded queue gets
 /// below it in about 0.5 % of looks, so five looks (four doublings) stay near 2 %.
-pub const DECORRELATED_Z: f64 = 2.0;
+pub(crate) const DECORRELATED_Z: f64 = 2.0;
 
 /// ... and the level's rise over the last doubling of the horizon is at most this many
 /// standard errors (one-sided 1 %).
-pub const RISE_Z: f64 = 2.33;
+pub(crate) const RISE_Z: f64 = 2.33;
 
 /// A run is `unstable` if its drift is more than this many diffusion scales over the horizon.
-pub const DRIFT_Z: f64 = 3.0;
+pub(crate) const DRIFT_Z: f64 = 3.0;
 
 /// The shortest horizon, in mean service times, on which a run's trend is judged.
-pub const MIN_HORIZON_SERVICES: f64 = 100.0;
+pub(crate) const MIN_HORIZON_SERVICES: f64 = 100.0;
 
 /// Stable, unstable, or cannot tell.
 #[derive(
@@ -113,7 +113,7 @@ pub struct VerdictEvidence {
     pub extensions: u32,
     /// The run stopped at the queue cap.
     pub capped: bool,
-    /// The horizon was shorter than [`MIN_HORIZON_SERVICES`] mean service times.
+    /// The horizon was shorter than `MIN_HORIZON_SERVICES` mean service times.
     pub short: bool,
 }
 
@@ -162,7 +162,7 @@ impl std::fmt::Display for VerdictEvidence {
     }
 }
 
-/// The verdict on [`BATCHES`] batch means of `batch_len` slots each. `capped`: the run hit the
+/// The verdict on `BATCHES` batch means of `batch_len` slots each. `capped`: the run hit the
 /// queue cap after `slots` slots. `mean_service`: the mean service time, slots.
 pub fn judge(
     batch_means: &[f64],

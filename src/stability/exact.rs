@@ -276,6 +276,7 @@ pub fn solve(
     })
 }
 
+#[cfg(test)]
 /// The throughput (departures per slot) of the *saturated* FIFO-FF system: a queue that never
 /// runs out, whose head-of-line job is placed on the first server it fits, the next one drawn
 /// afresh, until the head fits nowhere. By the saturation rule (Baccelli & Foss, "On the
@@ -284,7 +285,10 @@ pub fn solve(
 /// simultaneous service", Annals of Operations Research 252, 2017) FIFO-FF is stable exactly
 /// for arrival rates below it. The chain is (server contents, head-of-line type), observed
 /// after placement; `sys.lambda` and `sys.cap` are not used.
-pub fn saturated_fifo_throughput(sys: &TinySystem, max_states: usize) -> Result<f64, ExactError> {
+pub(crate) fn saturated_fifo_throughput(
+    sys: &TinySystem,
+    max_states: usize,
+) -> Result<f64, ExactError> {
     type Sat = (Vec<[u8; 2]>, u8);
     // every outcome of placing heads until one does not fit
     fn place(sys: &TinySystem, servers: Vec<[u8; 2]>, head: u8, p: f64, out: &mut Vec<(Sat, f64)>) {

@@ -3,4 +3,4 @@
 
 pub mod exact;
 pub mod region;
-pub mod saturation;
+pub(crate) mod saturation;

@@ -60,7 +60,7 @@ fn class_probs(atoms: &[(Size, f64)], p: &Partition) -> Vec<f64> {
 /// K_RED on X_J (what VQS and VQS-BF are guaranteed), the homogeneous set on other partitions
 /// (on the dyadic one, the same region as all configurations of the rounded sizes). The traffic
 /// intensity uses `mean_size`, the workload's true E\[R\] (atoms may stand for whole intervals).
-pub fn rho_reduced(
+pub(crate) fn rho_reduced(
     atoms: &[(Size, f64)],
     p: &Partition,
     mean_size: f64,
@@ -78,7 +78,7 @@ pub fn rho_reduced(
 /// The region of all feasible configurations of the sizes of `atoms` rounded up (`up`) or
 /// down to their interval's ends in `p`. Rounded-down sizes of 0 take no room and constrain
 /// nothing; if nothing is left, the region is unbounded (`per_server` = ∞).
-pub fn rho_rounded(
+pub(crate) fn rho_rounded(
     atoms: &[(Size, f64)],
     p: &Partition,
     up: bool,
@@ -128,14 +128,14 @@ impl BracketStep {
 }
 
 /// The equal-width partition of (0, 1] into n intervals.
-pub fn grid_partition(n: usize) -> Partition {
+pub(crate) fn grid_partition(n: usize) -> Partition {
     let cuts: Vec<Size> = (1..n).map(|k| Size::ratio(k as u64, n as u64)).collect();
     Partition::custom(&cuts).expect("distinct cuts in (0, 1)")
 }
 
 /// The size law's mass on each interval of `p`, as pseudo-atoms at the intervals' upper ends
 /// (only the interval matters to rounding).
-pub fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
+pub(crate) fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
     (0..p.len())
         .filter_map(|j| {
             let pr = law.cdf(p.upper(j)) - law.cdf(p.lower(j));

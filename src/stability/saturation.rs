@@ -27,21 +27,21 @@ use crate::workload::{ServiceLaw, SizeLaw};
 
 /// The saturated throughput with its interval.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Saturation {
+pub(crate) struct Saturation {
     /// Departures per slot after warm-up.
-    pub throughput: f64,
+    pub(crate) throughput: f64,
     /// 95 % Student-t interval from [`BATCHES`] batch means of the departures per slot.
-    pub ci95: (f64, f64),
+    pub(crate) ci95: (f64, f64),
     /// Slots simulated (after warm-up).
-    pub slots: u64,
+    pub(crate) slots: u64,
     /// Von Neumann statistic of the batch means (≈ N(0, 1) if they are independent, as the
     /// interval assumes; see [`crate::sim::verdict`]).
-    pub z_vn: f64,
+    pub(crate) z_vn: f64,
 }
 
 /// Simulates saturated FIFO-FF on `servers` unit servers for `warmup + slots` slots, jobs drawn
 /// from `sizes` and `service` on streams of `seed`.
-pub fn fifo_saturated(
+pub(crate) fn fifo_saturated(
     servers: usize,
     sizes: &SizeLaw,
     service: &ServiceLaw,

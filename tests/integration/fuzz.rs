@@ -9,7 +9,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use packlab::experiment::ExperimentFile;
-use packlab::experiment::engine::Kind;
 use packlab::limits::MAX_UNITS;
 use packlab::packing::sources;
 use packlab::workload::trace::{TraceFormat, TraceReader};
@@ -182,11 +181,7 @@ fn fuzz_mutated_experiment_files_never_panic_and_stay_bounded() {
             let parsed = catch_unwind(AssertUnwindSafe(|| ExperimentFile::parse(&path, &text)));
             let parsed = parsed.map_err(|_| TestCaseError::fail(format!("panic on:\n{text}")))?;
             if let Ok(exp) = parsed {
-                let units = match &exp {
-                    ExperimentFile::Queueing(e) => e.plan().len(),
-                    ExperimentFile::Region(e) => e.plan().len(),
-                    ExperimentFile::Packing(e) => e.plan().len(),
-                };
+                let units = exp.units();
                 prop_assert!(units as u64 <= MAX_UNITS, "{units} units accepted:\n{text}");
             }
             Ok(())

@@ -3,11 +3,10 @@
 //! use is refused, stale outputs go and foreign files stay, an unusable --out is reported before
 //! any work, and shards merge into the outputs of one machine.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-use packlab::experiment::folder::Folder;
 
 use crate::util::{self, bin, packlab, write};
 
@@ -176,7 +175,19 @@ fn a_folder_in_use_is_refused_naming_its_holder() {
     let d = tmp("lock");
     let exp = write(&d, "exp.toml", SWEEP);
     let out = d.join("out");
-    let held = Folder::open(&out, None).unwrap();
+    // another process's run: its lock taken, its holder written as packlab writes it
+    let internal = out.join(".packlab");
+    std::fs::create_dir_all(&internal).unwrap();
+    let mut held = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(internal.join("lock"))
+        .unwrap();
+    held.try_lock().unwrap();
+    held.set_len(0).unwrap();
+    writeln!(held, "pid {} on this-host", std::process::id()).unwrap();
     let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);

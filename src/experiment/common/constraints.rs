@@ -12,37 +12,37 @@ use crate::constraints::{Characterisation, Constraint, StatCluster, is_number};
 use crate::experiment::ExperimentError;
 
 /// Vocabulary items and statistical clusters at most (a characterisation is a summary).
-pub const MAX_VOCABULARY: usize = 1000;
+pub(crate) const MAX_VOCABULARY: usize = 1000;
 
 /// `[constraints]` as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawConstraints {
-    pub vocabulary: Vec<String>,
-    pub values: BTreeMap<String, Vec<toml::Value>>,
-    pub machines: Vec<RawCluster>,
-    pub tasks: Vec<RawCluster>,
+pub(crate) struct RawConstraints {
+    pub(crate) vocabulary: Vec<String>,
+    pub(crate) values: BTreeMap<String, Vec<toml::Value>>,
+    pub(crate) machines: Vec<RawCluster>,
+    pub(crate) tasks: Vec<RawCluster>,
     /// Queueing files: also run every policy on a cluster re-synthesised from a
     /// characterisation of this one (the synthesis validation): `true` or "both", "tasks",
     /// "machines" (checked where it is used).
-    pub resynthesise: Option<toml::Value>,
+    pub(crate) resynthesise: Option<toml::Value>,
     /// Queueing files, with a re-synthesis of the servers: draw them by quota
     /// ([`Characterisation::machines_by_quota`]) instead of Algorithm 2's independent draws.
-    pub quota: Option<bool>,
+    pub(crate) quota: Option<bool>,
 }
 
 /// `[[constraints.machines]]` / `[[constraints.tasks]]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawCluster {
-    pub share: f64,
-    pub frequency: Vec<f64>,
+pub(crate) struct RawCluster {
+    pub(crate) share: f64,
+    pub(crate) frequency: Vec<f64>,
 }
 
 /// The characterisation, validated: every vocabulary item reads as a constraint on an
 /// attribute with values, with an operator its type allows (numeric when every value is a
 /// number); shares add up to 1; one frequency in [0, 1] per vocabulary item.
-pub fn characterisation(
+pub(crate) fn characterisation(
     cx: &Ctx<'_>,
     raw: &RawConstraints,
 ) -> Result<Characterisation, ExperimentError> {

@@ -6,15 +6,15 @@ use crate::experiment::ExperimentError;
 use crate::model::Size;
 
 /// The file being validated: every error names it.
-pub struct Ctx<'a> {
-    pub file: &'a Path,
+pub(crate) struct Ctx<'a> {
+    pub(crate) file: &'a Path,
     /// The data files its keys name, as they are resolved ([`Ctx::path`]).
     inputs: std::cell::RefCell<Vec<PathBuf>>,
 }
 
 impl<'a> Ctx<'a> {
     /// The context of validating `file`.
-    pub fn new(file: &'a Path) -> Self {
+    pub(crate) fn new(file: &'a Path) -> Self {
         Ctx {
             file,
             inputs: Default::default(),
@@ -22,7 +22,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The experiment file and every data file resolved so far: what a run reads.
-    pub fn inputs(&self) -> Vec<PathBuf> {
+    pub(crate) fn inputs(&self) -> Vec<PathBuf> {
         let mut all = vec![self.file.to_path_buf()];
         all.extend(self.inputs.borrow().iter().cloned());
         all
@@ -31,7 +31,12 @@ impl<'a> Ctx<'a> {
 
 impl Ctx<'_> {
     /// A bad value: the key, what is expected, what was given.
-    pub fn bad(&self, key: &str, expected: &str, got: impl std::fmt::Display) -> ExperimentError {
+    pub(crate) fn bad(
+        &self,
+        key: &str,
+        expected: &str,
+        got: impl std::fmt::Display,
+    ) -> ExperimentError {
         ExperimentError::Invalid {
             file: self.file.to_path_buf(),
             key: key.to_string(),
@@ -41,7 +46,7 @@ impl Ctx<'_> {
     }
 
     /// A path written in the file, relative to the file's folder.
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         let path = self
             .file
             .parent()
@@ -52,7 +57,7 @@ impl Ctx<'_> {
     }
 
     /// An experiment name: 1 to 100 characters of [a-z0-9_-] (it names the output folder).
-    pub fn name(&self, name: &str) -> Result<(), ExperimentError> {
+    pub(crate) fn name(&self, name: &str) -> Result<(), ExperimentError> {
         let ok = short_of(name, |b| {
             b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_'
         });
@@ -65,7 +70,7 @@ impl Ctx<'_> {
 
     /// A figure's file name (without extension): 1 to 100 characters of `[A-Za-z0-9_.-]`, not
     /// starting with a dot (it names FILE.png and FILE.svg in the output folder).
-    pub fn figure_name(&self, key: &str, name: &str) -> Result<(), ExperimentError> {
+    pub(crate) fn figure_name(&self, key: &str, name: &str) -> Result<(), ExperimentError> {
         let ok = !name.starts_with('.')
             && short_of(name, |b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
         if ok {
@@ -80,12 +85,12 @@ impl Ctx<'_> {
     }
 
     /// A size in (0, 1], exact on the fixed-point grid.
-    pub fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
+    pub(crate) fn size(&self, key: &str, x: f64) -> Result<Size, ExperimentError> {
         Size::from_f64(x).ok_or_else(|| self.bad(key, "a size in (0, 1]", x))
     }
 
     /// An integer ≥ 1.
-    pub fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
+    pub(crate) fn positive(&self, key: &str, x: i64) -> Result<u64, ExperimentError> {
         if x > 0 {
             Ok(x as u64)
         } else {
@@ -94,7 +99,7 @@ impl Ctx<'_> {
     }
 
     /// `n` probabilities ≥ 0 adding up to 1.
-    pub fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
+    pub(crate) fn probs(&self, key: &str, p: &[f64], n: usize) -> Result<(), ExperimentError> {
         if p.len() != n {
             return Err(self.bad(key, &format!("{n} probabilities (one per value)"), p.len()));
         }
@@ -111,7 +116,7 @@ impl Ctx<'_> {
     /// Numbers separated by whitespace, commas or new lines; `#` starts a comment; each with
     /// its line (from 1), and the file as resolved. The path is relative to the experiment
     /// file's folder; `key` names the key in errors.
-    pub fn numbers(
+    pub(crate) fn numbers(
         &self,
         key: &str,
         path: &str,
@@ -157,7 +162,7 @@ fn short_of(name: &str, ok: impl Fn(u8) -> bool) -> bool {
 
 /// Parses TOML text into `T`, naming the file in errors (the TOML error names line, column
 /// and key).
-pub fn parse_toml<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
     file: &Path,
     source: &str,
 ) -> Result<T, ExperimentError> {
@@ -207,7 +212,7 @@ fn too_deep(source: &str) -> Option<usize> {
 
 impl Ctx<'_> {
     /// `x` if it is at most `max`, else an error naming the key and the limit.
-    pub fn at_most<T: PartialOrd + std::fmt::Display>(
+    pub(crate) fn at_most<T: PartialOrd + std::fmt::Display>(
         &self,
         key: &str,
         x: T,
@@ -222,7 +227,7 @@ impl Ctx<'_> {
     }
 
     /// A list of at most [`MAX_LIST`](crate::limits::MAX_LIST) values.
-    pub fn short_list<T>(&self, key: &str, list: &[T]) -> Result<(), ExperimentError> {
+    pub(crate) fn short_list<T>(&self, key: &str, list: &[T]) -> Result<(), ExperimentError> {
         if list.len() <= crate::limits::MAX_LIST {
             Ok(())
         } else {

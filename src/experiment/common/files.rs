@@ -27,7 +27,7 @@ fn rename(from: &Path, to: &Path) -> Result<(), ExperimentError> {
 
 /// Writes `text` to `path`: to a new temporary file (created exclusively, never through a
 /// link), synced, then renamed into place (a link at `path` is replaced, never followed).
-pub fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
+pub(crate) fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
     let tmp = temporary(&path);
     let err = |source| ExperimentError::Write {
         path: path.clone(),
@@ -44,7 +44,7 @@ pub fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
 }
 
 /// Draws `chart` to `<dir>/<file>.png` and `.svg` (by temporary names, then renamed).
-pub fn render_figure(
+pub(crate) fn render_figure(
     dir: &Path,
     chart: &Chart,
     file: &str,
@@ -54,7 +54,7 @@ pub fn render_figure(
 
 /// Runs `draw` on a temporary stem in `dir` and renames its PNG and SVG to `<file>.png` and
 /// `<file>.svg`.
-pub fn render_with(
+pub(crate) fn render_with(
     dir: &Path,
     file: &str,
     draw: impl FnOnce(&Path) -> Result<[PathBuf; 2], PlotError>,
@@ -72,7 +72,11 @@ pub fn render_with(
 }
 
 /// Writes `experiment.toml`: the exact input with the packlab version.
-pub fn write_provenance(dir: &Path, file: &Path, source: &str) -> Result<PathBuf, ExperimentError> {
+pub(crate) fn write_provenance(
+    dir: &Path,
+    file: &Path,
+    source: &str,
+) -> Result<PathBuf, ExperimentError> {
     write(
         dir.join("experiment.toml"),
         &format!(
@@ -83,7 +87,11 @@ pub fn write_provenance(dir: &Path, file: &Path, source: &str) -> Result<PathBuf
 }
 
 /// Appends the claims table and the figures to a report.
-pub fn report_claims_and_figures(r: &mut Report, claims: &[ClaimResult], figures: &[PathBuf]) {
+pub(crate) fn report_claims_and_figures(
+    r: &mut Report,
+    claims: &[ClaimResult],
+    figures: &[PathBuf],
+) {
     if !claims.is_empty() {
         r.line("\n## Claims\n");
         let mut t = MdTable::new(["claim", "expected", "observed", "holds", "evidence"]);
@@ -115,7 +123,7 @@ pub fn report_claims_and_figures(r: &mut Report, claims: &[ClaimResult], figures
 }
 
 /// Creates the output folder.
-pub fn create_dir(dir: &Path) -> Result<(), ExperimentError> {
+pub(crate) fn create_dir(dir: &Path) -> Result<(), ExperimentError> {
     std::fs::create_dir_all(dir).map_err(|source| ExperimentError::Write {
         path: dir.to_path_buf(),
         source,
@@ -123,6 +131,6 @@ pub fn create_dir(dir: &Path) -> Result<(), ExperimentError> {
 }
 
 /// Writes `claims.csv`: `claim, expected, observed, evidence, holds`.
-pub fn write_claims(dir: &Path, claims: &[ClaimResult]) -> Result<PathBuf, ExperimentError> {
+pub(crate) fn write_claims(dir: &Path, claims: &[ClaimResult]) -> Result<PathBuf, ExperimentError> {
     write_csv(dir.join("claims.csv"), claims)
 }

@@ -37,7 +37,7 @@ impl Header {
     }
 
     /// Validates the header fields of a file.
-    pub fn new(
+    pub(crate) fn new(
         cx: &Ctx<'_>,
         source: &str,
         name: String,

@@ -9,7 +9,7 @@ use crate::workload::{ServiceLaw, SizeLaw};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
-pub enum RawSizes {
+pub(crate) enum RawSizes {
     Uniform {
         low: f64,
         high: f64,
@@ -32,7 +32,7 @@ pub enum RawSizes {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
-pub enum RawService {
+pub(crate) enum RawService {
     Geometric {
         mean: f64,
     },
@@ -46,7 +46,7 @@ pub enum RawService {
 }
 
 /// Validates a `sizes = { dist = … }` table into a size law.
-pub fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError> {
+pub(crate) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError> {
     Ok(match raw {
         RawSizes::Uniform { low, high } => {
             let lo = cx.size("workload.sizes.low", low)?;
@@ -117,7 +117,7 @@ pub fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, ExperimentError>
 }
 
 /// Validates a `service = { dist = … }` table into a service law.
-pub fn service_law(cx: &Ctx<'_>, raw: RawService) -> Result<ServiceLaw, ExperimentError> {
+pub(crate) fn service_law(cx: &Ctx<'_>, raw: RawService) -> Result<ServiceLaw, ExperimentError> {
     Ok(match raw {
         RawService::Geometric { mean } => {
             if !mean.is_finite() || !(1.0..=1e9).contains(&mean) {

@@ -13,14 +13,14 @@ mod report;
 mod table;
 
 pub use claim::ClaimResult;
-pub use constraints::{RawConstraints, characterisation};
-pub use context::{Ctx, parse_toml};
-pub use files::{
+pub(crate) use constraints::{RawConstraints, characterisation};
+pub(crate) use context::{Ctx, parse_toml};
+pub(crate) use files::{
     create_dir, render_figure, render_with, report_claims_and_figures, write, write_claims,
     write_provenance,
 };
 pub use header::Header;
-pub use laws::{RawService, RawSizes, service_law, size_law};
-pub use numa::node_shares;
-pub use report::Report;
-pub use table::{F6, MdTable, write_csv};
+pub(crate) use laws::{RawService, RawSizes, service_law, size_law};
+pub(crate) use numa::node_shares;
+pub(crate) use report::Report;
+pub(crate) use table::{F6, MdTable, write_csv};

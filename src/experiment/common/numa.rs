@@ -6,7 +6,7 @@ use crate::experiment::ExperimentError;
 use crate::packing::numa::MAX_NODES;
 
 /// Node shares from `nodes` (equal shares) or `shares` (positive, adding up to 1), at `key`.
-pub fn node_shares(
+pub(crate) fn node_shares(
     cx: &Ctx<'_>,
     key: &str,
     nodes: Option<i64>,

@@ -10,7 +10,7 @@ use crate::experiment::ExperimentError;
 
 /// A number written with six decimals.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct F6(pub f64);
+pub(crate) struct F6(pub f64);
 
 impl Serialize for F6 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -27,7 +27,7 @@ impl std::fmt::Display for F6 {
 /// The CSV text of `rows` with a header row from the row type's field names (a field that is
 /// `None` with `skip_serializing_if` leaves its column out of every row). With no rows, the
 /// header of a default row.
-pub fn csv_text<T: Serialize + Default>(rows: &[T]) -> String {
+pub(crate) fn csv_text<T: Serialize + Default>(rows: &[T]) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(Vec::new());
@@ -48,7 +48,7 @@ pub fn csv_text<T: Serialize + Default>(rows: &[T]) -> String {
 }
 
 /// Writes `rows` as CSV to `path` (see [`csv_text`]).
-pub fn write_csv<T: Serialize + Default>(
+pub(crate) fn write_csv<T: Serialize + Default>(
     path: PathBuf,
     rows: &[T],
 ) -> Result<PathBuf, ExperimentError> {
@@ -57,13 +57,13 @@ pub fn write_csv<T: Serialize + Default>(
 
 /// A Markdown table: a header row and rows of cells.
 #[derive(Clone, Debug, Default)]
-pub struct MdTable {
+pub(crate) struct MdTable {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
 
 impl MdTable {
-    pub fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Self {
+    pub(crate) fn new<S: Into<String>>(header: impl IntoIterator<Item = S>) -> Self {
         MdTable {
             header: header.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
@@ -71,11 +71,11 @@ impl MdTable {
     }
 
     /// Appends a row (as many cells as the header has).
-    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+    pub(crate) fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
 }

@@ -7,11 +7,11 @@ use crate::experiment::common::ClaimResult;
 
 /// Everything a packing experiment computed.
 #[derive(Clone, Debug)]
-pub struct PackingOutcome {
+pub(crate) struct PackingOutcome {
     /// Each scheduler's results, in file order.
-    pub results: Vec<SchedulerResult>,
+    pub(crate) results: Vec<SchedulerResult>,
     /// The claims' results.
-    pub claims: Vec<ClaimResult>,
+    pub(crate) claims: Vec<ClaimResult>,
 }
 
 /// The outcome from every scheduler's result, in file order; then the claims.
@@ -21,7 +21,7 @@ pub(super) fn assemble(exp: &PackingExperiment, results: Vec<SchedulerResult>) -
 }
 
 /// Mean NUMA-fit fraction of the tasks at the end of expansion (0 without NUMA nodes).
-pub fn mean_numa_fit(r: &SchedulerResult) -> f64 {
+pub(crate) fn mean_numa_fit(r: &SchedulerResult) -> f64 {
     mean(
         r.expansion
             .iter()
@@ -30,7 +30,7 @@ pub fn mean_numa_fit(r: &SchedulerResult) -> f64 {
 }
 
 /// Mean final machine count of expansion.
-pub fn mean_expanded(r: &SchedulerResult) -> f64 {
+pub(crate) fn mean_expanded(r: &SchedulerResult) -> f64 {
     mean(r.expansion.iter().map(|x| x.machines as f64))
 }
 

@@ -22,24 +22,14 @@ mod spec;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis::PackingOutcome;
-pub use output::write_packing_outputs;
-pub use run::SchedulerResult;
-pub use spec::{Evaluate, PackingClaim, PackingExperiment, SchedulerSpec};
+pub(crate) use analysis::PackingOutcome;
+pub(crate) use output::write_packing_outputs;
+pub(crate) use run::SchedulerResult;
+pub(crate) use spec::{PackingClaim, PackingExperiment, SchedulerSpec};
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
 use super::engine::Kind;
-
-/// Runs every evaluator for every scheduler, in memory on `threads` threads (trials in
-/// parallel inside each evaluator; every random choice seeded by (seed, scheduler label,
-/// trial), so results do not depend on `threads`).
-pub fn execute_packing(
-    exp: &PackingExperiment,
-    threads: Option<usize>,
-) -> Result<PackingOutcome, crate::experiment::ExperimentError> {
-    crate::experiment::engine::run_in_memory(exp, threads)
-}
 
 impl Kind for PackingExperiment {
     type Unit = usize;

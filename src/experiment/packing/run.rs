@@ -14,38 +14,38 @@ use crate::rng::derive_seed;
 
 /// One scheduler's results.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SchedulerResult {
+pub(crate) struct SchedulerResult {
     /// Per resource, the fraction of the capacity in use after the first packing.
-    pub utilization: [f64; 3],
+    pub(crate) utilization: [f64; 3],
     /// Tasks left pending by it.
-    pub pending: usize,
+    pub(crate) pending: usize,
     /// Machines left empty.
-    pub empty: usize,
+    pub(crate) empty: usize,
     /// Per fragmentation threshold, machines counted full.
-    pub full: Vec<usize>,
+    pub(crate) full: Vec<usize>,
     /// Power under Stein et al.'s model, as a fraction of every machine at full power.
-    pub power: f64,
+    pub(crate) power: f64,
     /// Per hole-filling unit size, the utilisation per resource after filling.
-    pub holes: Vec<[f64; 3]>,
+    pub(crate) holes: Vec<[f64; 3]>,
     /// Per (kind, conforming): the sweep.
-    pub inflation: Vec<(Inflation, bool, Vec<Inflated>)>,
+    pub(crate) inflation: Vec<(Inflation, bool, Vec<Inflated>)>,
     /// Monte-Carlo inflation's trials, if it ran.
-    pub monte_carlo: Option<Vec<Inflated>>,
+    pub(crate) monte_carlo: Option<Vec<Inflated>>,
     /// Per compaction τ, the trials.
-    pub compaction: Vec<Compaction>,
+    pub(crate) compaction: Vec<Compaction>,
     /// Expansion's trials.
-    pub expansion: Vec<Expansion>,
+    pub(crate) expansion: Vec<Expansion>,
     /// Per machine fraction x, the throughput T(x).
-    pub throughput: Vec<f64>,
+    pub(crate) throughput: Vec<f64>,
     /// With placement constraints: tasks left pending by the first packing, per constraint
     /// (in the order of [`crate::constraints::vocabulary`]).
     #[serde(default)]
-    pub pending_by_constraint: Vec<usize>,
+    pub(crate) pending_by_constraint: Vec<usize>,
 }
 
 /// Expected cost of scheduler `i`: tasks × trials × evaluators (every scheduler alike but for
 /// its scorer: scanning scorers visit every machine, first fit a tree).
-pub fn cost(exp: &PackingExperiment, i: usize) -> f64 {
+pub(crate) fn cost(exp: &PackingExperiment, i: usize) -> f64 {
     let e = &exp.evaluate;
     let evaluators = 1
         + e.hole_units.len()
@@ -63,7 +63,7 @@ pub fn cost(exp: &PackingExperiment, i: usize) -> f64 {
 /// Expected CPU seconds of scheduler `i`'s evaluators: packings × tasks × the cost of choosing
 /// a machine (a scan of every machine for the scoring rules, a tree search for first fit),
 /// at [`NS_PER_MACHINE_SCORED`](crate::limits::NS_PER_MACHINE_SCORED) per machine scored.
-pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
+pub(crate) fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
     let e = &exp.evaluate;
     let m = exp.snapshot.machines.len().max(2) as f64;
     // a compaction trial: the doubling, then a binary search over twice the cluster
@@ -91,7 +91,7 @@ pub fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
 
 /// Every evaluator for scheduler `i`.
 /// Fails if a compaction trial could not fit the workload within the machine cap.
-pub fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, ExperimentError> {
+pub(crate) fn run(exp: &PackingExperiment, i: usize) -> Result<SchedulerResult, ExperimentError> {
     let spec = &exp.schedulers[i];
     let label = &spec.label;
     let r = evaluate(exp, spec);

@@ -16,34 +16,25 @@
 
 mod analysis;
 mod output;
-pub mod run;
+pub(crate) mod run;
 mod spec;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis::kendall_tau;
-pub use analysis::{ConstraintDelay, Outcome, SummaryRow, majority, mean_ci};
-pub use output::write_outputs;
-pub use run::{RunRecord, StudyRow, limit, run_seed, simulate};
-pub use spec::{
-    ClaimSpec, CompactionSpec, Experiment, Horizon, NumaRho, PlotSpec, Point, QueueConstraints,
-    QueueNuma, RunSpec, SearchSpec, SweepKind, Workload, constrained_rho, numa_rho, rho_star_of,
+pub(crate) use analysis::Outcome;
+pub(crate) use output::write_outputs;
+pub(crate) use spec::{
+    ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
+    SearchSpec, SweepKind, Workload,
 };
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
-use super::engine::{Kind, run_in_memory};
+use super::engine::Kind;
 
 impl Experiment {
-    /// Reads and validates an experiment file.
-    pub fn load(file: &Path) -> Result<Experiment, ExperimentError> {
-        let source = crate::input::read_text(file).map_err(|source| ExperimentError::Read {
-            file: file.to_path_buf(),
-            source,
-        })?;
-        Self::parse(file, &source)
-    }
-
     /// Validates experiment text (`file` names it in errors and anchors relative paths), then
     /// refuses a plan beyond packlab's limits.
     pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
@@ -53,10 +44,14 @@ impl Experiment {
     }
 }
 
+#[cfg(test)]
 /// Runs every unit of `exp` in memory on `threads` threads (all cores if `None`) and assembles
 /// the outcome (no journal, no output folder).
-pub fn execute(exp: &Experiment, threads: Option<usize>) -> Result<Outcome, ExperimentError> {
-    run_in_memory(exp, threads)
+pub(crate) fn execute(
+    exp: &Experiment,
+    threads: Option<usize>,
+) -> Result<Outcome, ExperimentError> {
+    super::engine::run_in_memory(exp, threads)
 }
 
 impl Kind for Experiment {

@@ -10,20 +10,22 @@ mod analysis;
 mod output;
 mod run;
 mod spec;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 
-pub use analysis::RegionOutcome;
-pub use output::write_region_outputs;
-pub use run::{FamilyCase, RegionRow};
-pub use spec::{Family, RegionClaim, RegionExperiment, SetKind};
+pub(crate) use analysis::RegionOutcome;
+pub(crate) use output::write_region_outputs;
+pub(crate) use spec::{RegionClaim, RegionExperiment, SetKind};
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
 use super::engine::Kind;
 
+#[cfg(test)]
 /// Computes everything the experiment asks for, in memory on `threads` threads.
-pub fn execute_region(
+pub(crate) fn execute_region(
     exp: &RegionExperiment,
     threads: Option<usize>,
 ) -> Result<RegionOutcome, ExperimentError> {

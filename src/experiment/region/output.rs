@@ -75,7 +75,7 @@ fn rate(exp: &RegionExperiment, c: f64) -> Option<f64> {
 }
 
 /// Writes every output; returns the files written.
-pub fn write_region_outputs(
+pub(crate) fn write_region_outputs(
     exp: &RegionExperiment,
     out: &RegionOutcome,
     dir: &Path,

@@ -53,37 +53,37 @@ fn random_case(seed: u64, max_types: usize, j: u32) -> Vec<(Size, f64)> {
 
 /// One row of region.csv.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct RegionRow {
+pub(crate) struct RegionRow {
     /// The set, in words (all configurations, K_RED or the dyadic set).
-    pub set: String,
+    pub(crate) set: String,
     /// Its depth J, for a restricted set.
-    pub j: Option<u32>,
+    pub(crate) j: Option<u32>,
     /// c = λ*/(μ L): the most jobs per server per mean service time it supports.
-    pub per_server: f64,
+    pub(crate) per_server: f64,
     /// Its supportable traffic intensity.
-    pub traffic: f64,
+    pub(crate) traffic: f64,
     /// Ratio to ρ* (an interval when ρ* is bracketed).
-    pub ratio: (f64, f64),
+    pub(crate) ratio: (f64, f64),
 }
 
 /// One random distribution of the family.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct FamilyCase {
+pub(crate) struct FamilyCase {
     /// Its sizes and their probabilities.
-    pub atoms: Vec<(Size, f64)>,
+    pub(crate) atoms: Vec<(Size, f64)>,
     /// Its mean size.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// ρ*.
-    pub rho_star: f64,
+    pub(crate) rho_star: f64,
     /// K_RED's supportable traffic intensity.
-    pub kred: f64,
+    pub(crate) kred: f64,
     /// The dyadic set's supportable traffic intensity.
-    pub dyadic: f64,
+    pub(crate) dyadic: f64,
 }
 
 /// One unit of a region experiment.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Unit {
+pub(crate) enum Unit {
     /// ρ*, the bracket and the restricted regions of the size law.
     Regions,
     /// One random distribution of the family.
@@ -92,7 +92,7 @@ pub enum Unit {
 
 /// What a unit gives.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub enum Done {
+pub(crate) enum Done {
     Regions {
         rows: Vec<RegionRow>,
         bracket: Vec<BracketStep>,
@@ -102,7 +102,7 @@ pub enum Done {
 }
 
 /// Every unit: the size law's regions, then each case of the family.
-pub fn plan(exp: &RegionExperiment) -> Vec<Unit> {
+pub(crate) fn plan(exp: &RegionExperiment) -> Vec<Unit> {
     let mut plan = Vec::new();
     if exp.sizes.is_some() {
         plan.push(Unit::Regions);
@@ -114,7 +114,7 @@ pub fn plan(exp: &RegionExperiment) -> Vec<Unit> {
 }
 
 /// Expected cost: a bracket step solves an LP over n types (about n³), a case a few small LPs.
-pub fn cost(exp: &RegionExperiment, unit: &Unit) -> f64 {
+pub(crate) fn cost(exp: &RegionExperiment, unit: &Unit) -> f64 {
     match unit {
         Unit::Regions => {
             let n = exp.bracket.1 as f64;
@@ -125,7 +125,7 @@ pub fn cost(exp: &RegionExperiment, unit: &Unit) -> f64 {
 }
 
 /// Runs one unit.
-pub fn run(exp: &RegionExperiment, unit: &Unit) -> Result<Done, ExperimentError> {
+pub(crate) fn run(exp: &RegionExperiment, unit: &Unit) -> Result<Done, ExperimentError> {
     match unit {
         Unit::Regions => regions(exp),
         Unit::Case(c) => case(exp, *c).map(Done::Case),

@@ -12,7 +12,7 @@ use crate::model::{Job, Size};
 /// lower one; 0 stands for "none"), so a slot costs O(n log n) for the sort and about O(1) per
 /// query and take.
 #[derive(Clone, Debug, Default)]
-pub struct SortedBatch {
+pub(crate) struct SortedBatch {
     order: Vec<(u64, std::cmp::Reverse<u32>)>,
     link: Vec<u32>,
     taken: Vec<bool>,
@@ -22,7 +22,7 @@ pub struct SortedBatch {
 
 impl SortedBatch {
     /// Sorts `batch` (every job untaken).
-    pub fn fill(&mut self, batch: &[Job]) {
+    pub(crate) fn fill(&mut self, batch: &[Job]) {
         let n = batch.len();
         give_back(&mut self.order, n);
         give_back(&mut self.link, n + 1);
@@ -44,12 +44,12 @@ impl SortedBatch {
 
     /// Whether a batch is loaded.
     #[inline]
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         !self.taken.is_empty()
     }
 
     /// Empties the batch.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.order.clear();
         self.link.clear();
         self.taken.clear();
@@ -57,7 +57,7 @@ impl SortedBatch {
 
     /// The untaken entry (1-based; 0: none) with the largest size ≤ `free`, earliest first.
     #[inline]
-    pub fn largest_at_most(&mut self, free: u64) -> usize {
+    pub(crate) fn largest_at_most(&mut self, free: u64) -> usize {
         let mut p = self.order.partition_point(|&(s, _)| s <= free);
         while self.link[p] as usize != p {
             let up = self.link[p] as usize;
@@ -69,13 +69,13 @@ impl SortedBatch {
 
     /// The size of entry `p` (1-based).
     #[inline]
-    pub fn size(&self, p: usize) -> u64 {
+    pub(crate) fn size(&self, p: usize) -> u64 {
         self.order[p - 1].0
     }
 
     /// Takes entry `p` (1-based, untaken): its position in the batch.
     #[inline]
-    pub fn take(&mut self, p: usize) -> usize {
+    pub(crate) fn take(&mut self, p: usize) -> usize {
         self.link[p] = (p - 1) as u32;
         let pos = self.order[p - 1].1.0 as usize;
         self.taken[pos] = true;
@@ -86,7 +86,7 @@ impl SortedBatch {
     /// (earliest among equal sizes: the queue's on a tie, having arrived earlier), removed
     /// unless its size is ≤ `above`.
     #[inline]
-    pub fn take_largest(
+    pub(crate) fn take_largest(
         &mut self,
         queue: &mut SizeQueue,
         batch: &[Job],
@@ -112,13 +112,13 @@ impl SortedBatch {
 
     /// Whether the job at position `pos` of the batch was taken.
     #[inline]
-    pub fn is_taken(&self, pos: usize) -> bool {
+    pub(crate) fn is_taken(&self, pos: usize) -> bool {
         self.taken[pos]
     }
 
     /// The smallest size not taken, if any.
     #[inline]
-    pub fn smallest(&mut self) -> Option<u64> {
+    pub(crate) fn smallest(&mut self) -> Option<u64> {
         while self.low < self.link.len() && self.link[self.low] as usize != self.low {
             self.low += 1;
         }
@@ -132,7 +132,7 @@ const SPARE: usize = 1 << 12;
 
 /// Gives back the room of `v` beyond four times `n` entries when that is more than `SPARE`
 /// (a burst has passed), so that memory follows the current batch, not the largest one seen.
-pub fn give_back<T>(v: &mut Vec<T>, n: usize) {
+pub(crate) fn give_back<T>(v: &mut Vec<T>, n: usize) {
     if v.capacity() > SPARE.max(4 * n) {
         v.clear();
         v.shrink_to(n.max(SPARE / 4));

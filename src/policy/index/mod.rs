@@ -1,21 +1,21 @@
 //! Ordered structures that keep every policy decision at O(log n) per job: no linear scan over
 //! the queue or over the servers.
 //!
-//! - [`SizeQueue`]: waiting jobs by size; "largest job ≤ free" (BF-S).
+//! - `SizeQueue`: waiting jobs by size; "largest job ≤ free" (BF-S).
 //! - [`BestFitServers`]: servers by free capacity; "least free ≥ size, lowest index" (BF-J),
 //!   over buckets of free capacity found through a bitmap above a few servers, and
-//!   [`SortedBlocks`] (a two-level B+ tree) for crowded buckets and very large clusters.
-//! - [`FirstFitServers`]: max-tree over server indices; "lowest index ≥ i with free ≥ size"
+//!   `SortedBlocks` (a two-level B+ tree) for crowded buckets and very large clusters.
+//! - `FirstFitServers`: max-tree over server indices; "lowest index ≥ i with free ≥ size"
 //!   (FIFO-FF, and skipping servers that cannot take anything).
-//! - [`ArrivalIndex`]: min-tree over waiting jobs in arrival order; "first job, in arrival
+//! - `ArrivalIndex`: min-tree over waiting jobs in arrival order; "first job, in arrival
 //!   order, of size ≤ x" (BF-J on its own).
-//! - [`SortedBatch`]: a slot's large batch sorted by size once, taken from beside the queue.
+//! - `SortedBatch`: a slot's large batch sorted by size once, taken from beside the queue.
 
 use std::collections::{BTreeMap, VecDeque};
 
 mod batch;
 mod buckets;
-pub use batch::{SortedBatch, give_back};
+pub(crate) use batch::{SortedBatch, give_back};
 pub(super) use buckets::Bitmap;
 
 use buckets::FreeBuckets;
@@ -29,7 +29,7 @@ use crate::model::{Job, ServerId, Size};
 /// long the queue. While at most [`SMALL`] jobs wait they are kept in one sorted vector instead:
 /// no tree node is allocated, and a queue that keeps emptying and refilling stays cheap.
 #[derive(Clone, Debug, Default)]
-pub struct SizeQueue {
+pub(crate) struct SizeQueue {
     /// Up to [`SMALL`] jobs by (size, arrival), while `groups` is empty: whole jobs, so that a
     /// take copies one out as stored rather than rebuilding it field by field.
     small: Vec<Job>,
@@ -39,7 +39,7 @@ pub struct SizeQueue {
 }
 
 /// Most jobs a [`SizeQueue`] keeps in its sorted vector.
-pub const SMALL: usize = 32;
+pub(crate) const SMALL: usize = 32;
 
 /// What a [`SizeQueue`] keeps of a job besides its size: 24 bytes.
 #[derive(Clone, Copy, Debug)]
@@ -127,7 +127,7 @@ impl Group {
 
 impl SizeQueue {
     /// Adds a waiting job.
-    pub fn insert(&mut self, job: Job) {
+    pub(crate) fn insert(&mut self, job: Job) {
         self.len += 1;
         if self.groups.is_empty() && self.small.len() < SMALL {
             let key = (job.size, job.id);
@@ -158,17 +158,12 @@ impl SizeQueue {
     }
 
     /// Jobs waiting.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// No job waiting.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The smallest waiting size.
-    pub fn min_size(&self) -> Option<Size> {
+    pub(crate) fn min_size(&self) -> Option<Size> {
         match self.small.first() {
             Some(j) => Some(j.size),
             None => self.groups.keys().next().map(|&s| Size(s)),
@@ -190,7 +185,7 @@ impl SizeQueue {
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes).
     #[inline]
-    pub fn largest_at_most(&self, free: Size) -> Option<Job> {
+    pub(crate) fn largest_at_most(&self, free: Size) -> Option<Job> {
         if self.groups.is_empty() {
             let p = self.small_pick(free)?;
             return Some(self.small[p]);
@@ -201,14 +196,14 @@ impl SizeQueue {
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
     #[inline]
-    pub fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
+    pub(crate) fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
         self.take_largest(None, free)
     }
 
     /// The largest waiting job of size in (`above`, `free`] (earliest arrival among equal
     /// sizes), removed.
     #[inline]
-    pub fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
+    pub(crate) fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
         self.take_largest(Some(above), free)
     }
 
@@ -246,8 +241,9 @@ impl SizeQueue {
         Some(w.job(s))
     }
 
+    #[cfg(test)]
     /// Waiting jobs from smallest to largest (earliest first among equal sizes).
-    pub fn iter(&self) -> impl Iterator<Item = Job> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Job> + '_ {
         let small = self.small.iter().copied();
         let grouped = self.groups.iter().flat_map(|(&s, g)| {
             let (one, many) = match g {
@@ -264,10 +260,10 @@ impl SizeQueue {
 
 /// Servers ordered by free capacity, for best fit: "least free ≥ size, lowest index".
 ///
-/// Up to [`SCAN`] servers the free capacities are scanned (an update is one store). Up to 2^18
+/// Up to `SCAN` servers the free capacities are scanned (an update is one store). Up to 2^18
 /// servers the keys (free, index) are kept in buckets of free capacity (`buckets`): an update
 /// moves a key between two short sorted vectors, and no update costs more than O(log L + B)
-/// even when many servers share a free capacity. Above, in [`SortedBlocks`], where an update and
+/// even when many servers share a free capacity. Above, in `SortedBlocks`, where an update and
 /// a query cost O(log L + B) with a fixed block size B, and no update moves more than one
 /// block.
 #[derive(Clone, Debug)]
@@ -293,7 +289,7 @@ const SCAN_INDEX_BITS: u32 = 4;
 const NARROW_INDEX_BITS: u32 = 18;
 
 /// Largest cluster whose best fit is a scan of the free capacities.
-pub const SCAN: usize = 16;
+pub(crate) const SCAN: usize = 16;
 
 /// The 64-bit key of server `i` with free capacity `free`: by free capacity, then by index.
 #[inline]
@@ -398,7 +394,7 @@ fn scan_key(free: Size, i: ServerId) -> u64 {
 /// bisection; an insertion or removal shifts keys inside one block only. Splitting or merging
 /// a block shifts the array of blocks, once per about [`BLOCK`] updates of that block.
 #[derive(Clone, Debug)]
-pub struct SortedBlocks<K> {
+pub(crate) struct SortedBlocks<K> {
     blocks: Vec<Vec<K>>,
     /// `firsts[b]` = `blocks[b][0]`.
     firsts: Vec<K>,
@@ -407,11 +403,11 @@ pub struct SortedBlocks<K> {
 }
 
 /// Target block length of [`SortedBlocks`].
-pub const BLOCK: usize = 32;
+pub(crate) const BLOCK: usize = 32;
 
 impl<K: Copy + Ord + Default> SortedBlocks<K> {
     /// The keys of `sorted`, which must be increasing.
-    pub fn new(sorted: impl Iterator<Item = K>) -> Self {
+    pub(crate) fn new(sorted: impl Iterator<Item = K>) -> Self {
         let all: Vec<K> = sorted.collect();
         debug_assert!(all.windows(2).all(|w| w[0] < w[1]));
         let blocks: Vec<Vec<K>> = if all.is_empty() {
@@ -431,22 +427,17 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
     }
 
     /// Keys held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// No server indexed.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The least key.
-    pub fn first(&self) -> Option<K> {
+    pub(crate) fn first(&self) -> Option<K> {
         self.blocks[0].first().copied()
     }
 
     /// Removes key `k` (present).
-    pub fn remove(&mut self, k: K) {
+    pub(crate) fn remove(&mut self, k: K) {
         let b = self.block_of(k);
         let p = self.blocks[b]
             .binary_search(&k)
@@ -462,7 +453,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
 
     /// The least key ≥ `k`.
     #[inline]
-    pub fn successor(&self, k: K) -> Option<K> {
+    pub(crate) fn successor(&self, k: K) -> Option<K> {
         let b = self.block_of(k);
         let block = &self.blocks[b];
         let p = rank(block, k);
@@ -473,13 +464,13 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
     }
 
     /// The greatest key.
-    pub fn last(&self) -> Option<K> {
+    pub(crate) fn last(&self) -> Option<K> {
         self.blocks.last().and_then(|b| b.last()).copied()
     }
 
     /// Replaces key `old` (present) by `new` (absent).
     #[inline]
-    pub fn replace(&mut self, old: K, new: K) {
+    pub(crate) fn replace(&mut self, old: K, new: K) {
         let b = self.block_of(old);
         let p = self.blocks[b]
             .binary_search(&old)
@@ -506,7 +497,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
     }
 
     /// Inserts `k` (absent).
-    pub fn insert(&mut self, k: K) {
+    pub(crate) fn insert(&mut self, k: K) {
         self.len += 1;
         let b = self.block_of(k);
         let block = &mut self.blocks[b];
@@ -550,7 +541,7 @@ impl<K: Copy + Ord + Default> SortedBlocks<K> {
     }
 
     /// Every key, in order (for tests).
-    pub fn iter(&self) -> impl Iterator<Item = &K> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &K> {
         self.blocks.iter().flatten()
     }
 }
@@ -594,7 +585,7 @@ pub(super) fn climb(mut v: usize, mut recompute: impl FnMut(usize) -> bool) {
 /// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
 /// to [`SCAN`] servers).
 #[derive(Clone, Debug)]
-pub struct FirstFitServers {
+pub(crate) struct FirstFitServers {
     n: usize,
     leaves: usize,
     tree: Vec<u64>,
@@ -602,7 +593,7 @@ pub struct FirstFitServers {
 
 impl FirstFitServers {
     /// `servers` servers, all empty.
-    pub fn new(servers: usize) -> Self {
+    pub(crate) fn new(servers: usize) -> Self {
         let leaves = servers.next_power_of_two().max(1);
         let mut tree = vec![0; 2 * leaves];
         for i in 0..servers {
@@ -620,7 +611,7 @@ impl FirstFitServers {
 
     /// Server `i` now has `free` capacity.
     #[inline]
-    pub fn update(&mut self, i: ServerId, free: Size) {
+    pub(crate) fn update(&mut self, i: ServerId, free: Size) {
         let v = self.leaves + i as usize;
         if self.tree[v] == free.0 {
             return;
@@ -636,8 +627,9 @@ impl FirstFitServers {
         });
     }
 
+    #[cfg(test)]
     /// The largest free capacity of any server.
-    pub fn max_free(&self) -> Size {
+    pub(crate) fn max_free(&self) -> Size {
         if self.n <= SCAN {
             return Size(self.leaves().iter().copied().max().unwrap_or(0));
         }
@@ -653,7 +645,7 @@ impl FirstFitServers {
     /// every server compared at once into a word of bits; above, a descent of the tree (whose
     /// inner nodes are kept only then).
     #[inline]
-    pub fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
+    pub(crate) fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
         if self.n <= SCAN {
             let fits = (self.leaves().iter().enumerate())
                 .fold(0u32, |bits, (i, &f)| bits | u32::from(f >= size.0) << i);
@@ -704,7 +696,7 @@ pub(super) fn leftmost_from(
 
 /// Waiting jobs in arrival order with a min-tree of their sizes.
 #[derive(Clone, Debug)]
-pub struct ArrivalIndex {
+pub(crate) struct ArrivalIndex {
     jobs: Vec<Option<Job>>,
     tree: Vec<u64>,
     leaves: usize,
@@ -730,13 +722,8 @@ impl ArrivalIndex {
     }
 
     /// Jobs held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    /// No job held.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     fn set(&mut self, pos: usize, value: u64) {
@@ -749,7 +736,7 @@ impl ArrivalIndex {
     }
 
     /// Append a job at the back (latest arrival).
-    pub fn push(&mut self, job: Job) {
+    pub(crate) fn push(&mut self, job: Job) {
         if self.jobs.len() == self.leaves {
             self.rebuild();
         }
@@ -775,7 +762,7 @@ impl ArrivalIndex {
     }
 
     /// Position of the first job at or after position `from` (in arrival order) of size ≤ `x`.
-    pub fn first_at_most(&self, from: usize, x: Size) -> Option<usize> {
+    pub(crate) fn first_at_most(&self, from: usize, x: Size) -> Option<usize> {
         let from = from.max(self.head);
         if from >= self.jobs.len() {
             return None;
@@ -802,7 +789,7 @@ impl ArrivalIndex {
     }
 
     /// Remove and return the job at `pos`.
-    pub fn take(&mut self, pos: usize) -> Job {
+    pub(crate) fn take(&mut self, pos: usize) -> Job {
         let job = self.jobs[pos].take().expect("live position");
         self.set(pos, u64::MAX);
         self.len -= 1;
@@ -813,7 +800,7 @@ impl ArrivalIndex {
     }
 
     /// The smallest waiting size.
-    pub fn min_size(&self) -> Option<Size> {
+    pub(crate) fn min_size(&self) -> Option<Size> {
         (self.len > 0).then(|| Size(self.tree[1]))
     }
 }

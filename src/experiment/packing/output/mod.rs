@@ -83,7 +83,7 @@ struct OtherRow<'a> {
 }
 
 /// Writes the tables, figures, claims, report and provenance.
-pub fn write_packing_outputs(
+pub(crate) fn write_packing_outputs(
     exp: &PackingExperiment,
     out: &PackingOutcome,
     dir: &Path,

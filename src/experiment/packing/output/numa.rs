@@ -130,7 +130,7 @@ fn groups(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<Group> {
 }
 
 /// Where lines a and b (intercept, slope) cross, if at x in (0, 1].
-pub fn crossing(a: (f64, f64), b: (f64, f64)) -> Option<f64> {
+pub(crate) fn crossing(a: (f64, f64), b: (f64, f64)) -> Option<f64> {
     let dm = a.1 - b.1;
     if dm == 0.0 {
         return None;
@@ -140,7 +140,7 @@ pub fn crossing(a: (f64, f64), b: (f64, f64)) -> Option<f64> {
 }
 
 /// Writes numa.csv and savings.csv (when some scheduler has NUMA nodes and expansion ran).
-pub fn numa_tables(
+pub(crate) fn numa_tables(
     exp: &PackingExperiment,
     out: &PackingOutcome,
     dir: &Path,
@@ -204,7 +204,7 @@ fn has_numa(exp: &PackingExperiment, out: &PackingOutcome) -> bool {
 }
 
 /// The figures: expansion and NUMA-fit population per scheduler, net savings per group.
-pub fn numa_figures(
+pub(crate) fn numa_figures(
     exp: &PackingExperiment,
     out: &PackingOutcome,
     dir: &Path,
@@ -293,7 +293,7 @@ pub fn numa_figures(
 
 /// The report's NUMA table: per scheduler with NUMA nodes, the mean normalised machine count
 /// and NUMA-fit population, and the crossing points of each group.
-pub fn numa_report(
+pub(crate) fn numa_report(
     exp: &PackingExperiment,
     out: &PackingOutcome,
 ) -> Option<(MdTable, Vec<String>)> {

@@ -22,39 +22,39 @@ use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 
 /// A validated packing experiment.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct PackingExperiment {
+pub(crate) struct PackingExperiment {
     /// Name, description, seed and file.
-    pub header: Header,
+    pub(crate) header: Header,
     /// The machines and tasks.
-    pub snapshot: Snapshot,
+    pub(crate) snapshot: Snapshot,
     /// The snapshot in words, for outputs.
-    pub snapshot_label: String,
+    pub(crate) snapshot_label: String,
     /// The schedulers, in file order.
-    pub schedulers: Vec<SchedulerSpec>,
+    pub(crate) schedulers: Vec<SchedulerSpec>,
     /// Which evaluators run, with what parameters.
-    pub evaluate: Evaluate,
+    pub(crate) evaluate: Evaluate,
     /// The claims to check.
-    pub claims: Vec<PackingClaim>,
+    pub(crate) claims: Vec<PackingClaim>,
     /// What the synthesis of `[constraints]` did, if the file has one.
-    pub synthesis: Option<SynthesisTally>,
+    pub(crate) synthesis: Option<SynthesisTally>,
 }
 
 /// A `[[scheduler]]`, validated.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct SchedulerSpec {
+pub(crate) struct SchedulerSpec {
     /// Its name in outputs (it also seeds its random choices).
-    pub label: String,
+    pub(crate) label: String,
     /// The order in which jobs are placed.
-    pub order: JobOrder,
+    pub(crate) order: JobOrder,
     /// How a machine is chosen for a task.
-    pub scorer: Scorer,
+    pub(crate) scorer: Scorer,
     /// NUMA nodes and the layer of awareness, when the scheduler has a `numa` layer.
-    pub numa: Option<Numa>,
+    pub(crate) numa: Option<Numa>,
 }
 
 /// A claim of a packing file: scheduler indices expected in increasing order of a measure.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum PackingClaim {
+pub(crate) enum PackingClaim {
     /// Compacted size (90th percentile) at τ.
     Compaction {
         /// The schedulers, smallest first.
@@ -76,33 +76,33 @@ pub enum PackingClaim {
 
 /// `[evaluate]`, validated: which evaluators run, with what parameters.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct Evaluate {
+pub(crate) struct Evaluate {
     /// Hole filling's unit sizes, fractions of the median machine.
-    pub hole_units: Vec<f64>,
+    pub(crate) hole_units: Vec<f64>,
     /// Inflation's factors f ≥ 1 (Verma et al.'s Algorithm 1).
-    pub factors: Vec<f64>,
+    pub(crate) factors: Vec<f64>,
     /// Monte-Carlo inflation's pending fraction (Algorithm 2), if it runs.
-    pub mc_tau: Option<f64>,
+    pub(crate) mc_tau: Option<f64>,
     /// Compaction's pending fractions τ (Algorithm 3).
-    pub compaction_tau: Vec<f64>,
+    pub(crate) compaction_tau: Vec<f64>,
     /// Trials of the randomised evaluators.
-    pub trials: usize,
+    pub(crate) trials: usize,
     /// Expansion's pending fraction τ (Wu et al.), if it runs.
-    pub expansion_tau: Option<f64>,
+    pub(crate) expansion_tau: Option<f64>,
     /// The machine fractions x of Stein et al.'s throughput T(x).
-    pub throughput_x: Vec<f64>,
+    pub(crate) throughput_x: Vec<f64>,
     /// The thresholds x below which a machine counts as full.
-    pub fragmentation_x: Vec<f64>,
+    pub(crate) fragmentation_x: Vec<f64>,
     /// Idle power as a fraction of peak.
-    pub power_idle: f64,
+    pub(crate) power_idle: f64,
     /// The picky threshold of Verma et al.
-    pub picky: f64,
+    pub(crate) picky: f64,
     /// Vertical inflation clips a task at the largest machine.
-    pub clip: bool,
+    pub(crate) clip: bool,
     /// Compaction's error bound μ, machines.
-    pub mu: usize,
+    pub(crate) mu: usize,
     /// The fraction of machines expansion starts from.
-    pub expansion_start: f64,
+    pub(crate) expansion_start: f64,
 }
 
 fn fractions(cx: &Ctx<'_>, key: &str, v: &[f64], max: f64) -> Result<(), ExperimentError> {
@@ -117,7 +117,7 @@ fn fractions(cx: &Ctx<'_>, key: &str, v: &[f64], max: f64) -> Result<(), Experim
 
 impl PackingExperiment {
     /// Validates a packing experiment and reads its snapshot.
-    pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
+    pub(crate) fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let raw: Raw = parse_toml(file, source)?;
         let cx = Ctx::new(file);
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
@@ -184,7 +184,7 @@ impl PackingExperiment {
     }
 
     /// About 1/100 of the trials (at least one), and the first two inflation factors.
-    pub fn quick(&mut self) {
+    pub(crate) fn quick(&mut self) {
         self.evaluate.trials = (self.evaluate.trials / 100).max(1);
         self.evaluate.factors.truncate(2);
     }

@@ -42,7 +42,7 @@ impl ConstraintDelay {
 }
 
 /// Every constraint's delay at every (policy, point) with runs.
-pub fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<ConstraintDelay> {
+pub(crate) fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<ConstraintDelay> {
     let n = q.truth.multipliers.len();
     // (policy, point) -> per constraint (jobs, wait sum, Σ demand, Σ supply, Σ u over runs);
     // then (all jobs, all waits, runs)
@@ -97,7 +97,7 @@ pub fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<ConstraintDelay> 
 }
 
 /// Kendall's τ_b of the pairs (x, y): +1 when y increases with x, −1 when it decreases.
-pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
+pub(crate) fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
     let (mut concordant, mut discordant, mut tie_x, mut tie_y) = (0f64, 0f64, 0f64, 0f64);
     for i in 0..pairs.len() {
         for j in i + 1..pairs.len() {
@@ -121,7 +121,7 @@ pub fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
 }
 
 /// The (u*_c, normalised delay) of every constraint some job requested at (policy, point).
-pub fn trend(rows: &[ConstraintDelay], policy: usize, point: usize) -> Vec<(f64, f64)> {
+pub(crate) fn trend(rows: &[ConstraintDelay], policy: usize, point: usize) -> Vec<(f64, f64)> {
     rows.iter()
         .filter(|r| r.policy == policy && r.point == point && r.jobs > 0)
         .map(|r| (r.u, r.normalised()))
@@ -145,24 +145,24 @@ mod tests {
 
 /// One policy at one point: the ground truth against the re-synthesis, over replications.
 #[derive(Clone, Debug)]
-pub struct Validation {
-    pub policy: usize,
-    pub point: usize,
+pub(crate) struct Validation {
+    pub(crate) policy: usize,
+    pub(crate) point: usize,
     /// Replications whose runs on the ground truth and on its re-synthesis were both judged
     /// stable (the means and intervals are over these), and replications whose ground-truth
     /// run was stable and whose re-synthesised cluster could not carry the load (its run not
     /// judged stable).
-    pub replications: usize,
-    pub synthetic_not_stable: usize,
+    pub(crate) replications: usize,
+    pub(crate) synthetic_not_stable: usize,
     /// Mean over replications and 95 % interval (none with one replication): the mean wait
     /// (slots) and the utilisation, on the ground truth and on the re-synthesis.
-    pub wait: [(f64, Option<(f64, f64)>); 2],
-    pub utilization: [(f64, Option<(f64, f64)>); 2],
+    pub(crate) wait: [(f64, Option<(f64, f64)>); 2],
+    pub(crate) utilization: [(f64, Option<(f64, f64)>); 2],
 }
 
 impl Validation {
     /// (synthetic − truth) / truth of the mean wait and of the utilisation.
-    pub fn errors(&self) -> (f64, f64) {
+    pub(crate) fn errors(&self) -> (f64, f64) {
         let rel = |a: f64, b: f64| if a != 0.0 { (b - a) / a } else { f64::NAN };
         (
             rel(self.wait[0].0, self.wait[1].0),
@@ -175,7 +175,7 @@ impl Validation {
 /// were judged stable by a majority. Replications are paired (the same run seed on both
 /// clusters); a pair counts when both runs were judged stable (an unstable run's wait and
 /// utilisation measure the horizon, not the system), and the others are counted apart.
-pub fn validations(
+pub(crate) fn validations(
     exp: &Experiment,
     q: &QueueConstraints,
     runs: &[RunRecord],
@@ -237,7 +237,7 @@ pub fn validations(
 
 /// The mean absolute relative errors (wait, utilisation) over the validation rows with a
 /// nonzero ground-truth wait, and how many rows that is; `None` without such a row.
-pub fn mean_abs_errors(rows: &[Validation]) -> Option<(f64, f64, usize)> {
+pub(crate) fn mean_abs_errors(rows: &[Validation]) -> Option<(f64, f64, usize)> {
     let errors: Vec<(f64, f64)> = rows
         .iter()
         .map(Validation::errors)

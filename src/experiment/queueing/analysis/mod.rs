@@ -8,9 +8,11 @@ mod constraints;
 mod outcome;
 mod results;
 
-pub use constraints::{ConstraintDelay, kendall_tau, mean_abs_errors, trend};
-pub use outcome::Outcome;
-pub use results::{SummaryRow, majority, mean_ci};
+pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
+pub(crate) use outcome::Outcome;
+pub(crate) use results::SummaryRow;
+#[cfg(test)]
+pub(crate) use results::mean_ci;
 
 use super::Experiment;
 use super::run::Done;

@@ -15,7 +15,7 @@ use crate::experiment::ExperimentError;
 use crate::experiment::common::create_dir;
 
 /// Writes every output of `out` into `dir` (created if needed); returns the files written.
-pub fn write_outputs(
+pub(crate) fn write_outputs(
     exp: &Experiment,
     out: &Outcome,
     dir: &Path,

@@ -34,11 +34,11 @@ use crate::sim::Verdict;
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
-pub const RUN_ERROR: f64 = 0.05;
+pub(crate) const RUN_ERROR: f64 = 0.05;
 
 /// What a probe showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Its runs showed the queue stable.
     Stable,
     /// Its runs showed the queue growing.
@@ -49,7 +49,7 @@ pub enum Decision {
 
 impl Decision {
     /// The decision as written in outputs.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Decision::Stable => "stable",
             Decision::Unstable => "unstable",
@@ -60,66 +60,66 @@ impl Decision {
 
 /// One load tried by the search.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Probe {
+pub(crate) struct Probe {
     /// The load tried.
-    pub load: f64,
+    pub(crate) load: f64,
     /// What its runs showed.
-    pub decision: Decision,
+    pub(crate) decision: Decision,
     /// Runs judged stable, unstable, inconclusive (over all its rounds).
-    pub counts: [usize; 3],
+    pub(crate) counts: [usize; 3],
     /// Slots simulated by its runs.
-    pub slots: u64,
+    pub(crate) slots: u64,
 }
 
 impl Probe {
     /// Runs of the probe.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.counts.iter().sum()
     }
 }
 
 /// A policy's stability limit as an interval on the load.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct ThresholdResult {
+pub(crate) struct ThresholdResult {
     /// The policy.
-    pub policy: usize,
+    pub(crate) policy: usize,
     /// ρ* (low, high) as a traffic intensity.
-    pub rho_star: (f64, f64),
+    pub(crate) rho_star: (f64, f64),
     /// How the limit was searched.
-    pub search: SearchSpec,
+    pub(crate) search: SearchSpec,
     /// The largest load shown stable (0 if none was: stable by theory).
-    pub lower: f64,
+    pub(crate) lower: f64,
     /// The smallest load shown unstable, or ρ*'s upper end if none was (unstable by theory).
-    pub upper: f64,
+    pub(crate) upper: f64,
     /// Whether `upper` was shown unstable by a probe (not only by theory).
-    pub upper_shown: bool,
+    pub(crate) upper_shown: bool,
     /// Every probe, in the order tried.
-    pub probes: Vec<Probe>,
+    pub(crate) probes: Vec<Probe>,
 }
 
 impl ThresholdResult {
     /// The interval as fractions of ρ*, conservatively: (lower / ρ*_high, upper / ρ*_low).
-    pub fn fractions(&self) -> (f64, f64) {
+    pub(crate) fn fractions(&self) -> (f64, f64) {
         (self.lower / self.rho_star.1, self.upper / self.rho_star.0)
     }
 
     /// Runs simulated by the search.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.probes.iter().map(Probe::runs).sum()
     }
 
     /// Slots simulated by the search.
-    pub fn slots(&self) -> u64 {
+    pub(crate) fn slots(&self) -> u64 {
         self.probes.iter().map(|p| p.slots).sum()
     }
 
     /// The probe that showed `load`, if one did.
-    pub fn probe_at(&self, load: f64) -> Option<&Probe> {
+    pub(crate) fn probe_at(&self, load: f64) -> Option<&Probe> {
         self.probes.iter().find(|p| p.load == load)
     }
 
     /// A line on how each end was shown and how sure it is.
-    pub fn ends(&self) -> String {
+    pub(crate) fn ends(&self) -> String {
         let end = |load: f64, theory: &str| match self.probe_at(load) {
             Some(p) => format!(
                 "{load:.4} ({}/{}/{} stable/unstable/inconclusive runs; wrong with probability \
@@ -141,7 +141,7 @@ impl ThresholdResult {
 
 /// The probability that a probe of `n` runs is decided wrongly when each run is wrong with
 /// probability [`RUN_ERROR`]: P(Bin(n, p) > n/2).
-pub fn probe_error(n: usize) -> f64 {
+pub(crate) fn probe_error(n: usize) -> f64 {
     let p = RUN_ERROR;
     let mut total = 0.0;
     for k in n / 2 + 1..=n {
@@ -205,7 +205,7 @@ fn probe(
 
 /// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
 /// is reported with the result.
-pub fn limit_search(
+pub(crate) fn limit_search(
     exp: &Experiment,
     policy: usize,
     search: SearchSpec,
@@ -270,7 +270,7 @@ pub fn limit_search(
 }
 
 /// The stability limit of `policy` relative to the experiment's ρ* (see [`limit_search`]).
-pub fn threshold_search(
+pub(crate) fn threshold_search(
     exp: &Experiment,
     policy: usize,
     search: SearchSpec,

@@ -5,13 +5,13 @@
 //! the engine journals.
 
 mod budget;
-pub mod limit;
+pub(crate) mod limit;
 mod simulate;
 mod study;
 mod units;
 
 pub(in crate::experiment::queueing) use budget::{admit, seconds};
-pub use limit::{Decision, Probe, ThresholdResult};
-pub use simulate::{RunRecord, run_seed, simulate};
-pub use study::StudyRow;
+pub(crate) use limit::ThresholdResult;
+pub(crate) use simulate::RunRecord;
+pub(crate) use study::StudyRow;
 pub(in crate::experiment::queueing) use units::{Done, Unit, cost, plan, run};

@@ -19,26 +19,26 @@ use crate::workload::{Arrivals, JobSource, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct RunRecord {
+pub(crate) struct RunRecord {
     /// The policy.
-    pub policy: usize,
+    pub(crate) policy: usize,
     /// The sweep point.
-    pub point: usize,
+    pub(crate) point: usize,
     /// The replication.
-    pub replication: u32,
+    pub(crate) replication: u32,
     /// The run's seed (every random stream of the run derives from it).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// What the run measured.
-    pub result: RunResult,
+    pub(crate) result: RunResult,
     /// Its verdict.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The numbers behind the verdict.
-    pub evidence: VerdictEvidence,
+    pub(crate) evidence: VerdictEvidence,
 }
 
 /// The seed of replication `rep` at sweep point `point` of `exp`: from the experiment seed, the
 /// value written in the sweep and the replication, never from the policy.
-pub fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
+pub(crate) fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
     derive_seed(
         exp.header.seed,
         &[exp.points[point].key.to_bits(), rep as u64],
@@ -46,7 +46,7 @@ pub fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
 }
 
 /// Simulates one (policy, point, replication).
-pub fn simulate(
+pub(crate) fn simulate(
     exp: &Experiment,
     policy: usize,
     point: usize,

@@ -17,15 +17,15 @@ use crate::rng::derive_seed;
 
 /// A scored policy's packing (compaction) and stability limit on the same workload.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct StudyRow {
+pub(crate) struct StudyRow {
     /// The scored policy.
-    pub policy: usize,
+    pub(crate) policy: usize,
     /// Compaction of the drawn tasks onto unit servers with the policy's scorer.
-    pub compaction: Compaction,
+    pub(crate) compaction: Compaction,
     /// The lower bound on machines: the largest total request over resources.
-    pub demand: f64,
+    pub(crate) demand: f64,
     /// Stability limit as an interval on the load in [0, 1] (ρ reported as (1, 1)).
-    pub limit: ThresholdResult,
+    pub(crate) limit: ThresholdResult,
 }
 
 /// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
@@ -68,7 +68,7 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
 }
 
 /// The study's row of the scored policy `policy`, whose scorer is `scorer`.
-pub fn row(
+pub(crate) fn row(
     exp: &Experiment,
     spec: &CompactionSpec,
     policy: usize,

@@ -15,7 +15,7 @@ use crate::stability::saturation::{Saturation, fifo_saturated};
 
 /// One unit of a queueing experiment.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Unit {
+pub(crate) enum Unit {
     Run {
         policy: usize,
         point: usize,
@@ -37,7 +37,7 @@ pub enum Unit {
 
 /// What a unit gives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Done {
+pub(crate) enum Done {
     Run(Box<RunRecord>),
     Limit(Box<ThresholdResult>),
     Saturation(usize, Saturation),

@@ -24,21 +24,21 @@ use rand_pcg::Pcg64Mcg;
 
 /// The stream the servers' properties are drawn from: the experiment seed's, as a packing
 /// file's synthesis.
-pub const SERVERS_STREAM: u64 = 0x636f_6e73;
+pub(crate) const SERVERS_STREAM: u64 = 0x636f_6e73;
 
 /// Jobs characterised for the re-synthesis (the feature vectors of this many draws).
-pub const CHARACTERISED_JOBS: usize = 100_000;
+pub(crate) const CHARACTERISED_JOBS: usize = 100_000;
 
 /// Re-synthesised clusters at most (replication r runs on cluster r mod this).
-pub const MAX_SYNTHESES: u32 = 100;
+pub(crate) const MAX_SYNTHESES: u32 = 100;
 
 /// The paper's tolerance of sort-and-merge (Section 5.1).
-pub const MERGE_TOLERANCE: f64 = 0.05;
+pub(crate) const MERGE_TOLERANCE: f64 = 0.05;
 
 /// What the synthesis validation synthesises again from the characterisation (Sharma et al.,
 /// Fig. 17 (a)–(c)); the rest is the ground truth's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum Resynthesis {
+pub(crate) enum Resynthesis {
     /// The jobs' constraints (Algorithm 3); the ground truth's servers.
     Tasks,
     /// The servers' properties (Algorithm 2); the ground truth's law of job constraints.
@@ -65,7 +65,7 @@ impl Resynthesis {
     }
 
     /// What is synthesised, in words.
-    pub fn what(self) -> &'static str {
+    pub(crate) fn what(self) -> &'static str {
         match self {
             Resynthesis::Tasks => {
                 "the jobs' constraints (Algorithm 3) on the ground truth's servers"
@@ -83,12 +83,12 @@ impl Resynthesis {
 /// Servers with attributes and the law of the jobs' constraint classes: the file's synthesis
 /// (the ground truth) or its re-synthesis.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct World {
-    pub classes: Arc<JobClasses>,
+pub(crate) struct World {
+    pub(crate) classes: Arc<JobClasses>,
     /// The classes' eligibility table, shared by every run's cluster.
-    pub table: Arc<Eligibility>,
+    pub(crate) table: Arc<Eligibility>,
     /// u*_c of every constraint of the vocabulary on these servers, in vocabulary order.
-    pub multipliers: Vec<ServerMultiplier>,
+    pub(crate) multipliers: Vec<ServerMultiplier>,
 }
 
 impl World {
@@ -103,32 +103,32 @@ impl World {
 
 /// `[constraints]`, validated and synthesised.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct QueueConstraints {
+pub(crate) struct QueueConstraints {
     /// The file's synthesis.
-    pub truth: World,
+    pub(crate) truth: World,
     /// With `resynthesise`: the characterisation of `truth` (Sharma et al.'s Section 5.1), and
     /// the clusters synthesised from it by Algorithms 2 and 3 (what `mode` says), one per
     /// replication (servers drawn anew each time, so the intervals over replications include
     /// the synthesis's own sampling; one for all when only the jobs are synthesised again);
     /// for each policy whether it runs there (the file's policies are then followed
     /// by their copies, labelled `<label>-synthetic`).
-    pub found: Option<Characterisation>,
+    pub(crate) found: Option<Characterisation>,
     /// How the characterisation is synthesised again, if it is.
-    pub mode: Option<Resynthesis>,
+    pub(crate) mode: Option<Resynthesis>,
     /// Whether the re-synthesised servers were drawn by quota.
-    pub quota: bool,
+    pub(crate) quota: bool,
     /// The re-synthesised clusters, one per replication.
-    pub synthetic: Vec<World>,
+    pub(crate) synthetic: Vec<World>,
     /// Per policy, whether it runs on the re-synthesised cluster.
-    pub on_synthetic: Vec<bool>,
+    pub(crate) on_synthetic: Vec<bool>,
     /// ρ* as a traffic intensity (constrained, unconstrained), for finitely many sizes of one
     /// resource (of the ground truth).
-    pub rho: Option<(f64, f64)>,
+    pub(crate) rho: Option<(f64, f64)>,
 }
 
 impl QueueConstraints {
     /// The world replication `rep` of policy `policy` runs in.
-    pub fn world(&self, policy: usize, rep: u32) -> &World {
+    pub(crate) fn world(&self, policy: usize, rep: u32) -> &World {
         if self.on_synthetic.get(policy) == Some(&true) && !self.synthetic.is_empty() {
             &self.synthetic[rep as usize % self.synthetic.len()]
         } else {
@@ -137,7 +137,7 @@ impl QueueConstraints {
     }
 
     /// Whether the file asked for the synthesis validation.
-    pub fn validates(&self) -> bool {
+    pub(crate) fn validates(&self) -> bool {
         self.found.is_some()
     }
 }
@@ -275,7 +275,10 @@ pub(in crate::experiment::queueing) fn policies(
 /// ρ* (traffic intensity) of size law `atoms` with and without the job classes' constraints
 /// on these servers: the constrained programme over the server groups (kinds the classes
 /// treat alike), sizes and classes independent; without, section 2's.
-pub fn constrained_rho(classes: &JobClasses, atoms: &[(Size, f64)]) -> Result<(f64, f64), String> {
+pub(crate) fn constrained_rho(
+    classes: &JobClasses,
+    atoms: &[(Size, f64)],
+) -> Result<(f64, f64), String> {
     let (group_of_kind, allowed) = classes.table.groups();
     let mut shares = vec![0.0; allowed.first().map_or(0, |r| r.len())];
     let l = classes.kind.len() as f64;

@@ -18,9 +18,8 @@ mod workload;
 
 use std::path::Path;
 
-pub use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints, constrained_rho};
-pub use numa::{NumaRho, numa_rho};
-pub use sweep::rho_star_of;
+pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
+pub(crate) use numa::NumaRho;
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -34,18 +33,18 @@ use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
 
 /// How a limit is searched.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SearchSpec {
+pub(crate) struct SearchSpec {
     /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
-    pub resolution: f64,
+    pub(crate) resolution: f64,
     /// At most this many probes.
-    pub max_probes: u32,
+    pub(crate) max_probes: u32,
     /// At most this many rounds of replications per probe.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
 }
 
 /// Where jobs come from.
 #[derive(Clone, Debug, serde::Serialize)]
-pub enum Workload {
+pub(crate) enum Workload {
     /// Sizes, service times and arrival counts drawn from laws.
     Sampled {
         /// The law of a job's size.
@@ -75,7 +74,7 @@ pub enum Workload {
 
 impl Workload {
     /// The law of a job's size (the bottleneck resource for request vectors).
-    pub fn sizes(&self) -> &SizeLaw {
+    pub(crate) fn sizes(&self) -> &SizeLaw {
         match self {
             Workload::Sampled { sizes, .. } | Workload::Requests { sizes, .. } => sizes,
             Workload::Trace(t) => &t.1.sizes,
@@ -83,7 +82,7 @@ impl Workload {
     }
 
     /// The law of a job's service time.
-    pub fn service(&self) -> &ServiceLaw {
+    pub(crate) fn service(&self) -> &ServiceLaw {
         match self {
             Workload::Sampled { service, .. } | Workload::Requests { service, .. } => service,
             Workload::Trace(t) => &t.1.service,
@@ -91,7 +90,7 @@ impl Workload {
     }
 
     /// The arrival process (a trace brings its own arrivals: Poisson is never used then).
-    pub fn arrivals(&self) -> ArrivalProcess {
+    pub(crate) fn arrivals(&self) -> ArrivalProcess {
         match self {
             Workload::Sampled { arrivals, .. } | Workload::Requests { arrivals, .. } => *arrivals,
             Workload::Trace(_) => ArrivalProcess::Poisson,
@@ -99,7 +98,7 @@ impl Workload {
     }
 
     /// Resources per job: 1, or 2–3 for request vectors.
-    pub fn dims(&self) -> usize {
+    pub(crate) fn dims(&self) -> usize {
         match self {
             Workload::Sampled { .. } => 1,
             Workload::Requests { dims, .. } => *dims,
@@ -109,7 +108,7 @@ impl Workload {
     }
 
     /// The request vectors of a `tasks` law (empty otherwise).
-    pub fn requests(&self) -> &[Resources] {
+    pub(crate) fn requests(&self) -> &[Resources] {
         match self {
             Workload::Requests { requests, .. } => requests,
             _ => &[],
@@ -117,7 +116,7 @@ impl Workload {
     }
 
     /// The replayed trace, if any.
-    pub fn trace(&self) -> Option<(&TraceSpec, &TraceSummary)> {
+    pub(crate) fn trace(&self) -> Option<(&TraceSpec, &TraceSummary)> {
         match self {
             Workload::Trace(t) => Some((&t.0, &t.1)),
             _ => None,
@@ -127,7 +126,7 @@ impl Workload {
 
 /// How long each run is.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub enum Horizon {
+pub(crate) enum Horizon {
     /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
     /// `max_slots` (`slots`: no extension).
     Slots {
@@ -148,20 +147,20 @@ pub enum Horizon {
 
 /// The `[run]` table, validated.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// How long each run is.
-    pub horizon: Horizon,
+    pub(crate) horizon: Horizon,
     /// Runs per (policy, point), each on its own random streams.
-    pub replications: u32,
+    pub(crate) replications: u32,
     /// A run whose queue exceeds this many jobs stops and is reported unstable.
-    pub queue_cap: u64,
+    pub(crate) queue_cap: u64,
     /// Points of the sampled queue-size series per run (about).
-    pub samples: u64,
+    pub(crate) samples: u64,
 }
 
 impl RunSpec {
     /// (slots, warm-up, longest run) of a run with a fixed horizon.
-    pub fn slots(&self) -> Option<(u64, u64, u64)> {
+    pub(crate) fn slots(&self) -> Option<(u64, u64, u64)> {
         match self.horizon {
             Horizon::Slots {
                 slots,
@@ -175,7 +174,7 @@ impl RunSpec {
 
 /// Which quantity the sweep varies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum SweepKind {
+pub(crate) enum SweepKind {
     /// Traffic intensity ρ = λ E\[R\] E\[S\] / L.
     Load,
     /// Arrival rate λ, jobs per slot.
@@ -188,18 +187,18 @@ pub enum SweepKind {
 
 /// One point of the sweep.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Point {
+pub(crate) struct Point {
     /// ρ = λ E\[R\] E\[S\] / L (for a trace, λ E\[R·S\] / L).
-    pub load: f64,
+    pub(crate) load: f64,
     /// λ, jobs per slot.
-    pub arrival_rate: f64,
+    pub(crate) arrival_rate: f64,
     /// The value written in the sweep, whose bits seed the point.
-    pub key: f64,
+    pub(crate) key: f64,
 }
 
 /// A figure to draw.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum PlotSpec {
+pub(crate) enum PlotSpec {
     /// Mean queue against the sweep variable with 95 % CI bars, one curve per policy.
     MeanQueueVsLoad {
         /// Its title (a default naming the experiment when `None`).
@@ -245,7 +244,7 @@ pub enum PlotSpec {
 
 impl PlotSpec {
     /// The figure's file name, without extension.
-    pub fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         match self {
             PlotSpec::MeanQueueVsLoad { file, .. }
             | PlotSpec::LimitVsCompaction { file, .. }
@@ -257,7 +256,7 @@ impl PlotSpec {
 
 /// A claim checked after the run.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum ClaimSpec {
+pub(crate) enum ClaimSpec {
     /// `expect = "stable" | "unstable"` for a policy at a sweep point.
     Verdict {
         /// The policy (index into the policies).
@@ -334,32 +333,32 @@ pub enum ClaimSpec {
 /// scored policy's stability limit as an interval on the load in [0, 1] (the run stage's
 /// limit search).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct CompactionSpec {
+pub(crate) struct CompactionSpec {
     /// Jobs drawn from the workload to pack.
-    pub tasks: usize,
+    pub(crate) tasks: usize,
     /// Compaction trials.
-    pub trials: usize,
+    pub(crate) trials: usize,
     /// The share of tasks that may be left pending (Verma et al.'s τ).
-    pub tau: f64,
+    pub(crate) tau: f64,
     /// The order in which jobs are placed.
-    pub order: JobOrder,
+    pub(crate) order: JobOrder,
     /// How each scored policy's limit is searched.
-    pub limit: SearchSpec,
+    pub(crate) limit: SearchSpec,
 }
 
 /// `[numa]`, validated: every server has NUMA nodes laid out by `layout`; a share `strict` of
 /// the jobs must run inside one node; policy i schedules with awareness `layers[i]`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct QueueNuma {
+pub(crate) struct QueueNuma {
     /// How a server's resources are split into nodes.
-    pub layout: NumaLayout,
+    pub(crate) layout: NumaLayout,
     /// The share of jobs that must run inside one node.
-    pub strict: f64,
+    pub(crate) strict: f64,
     /// Per policy, its layer of NUMA awareness.
-    pub layers: Vec<Layer>,
+    pub(crate) layers: Vec<Layer>,
     /// ρ* for all-strict, the file's share and no strict jobs (finitely many sizes of one
     /// resource only).
-    pub rho: Option<NumaRho>,
+    pub(crate) rho: Option<NumaRho>,
 }
 
 /// A validated queueing experiment.

@@ -15,13 +15,13 @@ use crate::workload::replay::SizeMode;
 /// ρ* as a traffic intensity on servers with these nodes, for three workloads with the file's
 /// sizes: every job strict, the file's share strict, none strict (= servers without nodes).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct NumaRho {
+pub(crate) struct NumaRho {
     /// Every job strict.
-    pub strict: f64,
+    pub(crate) strict: f64,
     /// The file's share of jobs strict.
-    pub mixed: f64,
+    pub(crate) mixed: f64,
     /// No job strict (servers without nodes).
-    pub split: f64,
+    pub(crate) split: f64,
 }
 
 /// Validates `[numa]` against the workload (without the policies' layers, which
@@ -117,7 +117,7 @@ pub(in crate::experiment::queueing) fn setup(
 
 /// ρ* (traffic intensity) of `atoms` with a share `strict` of every size strict, on servers
 /// whose nodes have capacities `nodes`: each size becomes a strict and a splittable type.
-pub fn numa_rho(atoms: &[(Size, f64)], strict: f64, nodes: &[u64]) -> Result<f64, String> {
+pub(crate) fn numa_rho(atoms: &[(Size, f64)], strict: f64, nodes: &[u64]) -> Result<f64, String> {
     let (mut sizes, mut probs, mut flags) = (Vec::new(), Vec::new(), Vec::new());
     for &(s, p) in atoms {
         for (flag, share) in [(true, strict), (false, 1.0 - strict)] {

@@ -21,7 +21,7 @@ pub(in crate::experiment::queueing) fn rate_per_load(
 
 /// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes, else
 /// Theorem 1's bracket on 128 equal intervals (its upper end capped at 1).
-pub fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
+pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
     match law.atoms() {
         Some(atoms) if atoms.len() <= 256 => {
             let r = exact_rho_star(&atoms)?;
@@ -211,15 +211,15 @@ pub(in crate::experiment::queueing) fn points(
 
 /// Finds the sweep point a plot or claim names.
 pub(in crate::experiment::queueing) struct Finder<'a> {
-    pub cx: &'a Ctx<'a>,
-    pub sweep: SweepKind,
-    pub points: &'a [Point],
+    pub(crate) cx: &'a Ctx<'a>,
+    pub(crate) sweep: SweepKind,
+    pub(crate) points: &'a [Point],
 }
 
 impl Finder<'_> {
     /// The point named by `at` = (load, arrival_rate, fraction, scaling) as given under `key`:
     /// exactly the quantity the sweep varies, and one of its values.
-    pub fn find(&self, key: &str, at: [Option<f64>; 4]) -> Result<usize, ExperimentError> {
+    pub(crate) fn find(&self, key: &str, at: [Option<f64>; 4]) -> Result<usize, ExperimentError> {
         let (want, name) = match (self.sweep, at) {
             (SweepKind::Load, [Some(l), None, None, None]) => (l, "sweep.load"),
             (SweepKind::ArrivalRate, [None, Some(r), None, None]) => (r, "sweep.arrival_rate"),

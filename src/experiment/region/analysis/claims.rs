@@ -4,7 +4,7 @@ use super::outcome::RegionOutcome;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::region::{RegionClaim, RegionExperiment, SetKind};
 
-pub fn worst(out: &RegionOutcome, set: SetKind) -> Option<(usize, f64)> {
+pub(crate) fn worst(out: &RegionOutcome, set: SetKind) -> Option<(usize, f64)> {
     out.family
         .iter()
         .enumerate()

@@ -5,7 +5,7 @@ mod claims;
 mod outcome;
 
 pub(in crate::experiment::region) use claims::worst;
-pub use outcome::RegionOutcome;
+pub(crate) use outcome::RegionOutcome;
 
 use super::RegionExperiment;
 use super::run::Done;

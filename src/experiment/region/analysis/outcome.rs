@@ -7,16 +7,16 @@ use crate::stability::region::BracketStep;
 
 /// What a region experiment computed.
 #[derive(Clone, Debug, Default)]
-pub struct RegionOutcome {
+pub(crate) struct RegionOutcome {
     /// Rows of region.csv.
-    pub rows: Vec<RegionRow>,
+    pub(crate) rows: Vec<RegionRow>,
     /// Theorem 1's bracket, step by step.
-    pub bracket: Vec<BracketStep>,
+    pub(crate) bracket: Vec<BracketStep>,
     /// The family's distributions.
-    pub family: Vec<FamilyCase>,
+    pub(crate) family: Vec<FamilyCase>,
     /// An optimal configuration mix of ρ* (finitely many sizes): (counts per size, fraction
     /// of servers), with the sizes.
-    pub mix: Vec<(Vec<(Size, u32)>, f64)>,
+    pub(crate) mix: Vec<(Vec<(Size, u32)>, f64)>,
     /// The claims' results.
-    pub claims: Vec<ClaimResult>,
+    pub(crate) claims: Vec<ClaimResult>,
 }

@@ -15,7 +15,7 @@ use schema::{Raw, RawBracket, RawClaim, RawPlot};
 
 /// Which restricted set a family claim is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-pub enum SetKind {
+pub(crate) enum SetKind {
     /// The reduced configurations K_RED.
     Kred,
     /// The configurations of the dyadic partition.
@@ -24,7 +24,7 @@ pub enum SetKind {
 
 /// A claim of a region experiment.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub enum RegionClaim {
+pub(crate) enum RegionClaim {
     /// The worst ratio over the family lies within the bounds.
     MinRatio {
         /// The restricted set.
@@ -51,27 +51,27 @@ pub enum RegionClaim {
 }
 
 /// The random family: (distributions, most sizes per distribution, J).
-pub type Family = (usize, usize, u32);
+pub(crate) type Family = (usize, usize, u32);
 
 /// A validated region experiment.
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct RegionExperiment {
+pub(crate) struct RegionExperiment {
     /// Name, description, seed and file.
-    pub header: Header,
+    pub(crate) header: Header,
     /// The size law whose regions are computed, if any.
-    pub sizes: Option<SizeLaw>,
+    pub(crate) sizes: Option<SizeLaw>,
     /// (servers L, mean service 1/μ in slots), to report λ* = c·L·μ.
-    pub scale: Option<(usize, f64)>,
+    pub(crate) scale: Option<(usize, f64)>,
     /// The depths J of the restricted sets computed.
-    pub js: Vec<u32>,
+    pub(crate) js: Vec<u32>,
     /// Theorem 1's bracket: (first number of intervals, most intervals, tolerance).
-    pub bracket: (usize, usize, f64),
+    pub(crate) bracket: (usize, usize, f64),
     /// The random family, if any.
-    pub family: Option<Family>,
+    pub(crate) family: Option<Family>,
     /// (kind, title, file) of each plot.
-    pub plots: Vec<(String, Option<String>, String)>,
+    pub(crate) plots: Vec<(String, Option<String>, String)>,
     /// The claims to check.
-    pub claims: Vec<RegionClaim>,
+    pub(crate) claims: Vec<RegionClaim>,
 }
 
 fn j_ok(cx: &Ctx<'_>, key: &str, j: i64) -> Result<u32, ExperimentError> {
@@ -84,7 +84,7 @@ fn j_ok(cx: &Ctx<'_>, key: &str, j: i64) -> Result<u32, ExperimentError> {
 
 impl RegionExperiment {
     /// Validates a region experiment's text.
-    pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
+    pub(crate) fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let raw: Raw = parse_toml(file, source)?;
         let cx = Ctx::new(file);
         let header = Header::new(&cx, source, raw.name, raw.description, raw.seed)?;
@@ -163,7 +163,7 @@ impl RegionExperiment {
     }
 
     /// About 1/100 of the family, and brackets to 32 intervals at most.
-    pub fn quick(&mut self) {
+    pub(crate) fn quick(&mut self) {
         if let Some(f) = &mut self.family {
             f.0 = (f.0 / 100).max(1);
         }

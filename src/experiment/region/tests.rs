@@ -2,15 +2,12 @@
 //! claims of each file must hold (the family reduced to 500 distributions to keep the test
 //! short; brackets at the file's full refinement).
 
-use packlab::experiment::ExperimentFile;
-use packlab::experiment::region::execute_region;
+use super::RegionExperiment;
+use super::execute_region;
 use std::path::Path;
 
 fn check(file: &str, text: &str) {
-    let ExperimentFile::Region(mut exp) = ExperimentFile::parse(Path::new(file), text).unwrap()
-    else {
-        panic!("{file} is a region experiment");
-    };
+    let mut exp = RegionExperiment::parse(Path::new(file), text).unwrap();
     if let Some(f) = &mut exp.family {
         f.0 = f.0.min(500);
     }
@@ -29,7 +26,7 @@ fn check(file: &str, text: &str) {
 fn kred_keeps_two_thirds_dyadic_about_half() {
     check(
         "experiments/region_kred_ratio.toml",
-        include_str!("../../experiments/region_kred_ratio.toml"),
+        include_str!("../../../experiments/region_kred_ratio.toml"),
     );
 }
 
@@ -37,11 +34,11 @@ fn kred_keeps_two_thirds_dyadic_about_half() {
 fn bracket_narrows_for_fig4_sizes() {
     check(
         "experiments/region_bracket_uniform_large.toml",
-        include_str!("../../experiments/region_bracket_uniform_large.toml"),
+        include_str!("../../../experiments/region_bracket_uniform_large.toml"),
     );
     check(
         "experiments/region_bracket_uniform_small.toml",
-        include_str!("../../experiments/region_bracket_uniform_small.toml"),
+        include_str!("../../../experiments/region_bracket_uniform_small.toml"),
     );
 }
 
@@ -49,6 +46,6 @@ fn bracket_narrows_for_fig4_sizes() {
 fn fig3a_region_is_exact() {
     check(
         "experiments/region_fig3.toml",
-        include_str!("../../experiments/region_fig3.toml"),
+        include_str!("../../../experiments/region_fig3.toml"),
     );
 }

@@ -8,9 +8,9 @@
 //! t_{0.9995, R−1} · SE of the exact value (a two-sided 99.9 % interval), plus the truncation
 //! error bound (the stationary mass at the truncation level times N, negligible here).
 
+use crate::experiment::queueing::analysis::mean_ci;
+use crate::experiment::queueing::{Experiment, execute};
 use nalgebra::{DMatrix, DVector};
-use packlab::experiment::queueing::mean_ci;
-use packlab::experiment::{Experiment, execute};
 use statrs::distribution::{Binomial, ContinuousCDF, Discrete, Poisson, StudentsT};
 use std::path::Path;
 
@@ -139,11 +139,11 @@ fn large_jobs_behave_as_unit_jobs() {
     check(3, 0.2, 12.0, sizes, "fifo-ff");
 }
 
-/// Tiny finite-type systems solved exactly by `packlab::stability::exact` (states enumerated,
+/// Tiny finite-type systems solved exactly by `crate::stability::exact` (states enumerated,
 /// π P = π by LU) against the simulator: one or two servers, two sizes.
 fn tiny(servers: usize, a: f64, b: f64, lambda: f64, mu: f64, cap: usize, policy: &str) {
-    use packlab::model::Size;
-    use packlab::stability::exact::{ExactPolicy, TinySystem, solve};
+    use crate::model::Size;
+    use crate::stability::exact::{ExactPolicy, TinySystem, solve};
     let sys = TinySystem {
         servers,
         sizes: [Size::from_f64(a).unwrap(), Size::from_f64(b).unwrap()],

@@ -5,8 +5,8 @@
 //! is stable just below 4μ/3. 3(b): BF-J/S's and VQS-BF's queues grow while VQS's and
 //! MaxWeight's stay bounded, and BF-J/S is stable below 3/T.
 
-use packlab::experiment::queueing::Horizon;
-use packlab::experiment::{Experiment, execute};
+use crate::experiment::queueing::Horizon;
+use crate::experiment::queueing::{Experiment, execute};
 use std::path::Path;
 
 fn check_claims(file: &str, text: &str) {
@@ -32,7 +32,7 @@ fn check_claims(file: &str, text: &str) {
 fn fig3a_vqs_unstable_best_fit_stable() {
     check_claims(
         "experiments/fig3a_vqs_unstable.toml",
-        include_str!("../../experiments/fig3a_vqs_unstable.toml"),
+        include_str!("../../../../experiments/fig3a_vqs_unstable.toml"),
     );
 }
 
@@ -40,6 +40,6 @@ fn fig3a_vqs_unstable_best_fit_stable() {
 fn fig3b_best_fit_unstable_vqs_stable() {
     check_claims(
         "experiments/fig3b_bfjs_unstable.toml",
-        include_str!("../../experiments/fig3b_bfjs_unstable.toml"),
+        include_str!("../../../../experiments/fig3b_bfjs_unstable.toml"),
     );
 }

@@ -3,9 +3,9 @@
 //! M/Geo/3 with unit jobs, whose limit is load 1 exactly and whose queue at load 1 is null
 //! recurrent.
 
-use packlab::experiment::queueing::Horizon;
-use packlab::experiment::{Experiment, execute};
-use packlab::sim::Verdict;
+use crate::experiment::queueing::Horizon;
+use crate::experiment::queueing::{Experiment, execute};
+use crate::sim::Verdict;
 use std::path::Path;
 
 fn unit_jobs(loads: &str, replications: u32, seed: u64) -> Experiment {
