@@ -287,12 +287,12 @@ pub(crate) fn run_kind<K: Kind>(
     let folder = Folder::open(dir, opts.shard)?;
     folder.check_inputs(&exp.header().inputs)?;
     if opts.fresh {
-        folder.remove_journal(opts.shard)?;
+        folder.remove_journal(opts.shard, opts.quick)?;
     }
     let plan = exp.plan();
     let shard = opts.shard.unwrap_or((1, 1));
     let header = journal_header(&exp, opts.quick, plan.len(), shard);
-    let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard), &header)?;
+    let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
     let kept = had.len();
     if kept > 0 && !crate::progress::quiet() {
         eprintln!(
@@ -365,7 +365,7 @@ pub(crate) fn run_kind<K: Kind>(
                  its journal); merge the shards with `packlab merge {}`",
                 exp.header().name,
                 plan.len(),
-                folder.journal(opts.shard).display(),
+                folder.journal(opts.shard, opts.quick).display(),
                 dir.display()
             ),
         });
@@ -428,7 +428,7 @@ pub(crate) fn merge_kind<K: Kind>(
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
     let mut problems = Vec::new();
     for i in 1..=n {
-        let path = folder.journal(Some((i, n)));
+        let path = folder.journal(Some((i, n)), quick);
         let want = journal_header(&exp, quick, plan.len(), (i, n));
         match journal::read(&path)? {
             None => problems.push(format!("shard {i}/{n} has no journal ({})", path.display())),

@@ -172,17 +172,21 @@ impl Folder {
         &self.dir
     }
 
-    /// The journal of the whole run or of shard I of N.
-    pub fn journal(&self, shard: Option<(u32, u32)>) -> PathBuf {
-        self.dir
-            .join(INTERNAL)
-            .join(internal_name("journal", shard))
+    /// The journal of the whole run or of shard I of N; a `--quick` run keeps its own
+    /// (`journal-quick…`), so a quick run and the full one share a folder without `--fresh`.
+    pub fn journal(&self, shard: Option<(u32, u32)>, quick: bool) -> PathBuf {
+        let base = if quick { "journal-quick" } else { "journal" };
+        self.dir.join(INTERNAL).join(internal_name(base, shard))
     }
 
     /// Removes the journal of the whole run or of shard I of N (`--fresh`): that one file,
     /// whose lock this folder holds, and nothing else.
-    pub fn remove_journal(&self, shard: Option<(u32, u32)>) -> Result<(), ExperimentError> {
-        let path = self.journal(shard);
+    pub fn remove_journal(
+        &self,
+        shard: Option<(u32, u32)>,
+        quick: bool,
+    ) -> Result<(), ExperimentError> {
+        let path = self.journal(shard, quick);
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -373,9 +377,14 @@ mod tests {
         let f = Folder::open(&dir, None).unwrap();
         std::fs::write(dir.join(INTERNAL).join("journal.bak"), "mine").unwrap();
         std::fs::write(dir.join(INTERNAL).join("journal-1-of-2"), "a shard's").unwrap();
-        std::fs::write(f.journal(None), "old").unwrap();
-        f.remove_journal(None).unwrap();
-        assert!(!f.journal(None).exists());
+        std::fs::write(f.journal(None, false), "old").unwrap();
+        std::fs::write(f.journal(None, true), "quick").unwrap();
+        f.remove_journal(None, false).unwrap();
+        assert!(!f.journal(None, false).exists());
+        assert!(
+            f.journal(None, true).exists(),
+            "the quick run's journal stays"
+        );
         assert!(dir.join(INTERNAL).join("journal.bak").exists());
         assert!(dir.join(INTERNAL).join("journal-1-of-2").exists());
         // an output that is a link is refused; its target is untouched

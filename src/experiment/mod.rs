@@ -121,7 +121,8 @@ impl ExperimentFile {
 }
 
 /// Merges the shards whose journals are in `dir`: finds their number and their experiment file
-/// from the journals, reads the file again, and writes the outputs.
+/// from the journals, reads the file again, and writes the outputs. Shards of the full run are
+/// merged if there are any, else those of a `--quick` run.
 pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
     let internal = dir.join(folder::INTERNAL);
     let bad = |what: String| ExperimentError::Shards {
@@ -130,11 +131,16 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
     };
     let entries = std::fs::read_dir(&internal)
         .map_err(|e| bad(format!("no shard journals ({}: {e})", internal.display())))?;
-    let mut found: Vec<(u32, u32, PathBuf)> = Vec::new();
+    // (quick, I, N, path): full runs sort first
+    let mut found: Vec<(bool, u32, u32, PathBuf)> = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let Some(rest) = name.strip_prefix("journal-") else {
             continue;
+        };
+        let (quick, rest) = match rest.strip_prefix("quick-") {
+            Some(r) => (true, r),
+            None => (false, rest),
         };
         if let Some((i, n)) = rest.split_once("-of-")
             && let (Ok(i), Ok(n)) = (i.parse::<u32>(), n.parse::<u32>())
@@ -146,17 +152,18 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
                     crate::limits::MAX_SHARDS
                 )));
             }
-            found.push((i, n, e.path()));
+            found.push((quick, i, n, e.path()));
         }
     }
     found.sort();
-    let Some((_, n, first)) = found.first().cloned() else {
+    let Some((quick, _, n, first)) = found.first().cloned() else {
         return Err(bad(
             "no shard journals (run `packlab FILE --shard I/N` first)".into(),
         ));
     };
-    if found.iter().any(|f| f.1 != n) {
-        let counts: Vec<String> = found.iter().map(|f| format!("{}/{}", f.0, f.1)).collect();
+    found.retain(|f| f.0 == quick);
+    if found.iter().any(|f| f.2 != n) {
+        let counts: Vec<String> = found.iter().map(|f| format!("{}/{}", f.1, f.2)).collect();
         return Err(bad(format!(
             "journals of different shardings: {}",
             counts.join(", ")

@@ -1,5 +1,6 @@
 //! Runs that survive: the journal resumes after SIGKILL with byte-identical outputs, SIGINT
-//! exits 130 and says how to resume, a journal of another experiment is refused, a folder in
+//! exits 130 and says how to resume, a journal of another experiment is refused, a quick run
+//! and the full one keep their own journals, a folder in
 //! use is refused, stale outputs go and foreign files stay, an unusable --out is reported before
 //! any work, and shards merge into the outputs of one machine.
 
@@ -168,6 +169,30 @@ fn a_journal_of_another_experiment_is_refused_until_fresh() {
         "--fresh",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_quick_run_and_the_full_run_keep_their_own_journals() {
+    let d = tmp("quick-full");
+    let a = write(&d, "a.toml", SWEEP);
+    let out = d.join("out");
+    let run = |extra: &[&str]| {
+        let mut args = vec![a.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = packlab(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    run(&["--quick"]);
+    let full = run(&[]);
+    assert!(!full.contains("resumed"), "{full}");
+    let summary = std::fs::read(out.join("summary.csv")).unwrap();
+    // each run resumes its own journal, and the full run's outputs come back the same
+    let quick = run(&["--quick"]);
+    assert!(quick.contains("resumed"), "{quick}");
+    let again = run(&[]);
+    assert!(again.contains("48 of 48 units resumed"), "{again}");
+    assert_eq!(std::fs::read(out.join("summary.csv")).unwrap(), summary);
 }
 
 #[test]
