@@ -41,7 +41,8 @@ struct RunArgs {
     /// Output folder (default: results/<name>/).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// A shortened run (about 1/100 of the slots and replications) with the same outputs.
+    /// A shortened run (about 1/100 of the slots and replications) with the same outputs; it
+    /// keeps its own journal, so the full run into the same folder afterwards just runs.
     #[arg(long)]
     quick: bool,
     /// Worker threads (default: all cores). Results do not depend on it.
@@ -159,10 +160,41 @@ fn watchdog() {
     }
 }
 
+/// The experiment file's sections and keys, for `--help` (every key in experiments/README.md).
+const KEYS: &str = "\
+Experiment file (TOML; every key, its type and default in experiments/README.md):
+  name, description, seed, kind = \"queueing\" | \"region\" | \"packing\"
+  [cluster]     servers
+  [workload]    sizes = { dist = uniform|discrete|empirical|tasks, … },
+                service = { dist = geometric|deterministic|empirical, … },
+                arrivals = { process = poisson|bernoulli|batch },
+                or trace = { format, file, slot, finished_only, size, scale, start, end }
+  [run]         slots, warmup, max_slots, replications, queue_cap, samples
+  [sweep]       one of load | arrival_rate | fraction (of rho*) | scaling (traces)
+  [[policy]]    name, label, score, numa, and the policy's own keys (below)
+  [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication
+  [[claim]]     kind = verdict | threshold | saturation | ranking | limit-order | delay-trend
+                | synthesis-error, with policy, load, expect, … as each kind needs
+  [numa], [constraints], [compaction]   NUMA nodes, placement constraints, packing beside
+                stability
+  region files: [region] J, bracket, family;  packing files: [snapshot], [[scheduler]],
+                [evaluate]
+";
+
+/// The exit statuses, for `--help`.
+const EXIT: &str = "\
+Exit status:
+  0    done, and every claim held (or was not checked under --quick)
+  1    done, and a claim failed (claims.csv has the evidence)
+  2    bad input (file, key and expected value named) or an error; nothing half-written
+  128+N  interrupted by signal N (130 for Ctrl-C); the journal keeps the finished units
+         and the same command resumes
+
+The final summary goes to stdout; progress, warnings and errors to stderr.";
+
 fn main() -> ExitCode {
     let help = format!(
-        "Policies ([[policy]] name = …, with the keys each takes):\n{}\n\nEvery key of an \
-         experiment file: experiments/README.md.",
+        "{KEYS}\nPolicies ([[policy]] name = …, with the keys each takes):\n{}\n\n{EXIT}",
         packlab::policy::registry::help()
     );
     let cli = Cli::from_arg_matches(&Cli::command().after_help(help).get_matches())
@@ -200,12 +232,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints what ran, where its report and figures are, and its claims (one line each; the
-/// evidence is in claims.csv and the report); whether every claim held or was not checked.
+/// Prints on stdout what ran, where its report and figures are, and its claims (one line each;
+/// the evidence is in claims.csv and the report); whether every claim held or was not checked.
+/// Progress, warnings and errors go to stderr.
 fn report(ran: Ran) -> bool {
-    eprintln!("{}", ran.done);
+    println!("{}", ran.done);
     if let Some(r) = ran.files.iter().find(|f| f.ends_with("report.md")) {
-        eprintln!("  report   {}", r.display());
+        println!("  report   {}", r.display());
     }
     let figures: Vec<String> = ran
         .files
@@ -214,7 +247,7 @@ fn report(ran: Ran) -> bool {
         .map(|f| f.display().to_string())
         .collect();
     if !figures.is_empty() {
-        eprintln!("  figures  {}", figures.join(", "));
+        println!("  figures  {}", figures.join(", "));
     }
     if ran.claims.is_empty() {
         return true;
@@ -238,9 +271,9 @@ fn report(ran: Ran) -> bool {
             }
         ));
     }
-    eprintln!("  claims   {} (evidence in claims.csv)", parts.join(", "));
+    println!("  claims   {} (evidence in claims.csv)", parts.join(", "));
     for c in &ran.claims {
-        eprintln!(
+        println!(
             "    {:<11}  {}: {}",
             c.status(),
             c.claim,

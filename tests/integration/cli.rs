@@ -108,6 +108,7 @@ fn policies_see_the_same_jobs() {
 
 /// Writes `text` into a fresh folder for `name`, runs packlab on it with `--out DIR/out` and
 /// `extra`, checks the exit status; returns the output folder and stderr.
+/// Runs `text` and returns the output folder and the summary printed on stdout.
 fn run_text(name: &str, text: &str, extra: &[&str], status: i32) -> (PathBuf, String) {
     let dir = tmp(name);
     let exp = write_exp(&dir, text);
@@ -117,7 +118,7 @@ fn run_text(name: &str, text: &str, extra: &[&str], status: i32) -> (PathBuf, St
     let o = packlab(&args);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(status), "{err}");
-    (out, err)
+    (out, String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
 /// The index of column `name` in a CSV header line.
@@ -137,10 +138,10 @@ fn failed_claim_exits_1() {
 fn quick_is_a_smoke_test_that_checks_no_claim() {
     // the same failing claim: exit 1 at full length, exit 0 and "not checked" under --quick
     let text = GOOD.replace("expect = \"stable\"", "expect = \"unstable\"");
-    let (out, err) = run_text("quick-claims", &text, &["--quick"], 0);
+    let (out, summary) = run_text("quick-claims", &text, &["--quick"], 0);
     assert!(
-        err.contains("not checked at this length (--quick)"),
-        "{err}"
+        summary.contains("not checked at this length (--quick)"),
+        "{summary}"
     );
     let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
     let row = claims.lines().nth(1).unwrap();
@@ -155,17 +156,19 @@ fn progress_lines_when_not_a_terminal_and_quiet_silences_them() {
     let dir = tmp("progress");
     let exp = write_exp(&dir, GOOD);
     let out = dir.join("out");
-    // stderr is a pipe here: plain lines, then the summary
+    // stderr is a pipe here: plain progress lines; the summary on stdout
     let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
+    let summary = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("cli-test: 18 units to do"), "{err}");
     assert!(err.contains("cli-test: 18/18 units in"), "{err}");
-    assert!(err.contains("  report   "), "{err}");
-    assert!(err.contains("  claims   1 held"), "{err}");
+    assert!(!err.contains("  claims   "), "{err}");
+    assert!(summary.contains("  report   "), "{summary}");
+    assert!(summary.contains("  claims   1 held"), "{summary}");
     assert!(
-        err.contains("holds        bf-js is stable at load 0.6: stable"),
-        "{err}"
+        summary.contains("holds        bf-js is stable at load 0.6: stable"),
+        "{summary}"
     );
     // resumed from the journal: said so; --quiet: no progress, the summary stays
     let o = packlab(&[
@@ -176,7 +179,10 @@ fn progress_lines_when_not_a_terminal_and_quiet_silences_them() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("units"), "{err}");
-    assert!(err.contains("  claims   1 held"), "{err}");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("  claims   1 held"),
+        "{err}"
+    );
     let o = packlab(&[exp.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
