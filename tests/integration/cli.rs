@@ -152,6 +152,32 @@ fn quick_is_a_smoke_test_that_checks_no_claim() {
 }
 
 #[test]
+fn quick_checks_an_exact_claim() {
+    // ρ* of finitely many sizes is the configuration LP's, whatever the run's length
+    let region = |at_least: &str| {
+        format!(
+            "name = \"exact\"\nkind = \"region\"\n[workload]\n\
+             sizes = {{ dist = \"discrete\", values = [0.45, 0.55], probs = [0.5, 0.5] }}\n\
+             [region]\nJ = [2]\n[[claim]]\nkind = \"rho-star\"\nat_least = {at_least}\n"
+        )
+    };
+    let (out, summary) = run_text("quick-exact", &region("0.9999"), &["--quick"], 0);
+    let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert!(
+        claims.lines().nth(1).unwrap().ends_with(",true"),
+        "{claims}"
+    );
+    assert!(summary.contains("1 held"), "{summary}");
+    // and fails under --quick as in a full run
+    let (out, _) = run_text("quick-exact-fails", &region("1.01"), &["--quick"], 1);
+    let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
+    assert!(
+        claims.lines().nth(1).unwrap().ends_with(",false"),
+        "{claims}"
+    );
+}
+
+#[test]
 fn progress_lines_when_not_a_terminal_and_quiet_silences_them() {
     let dir = tmp("progress");
     let exp = write_exp(&dir, GOOD);

@@ -19,6 +19,9 @@ pub struct ClaimResult {
     /// plan can lack what the claim needs; validation refuses such claims otherwise). A claim
     /// not checked neither holds nor fails.
     pub unchecked: Option<String>,
+    /// The check does not depend on the run's length (ρ* by the exact configuration LP), so a
+    /// `--quick` run checks it too.
+    pub(crate) exact: bool,
 }
 
 impl ClaimResult {
@@ -28,10 +31,11 @@ impl ClaimResult {
     }
 
     /// Marks the claim as evaluated on a `--quick` run: what was observed stays, but a
-    /// shortened run checks nothing (its horizons and replications are too short to decide a
-    /// verdict, an interval or a bracket), so the claim neither holds nor fails.
+    /// shortened run checks nothing that depends on its length (its horizons and replications
+    /// are too short to decide a verdict, an interval or a bracket), so the claim neither holds
+    /// nor fails; an exact claim (ρ* by the configuration LP) is checked as in a full run.
     pub fn shortened(&mut self) {
-        if self.unchecked.is_some() {
+        if self.unchecked.is_some() || self.exact {
             return;
         }
         let why = format!(
@@ -64,6 +68,7 @@ impl ClaimResult {
             evidence: why.into(),
             holds: false,
             unchecked: Some(why.into()),
+            exact: false,
         }
     }
 }

@@ -94,6 +94,7 @@ fn check(exp: &PackingExperiment, results: &[SchedulerResult]) -> Vec<ClaimResul
                 evidence,
                 holds: values.windows(2).all(|w| w[0] < w[1]),
                 unchecked: None,
+                exact: false,
             }
         })
         .collect()

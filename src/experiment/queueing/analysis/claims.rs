@@ -83,6 +83,7 @@ fn missing(claim: String, what: &str) -> ClaimResult {
         evidence: format!("{what} is missing from the outcome (this is a bug in packlab)"),
         holds: false,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -118,6 +119,7 @@ fn delay_trend(
         ),
         holds: pairs.len() >= 2 && tau >= at_least,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -153,6 +155,7 @@ fn synthesis_error(exp: &Experiment, out: &Outcome, at_most: f64) -> ClaimResult
         evidence,
         holds: failed == 0 && mean.is_some_and(|(w, _, _)| w <= at_most),
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -188,6 +191,7 @@ fn verdict(
         ),
         holds: row.verdict == expect,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -234,6 +238,7 @@ fn limit_order(
         ),
         holds,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -281,6 +286,7 @@ fn threshold(
         ),
         holds,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -311,6 +317,7 @@ fn saturation(exp: &Experiment, out: &Outcome, policy: usize, search: &SearchSpe
         ),
         holds: lo <= t.upper && hi >= t.lower,
         unchecked: None,
+        exact: false,
     }
 }
 
@@ -411,6 +418,7 @@ fn ranking(
         },
         holds,
         unchecked: None,
+        exact: false,
     }
 }
 

@@ -67,6 +67,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                     evidence: format!("worst case {i}: sizes@probabilities {sizes}"),
                     holds: within(r, *at_least, *at_most),
                     unchecked: None,
+                    exact: false,
                 }
             }
             RegionClaim::BracketMonotone if out.bracket.len() < 2 => ClaimResult::not_checked(
@@ -96,6 +97,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                         .join("; "),
                     holds: ok && b.len() >= 2,
                     unchecked: None,
+                    exact: false,
                 }
             }
             RegionClaim::BracketWidth { at_most } => {
@@ -115,9 +117,11 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                         .unwrap_or_default(),
                     holds: w <= *at_most,
                     unchecked: None,
+                    exact: false,
                 }
             }
             RegionClaim::RhoStar { at_least, at_most } => {
+                let exact = out.rows.first().is_some_and(|r| r.j.is_none());
                 let (lo, hi) = match out.rows.first() {
                     Some(r) if r.j.is_none() => (r.traffic, r.traffic),
                     _ => out
@@ -132,6 +136,7 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                     evidence: "exact for finitely many sizes, else the last bracket".into(),
                     holds: within(lo, *at_least, None) && within(hi, None, *at_most),
                     unchecked: None,
+                    exact,
                 }
             }
         })
