@@ -59,13 +59,23 @@ impl ExperimentFile {
     /// Validates experiment text of any kind.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
         let table: toml::Table = common::parse_toml(file, source)?;
-        Ok(ExperimentFile(
-            match table.get("kind").and_then(|k| k.as_str()) {
-                Some("region") => Spec::Region(Box::new(RegionExperiment::parse(file, source)?)),
-                Some("packing") => Spec::Packing(Box::new(PackingExperiment::parse(file, source)?)),
-                _ => Spec::Queueing(Box::new(Experiment::parse(file, source)?)),
-            },
-        ))
+        let kind = table.get("kind");
+        // a misspelt kind is named as such, not as the first key the queueing schema lacks
+        if let Some(k) = kind
+            && !matches!(k.as_str(), Some("queueing" | "region" | "packing"))
+        {
+            return Err(ExperimentError::Invalid {
+                file: file.to_path_buf(),
+                key: "kind".into(),
+                expected: "\"queueing\", \"region\" or \"packing\"".into(),
+                got: k.to_string(),
+            });
+        }
+        Ok(ExperimentFile(match kind.and_then(|k| k.as_str()) {
+            Some("region") => Spec::Region(Box::new(RegionExperiment::parse(file, source)?)),
+            Some("packing") => Spec::Packing(Box::new(PackingExperiment::parse(file, source)?)),
+            _ => Spec::Queueing(Box::new(Experiment::parse(file, source)?)),
+        }))
     }
 
     /// The experiment's header.

@@ -278,6 +278,25 @@ fn region_files_that_would_panic_or_run_for_ever_are_refused() {
         &[],
         &["claim[0].kind", "two levels"],
     );
+    // a misspelt kind is named, not the first key the queueing schema lacks
+    for kind in ["regoin", "Packing", "7"] {
+        let value = if kind == "7" {
+            "7".into()
+        } else {
+            format!("\"{kind}\"")
+        };
+        refused(
+            &format!("kind-{kind}"),
+            "r.toml",
+            &REGION.replace("kind = \"region\"", &format!("kind = {value}")),
+            &[],
+            &[
+                "key `kind`",
+                "\"queueing\", \"region\" or \"packing\"",
+                kind,
+            ],
+        );
+    }
     // two plots into one file
     refused(
         "plots",
