@@ -4,9 +4,10 @@
 //!
 //! Progress never reaches stdout and never changes a result.
 
+use std::cell::RefCell;
 use std::io::IsTerminal;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -37,6 +38,66 @@ pub fn set_quiet(quiet: bool) {
 /// Whether progress is silenced.
 pub(crate) fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
+}
+
+/// Parts per million of the unit a worker thread is running, as the unit reports it.
+type Share = Arc<AtomicU32>;
+
+/// A part of a running unit: its share counter, and where in [0, 1] of the unit the part
+/// starts and how much of it it covers.
+#[derive(Clone)]
+pub(crate) struct Span {
+    share: Share,
+    start: f64,
+    len: f64,
+}
+
+impl Span {
+    /// The part `k` of `n` equal parts of this one.
+    pub(crate) fn part(&self, k: u64, n: u64) -> Span {
+        let n = n.max(1) as f64;
+        Span {
+            share: Arc::clone(&self.share),
+            start: self.start + self.len * (k as f64).min(n - 1.0) / n,
+            len: self.len / n,
+        }
+    }
+}
+
+thread_local! {
+    /// The part of a unit the code running on this thread covers, if any.
+    static UNIT: RefCell<Option<Span>> = const { RefCell::new(None) };
+}
+
+/// The part of a unit this thread now covers (to hand to work run on other threads).
+pub(crate) fn current() -> Option<Span> {
+    UNIT.with(|u| u.borrow().clone())
+}
+
+/// Runs `f` on this thread as `span` (so that its [`report`]s land there), then restores what
+/// this thread covered before (a thread may run work of another unit while it waits).
+pub(crate) fn within<R>(span: Option<Span>, f: impl FnOnce() -> R) -> R {
+    let Some(span) = span else {
+        return f();
+    };
+    let saved = UNIT.with(|u| u.replace(Some(span)));
+    report(0.0);
+    let r = f();
+    UNIT.with(|u| *u.borrow_mut() = saved);
+    r
+}
+
+/// Reports that the code running on this thread has done `fraction` (0 to 1) of its part of
+/// the unit in progress (a run: its slots against its horizon). The unit's share only grows
+/// (parts run in parallel each report their own), and stays below 1 until the unit is done.
+/// Cheap; nothing happens outside a unit.
+pub(crate) fn report(fraction: f64) {
+    UNIT.with(|u| {
+        if let Some(s) = &*u.borrow() {
+            let f = (s.start + s.len * fraction.clamp(0.0, 1.0)).clamp(0.0, 0.999);
+            s.share.fetch_max((f * 1e6) as u32, Ordering::Relaxed);
+        }
+    });
 }
 
 /// Seconds between two plain progress lines: 5, or `PACKLAB_PROGRESS_SECONDS`.
@@ -71,9 +132,8 @@ struct Counts {
     last: Instant,
 }
 
-/// Progress through `total` items of unequal expected work (the share of work done drives the
-/// time left, so long items started first do not make it optimistic).
-pub(crate) struct Progress {
+/// What the phase's thread and its ticker share.
+struct Inner {
     what: String,
     items: &'static str,
     total: u64,
@@ -81,6 +141,66 @@ pub(crate) struct Progress {
     start: Instant,
     show: Show,
     counts: Mutex<Counts>,
+    /// The units running now: their expected work and the share of it they report done.
+    running: Mutex<Vec<(f64, Share)>>,
+    /// Set when the phase is over; the ticker waits on it.
+    stop: (Mutex<bool>, Condvar),
+}
+
+impl Inner {
+    /// Items done, and the share of the expected work done (finished items, and what the
+    /// running ones report).
+    fn state(&self) -> (u64, f64) {
+        let (done, work) = self.counts.lock().map_or((0, 0.0), |c| (c.done, c.work));
+        let partial: f64 = self.running.lock().map_or(0.0, |r| {
+            r.iter()
+                .map(|(w, s)| w * f64::from(s.load(Ordering::Relaxed)) / 1e6)
+                .sum()
+        });
+        (done, ((work + partial) / self.work).clamp(0.0, 1.0))
+    }
+
+    /// Redraws the bar, or prints a line if one is due.
+    fn show(&self) {
+        let (done, share) = self.state();
+        match &self.show {
+            Show::Hidden => {}
+            Show::Bar(b) => {
+                b.set_position((share * 10_000.0) as u64);
+                b.set_message(format!("{done}/{} {}", self.total, self.items));
+            }
+            Show::Lines { every } => {
+                let Ok(mut c) = self.counts.lock() else {
+                    return;
+                };
+                let now = Instant::now();
+                if now.duration_since(c.last) < *every || done >= self.total || share <= 0.0 {
+                    return;
+                }
+                c.last = now;
+                let elapsed = now.duration_since(self.start);
+                let left = elapsed.mul_f64((1.0 - share) / share.max(1e-9));
+                eprintln!(
+                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, about {} left",
+                    self.what,
+                    self.total,
+                    self.items,
+                    // rounded down: 100 % only once every item is done
+                    (100.0 * share).floor(),
+                    clock(elapsed),
+                    clock(left)
+                );
+            }
+        }
+    }
+}
+
+/// Progress through `total` items of unequal expected work (the share of work done drives the
+/// time left, so long items started first do not make it optimistic). Items report their own
+/// progress while they run ([`report`]), so the bar moves and lines appear during a long item.
+pub(crate) struct Progress {
+    inner: Arc<Inner>,
+    ticker: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Progress {
@@ -106,8 +226,13 @@ impl Progress {
             eprintln!("packlab: {what}: {total} {items} to do");
             Show::Lines { every: every() }
         };
+        let tick = match &show {
+            Show::Hidden => None,
+            Show::Bar(_) => Some(Duration::from_millis(200)),
+            Show::Lines { every } => Some((*every / 4).max(Duration::from_millis(50))),
+        };
         let now = Instant::now();
-        Progress {
+        let inner = Arc::new(Inner {
             what: what.to_string(),
             items,
             total,
@@ -119,50 +244,78 @@ impl Progress {
                 work: 0.0,
                 last: now,
             }),
-        }
-    }
-
-    /// One item of expected work `work` is done.
-    pub(crate) fn item_done(&self, work: f64) {
-        if matches!(self.show, Show::Hidden) {
-            return;
-        }
-        let Ok(mut c) = self.counts.lock() else {
-            return;
-        };
-        c.done += 1;
-        c.work += work;
-        let share = (c.work / self.work).clamp(0.0, 1.0);
-        match &self.show {
-            Show::Hidden => {}
-            Show::Bar(b) => {
-                b.set_position((share * 10_000.0) as u64);
-                b.set_message(format!("{}/{} {}", c.done, self.total, self.items));
-            }
-            Show::Lines { every } => {
-                let now = Instant::now();
-                if now.duration_since(c.last) >= *every && c.done < self.total {
-                    c.last = now;
-                    let elapsed = now.duration_since(self.start);
-                    let left = elapsed.mul_f64((1.0 - share) / share.max(1e-9));
-                    eprintln!(
-                        "packlab: {}: {}/{} {}, {:.0} % of the work, {} elapsed, about {} left",
-                        self.what,
-                        c.done,
-                        self.total,
-                        self.items,
-                        100.0 * share,
-                        clock(elapsed),
-                        clock(left)
-                    );
+            running: Mutex::new(Vec::new()),
+            stop: (Mutex::new(false), Condvar::new()),
+        });
+        let ticker = tick.map(|tick| {
+            let inner = Arc::clone(&inner);
+            std::thread::spawn(move || {
+                let (lock, wake) = &inner.stop;
+                let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
+                while !*stopped {
+                    stopped = match wake.wait_timeout(stopped, tick) {
+                        Ok((g, _)) => g,
+                        Err(e) => e.into_inner().0,
+                    };
+                    if !*stopped {
+                        inner.show();
+                    }
                 }
-            }
+            })
+        });
+        Progress { inner, ticker }
+    }
+
+    /// Runs `f`, an item of expected work `work`, on this thread; what it [`report`]s while it
+    /// runs counts towards the progress shown.
+    pub(crate) fn running<R>(&self, work: f64, f: impl FnOnce() -> R) -> R {
+        if matches!(self.inner.show, Show::Hidden) {
+            return f();
+        }
+        let share: Share = Arc::new(AtomicU32::new(0));
+        if let Ok(mut r) = self.inner.running.lock() {
+            r.push((work, Arc::clone(&share)));
+        }
+        let span = Span {
+            share: Arc::clone(&share),
+            start: 0.0,
+            len: 1.0,
+        };
+        let out = within(Some(span), f);
+        if let Ok(mut r) = self.inner.running.lock() {
+            r.retain(|(_, s)| !Arc::ptr_eq(s, &share));
+        }
+        out
+    }
+
+    /// One item of expected work `work` is done (not one that was stopped or failed).
+    pub(crate) fn item_done(&self, work: f64) {
+        if matches!(self.inner.show, Show::Hidden) {
+            return;
+        }
+        if let Ok(mut c) = self.inner.counts.lock() {
+            c.done += 1;
+            c.work += work;
+        }
+        if let Show::Bar(_) = self.inner.show {
+            self.inner.show();
         }
     }
 
-    /// The phase is over: the bar is cleared, a line states the time taken.
-    pub(crate) fn finish(&self) {
-        match &self.show {
+    /// The phase is over: the bar is cleared, a line states the items done and the time taken.
+    pub(crate) fn finish(&mut self) {
+        {
+            let (lock, wake) = &self.inner.stop;
+            if let Ok(mut s) = lock.lock() {
+                *s = true;
+            }
+            wake.notify_all();
+        }
+        if let Some(t) = self.ticker.take() {
+            let _ = t.join();
+        }
+        let inner = &self.inner;
+        match &inner.show {
             Show::Hidden => {}
             Show::Bar(b) => {
                 b.finish_and_clear();
@@ -171,15 +324,23 @@ impl Progress {
                 }
             }
             Show::Lines { .. } => {
-                let done = self.counts.lock().map_or(0, |c| c.done);
+                let done = inner.counts.lock().map_or(0, |c| c.done);
                 eprintln!(
                     "packlab: {}: {done}/{} {} in {}",
-                    self.what,
-                    self.total,
-                    self.items,
-                    clock(self.start.elapsed())
+                    inner.what,
+                    inner.total,
+                    inner.items,
+                    clock(inner.start.elapsed())
                 );
             }
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.ticker.is_some() {
+            self.finish();
         }
     }
 }

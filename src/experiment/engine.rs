@@ -173,7 +173,7 @@ fn run_units<K: Kind>(
     todo.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let next = AtomicUsize::new(0);
     let failed: Mutex<Option<ExperimentError>> = Mutex::new(None);
-    let bar = Progress::new(
+    let mut bar = Progress::new(
         &exp.header().name,
         "units",
         todo.len() as u64,
@@ -191,8 +191,13 @@ fn run_units<K: Kind>(
                         return;
                     }
                     let unit = todo[k];
-                    let r = exp.run_unit(&plan[unit]).and_then(|done| sink(unit, done));
-                    bar.item_done(costs[unit]);
+                    let r = bar
+                        .running(costs[unit], || exp.run_unit(&plan[unit]))
+                        .and_then(|done| sink(unit, done));
+                    // a unit stopped by a signal or failed is not done
+                    if r.is_ok() {
+                        bar.item_done(costs[unit]);
+                    }
                     if let Err(e) = r
                         && let Ok(mut f) = failed.lock()
                         && f.is_none()

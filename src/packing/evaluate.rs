@@ -196,9 +196,18 @@ pub fn compact(
     trials: usize,
     seed: u64,
 ) -> Compaction {
+    // each trial reports its end to the progress of the unit running this, if any
+    let span = crate::progress::current();
+    let n = trials as u64;
     let trials: Vec<CompactionTrial> = (0..trials)
         .into_par_iter()
-        .map(|k| compact_trial(snap, sched, tau, mu, derive_seed(seed, &[k as u64])))
+        .map(|k| {
+            crate::progress::within(span.as_ref().map(|s| s.part(k as u64, n)), || {
+                let t = compact_trial(snap, sched, tau, mu, derive_seed(seed, &[k as u64]));
+                crate::progress::report(1.0);
+                t
+            })
+        })
         .collect();
     let mut sizes: Vec<usize> = trials.iter().map(|t| t.machines).collect();
     sizes.sort_unstable();

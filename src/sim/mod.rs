@@ -476,8 +476,12 @@ pub fn run_system<S: System>(
             if cfg.check_every_slot {
                 check(system, source, t)?;
             }
-            if steps & 0xFFFF == 0 && cancel::requested().is_some() {
-                return Err(SimError::Cancelled);
+            if steps & 0xFFFF == 0 {
+                if cancel::requested().is_some() {
+                    return Err(SimError::Cancelled);
+                }
+                // a long run's own progress (its slots against its first horizon)
+                crate::progress::report(t as f64 / cfg.slots.max(1) as f64);
             }
             steps += 1;
             t = next;

@@ -136,6 +136,51 @@ fn sigint_keeps_the_finished_units_and_exits_130() {
         err.contains("--out"),
         "the command to resume is printed: {err}"
     );
+    // the last progress line counts only the units that finished, as the journal does
+    let kept = err
+        .split(" of 48 units kept")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .unwrap();
+    assert!(
+        err.contains(&format!("journal-test: {kept}/48 units in")),
+        "{err}"
+    );
+}
+
+#[test]
+fn progress_moves_inside_a_long_unit() {
+    let d = tmp("inside");
+    // one unit of a few seconds (a debug build)
+    let one = "name = \"journal-test\"\n[cluster]\nservers = 5\n[workload]\n\
+               sizes = { dist = \"uniform\", low = 0.2, high = 0.6 }\n\
+               service = { dist = \"geometric\", mean = 20.0 }\n\
+               [run]\nslots = 20_000_000\n[sweep]\nload = [0.7]\n[[policy]]\nname = \"bf-js\"\n";
+    let exp = write(&d, "exp.toml", one);
+    let o = bin()
+        .args([
+            exp.to_str().unwrap(),
+            "--out",
+            d.join("out").to_str().unwrap(),
+        ])
+        .env("PACKLAB_PROGRESS_SECONDS", "0.2")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // lines while the only unit runs, its share of the work growing
+    let shares: Vec<f64> = err
+        .lines()
+        .filter(|l| l.contains("0/1 units, "))
+        .map(|l| {
+            let s = l.split("0/1 units, ").nth(1).unwrap();
+            s.split(" %").next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(shares.len() >= 2, "{err}");
+    assert!(shares.windows(2).all(|w| w[0] <= w[1]), "{err}");
+    assert!(shares[0] > 0.0 && *shares.last().unwrap() < 100.0, "{err}");
+    assert!(err.contains("journal-test: 1/1 units in"), "{err}");
 }
 
 #[test]

@@ -211,10 +211,17 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
             })
             .collect()
     });
+    // compactions (usually most of the work) report the unit's progress, trial by trial
+    let span = crate::progress::current();
+    let n_tau = e.compaction_tau.len() as u64;
     let compaction = e
         .compaction_tau
         .iter()
-        .map(|&tau| compact(snap, &sched, tau, e.mu, e.trials, seed))
+        .enumerate()
+        .map(|(k, &tau)| {
+            let part = span.as_ref().map(|s| s.part(k as u64, n_tau));
+            crate::progress::within(part, || compact(snap, &sched, tau, e.mu, e.trials, seed))
+        })
         .collect();
     let expansion = e
         .expansion_tau

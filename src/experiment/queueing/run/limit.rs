@@ -178,12 +178,21 @@ fn probe(
     let mut counts = [0usize; 3];
     let mut slots = 0u64;
     let mut decision = Decision::Undecided;
+    // this probe's part of the search's progress, shared by its runs on every thread
+    let span = crate::progress::current();
     for round in 0..search.rounds {
         let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
             .into_par_iter()
             .map(|rep| {
                 let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
-                super::simulate::run_at(exp, policy, rate, seed, 0).map(|r| (r.verdict, r.slots))
+                let part = span.as_ref().map(|s| {
+                    s.part(u64::from(round), u64::from(search.rounds))
+                        .part(u64::from(rep - round * n), u64::from(n))
+                });
+                crate::progress::within(part, || {
+                    super::simulate::run_at(exp, policy, rate, seed, 0)
+                        .map(|r| (r.verdict, r.slots))
+                })
             })
             .collect();
         for (v, s) in runs? {
@@ -230,7 +239,9 @@ pub(crate) fn limit_search(
             break;
         }
         let mid = (a + b) / 2.0;
-        let p = probe(exp, policy, mid, &search)?;
+        let part = crate::progress::current()
+            .map(|s| s.part(probes.len() as u64, u64::from(search.max_probes)));
+        let p = crate::progress::within(part, || probe(exp, policy, mid, &search))?;
         crate::progress::note(|| {
             format!(
                 "{}: limit of {}: probe {} at load {mid:.4} {} ({} runs)",
