@@ -353,3 +353,43 @@ fn synthesis_error_claim_checks_the_mean_absolute_wait_error() {
     assert_eq!(o.status.code(), Some(1));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Delays are measurements only where the policy is stable: `constraint_delay.csv` carries each
+/// row's verdict, and the report quotes the verdict, not a delay, where it is not stable.
+#[test]
+fn constraint_delays_carry_their_verdict() {
+    use crate::util::{packlab, tmp, write};
+    let d = tmp("constraints", "verdicts");
+    let text = halves_file("false", "")
+        .replace("fraction = [0.5]", "fraction = [0.5, 1.5]")
+        .replace("slots = 2_000", "slots = 20_000\nqueue_cap = 2_000");
+    let exp = write(&d, "v.toml", &text);
+    let out = d.join("out");
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",normalised_delay,verdict"));
+    let verdicts: Vec<(&str, &str)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1], *f.last().unwrap())
+        })
+        .collect();
+    assert_eq!(verdicts.len(), 6, "{csv}");
+    // 0.5 of ρ* is the lower of the two loads, 1.5 of ρ* the higher
+    let first = verdicts[0].0;
+    for (load, v) in &verdicts {
+        let expected = if *load == first { "stable" } else { "unstable" };
+        assert_eq!(*v, expected, "{csv}");
+    }
+    assert!(verdicts.iter().any(|(l, _)| *l != first), "{csv}");
+    // the report's table is at the last point, where bf-js is unstable: no delay quoted
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("| — (unstable) |"), "{report}");
+}

@@ -104,6 +104,12 @@ fn delay_trend(
     }
     let pairs = super::constraints::trend(&out.delays, policy, point);
     let tau = super::kendall_tau(&pairs);
+    // delays are measurements only where the policy is stable
+    let verdict = out
+        .delays
+        .iter()
+        .find(|d| d.policy == policy && d.point == point)
+        .map_or(crate::sim::Verdict::Inconclusive, |d| d.verdict);
     let top = pairs.iter().copied().fold((f64::NAN, f64::NAN), |a, p| {
         if a.0.is_nan() || p.0 > a.0 { p } else { a }
     });
@@ -112,12 +118,13 @@ fn delay_trend(
         expected: format!("tau >= {at_least}"),
         observed: format!("tau = {tau:.4}"),
         evidence: format!(
-            "{} constraints requested; the largest u*_c = {:.4} has normalised delay {:.4}",
+            "{} constraints requested; the largest u*_c = {:.4} has normalised delay {:.4}; \
+             the policy is {verdict} there",
             pairs.len(),
             top.0,
             top.1
         ),
-        holds: pairs.len() >= 2 && tau >= at_least,
+        holds: pairs.len() >= 2 && tau >= at_least && verdict == crate::sim::Verdict::Stable,
         unchecked: None,
         exact: false,
     }

@@ -5,6 +5,7 @@
 use super::results::{SummaryRow, mean_ci};
 use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::{Experiment, QueueConstraints};
+use crate::sim::Verdict;
 
 /// One constraint's delay at one (policy, point), pooled over the replications.
 #[derive(Clone, Debug)]
@@ -28,6 +29,9 @@ pub struct ConstraintDelay {
     pub mean_wait: f64,
     /// Mean wait of all jobs placed after warm-up, slots.
     pub mean_wait_all: f64,
+    /// The (policy, point)'s verdict over its replications: only a `stable` row's delays are
+    /// measurements (a run that grows or stops at the queue cap has no steady-state wait).
+    pub verdict: Verdict,
 }
 
 impl ConstraintDelay {
@@ -41,8 +45,13 @@ impl ConstraintDelay {
     }
 }
 
-/// Every constraint's delay at every (policy, point) with runs.
-pub(crate) fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<ConstraintDelay> {
+/// Every constraint's delay at every (policy, point) with runs, with that (policy, point)'s
+/// verdict from `summary`.
+pub(crate) fn delays(
+    q: &QueueConstraints,
+    runs: &[RunRecord],
+    summary: &[SummaryRow],
+) -> Vec<ConstraintDelay> {
     let n = q.truth.multipliers.len();
     // (policy, point) -> per constraint (jobs, wait sum, Σ demand, Σ supply, Σ u over runs);
     // then (all jobs, all waits, runs)
@@ -79,6 +88,10 @@ pub(crate) fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<Constraint
     for ((policy, point), (cells, all_n, all_w, runs)) in pooled {
         let mean_wait_all = if all_n > 0 { all_w / all_n as f64 } else { 0.0 };
         let runs = runs.max(1) as f64;
+        let verdict = summary
+            .iter()
+            .find(|s| s.policy == policy && s.point == point)
+            .map_or(Verdict::Inconclusive, |s| s.verdict);
         for (i, &(k, w, d, s, u)) in cells.iter().enumerate() {
             rows.push(ConstraintDelay {
                 policy,
@@ -90,6 +103,7 @@ pub(crate) fn delays(q: &QueueConstraints, runs: &[RunRecord]) -> Vec<Constraint
                 jobs: k,
                 mean_wait: if k > 0 { w / k as f64 } else { 0.0 },
                 mean_wait_all,
+                verdict,
             });
         }
     }

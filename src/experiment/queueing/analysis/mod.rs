@@ -40,7 +40,7 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
     }
     out.summary = summarise(exp, &out.runs);
     if let Some(q) = &exp.constraints {
-        out.delays = constraints::delays(q, &out.runs);
+        out.delays = constraints::delays(q, &out.runs, &out.summary);
         out.validations = constraints::validations(exp, q, &out.runs, &out.summary);
     }
     out.claims = claims::check(exp, &out);

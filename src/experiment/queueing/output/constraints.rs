@@ -10,6 +10,7 @@ use crate::experiment::queueing::spec::{CHARACTERISED_JOBS, MERGE_TOLERANCE, Que
 use crate::experiment::queueing::{Experiment, PlotSpec};
 use crate::plot::{Chart, Series};
 use crate::policy::registry;
+use crate::sim::Verdict;
 
 /// `constraint_delay.csv`: per policy, sweep point and constraint.
 #[derive(serde::Serialize, Default)]
@@ -28,6 +29,8 @@ struct DelayRow<'a> {
     /// Mean wait of all jobs, slots, and the ratio (normalised scheduling delay).
     mean_wait_all: F6,
     normalised_delay: F6,
+    /// The (policy, point)'s verdict: only a `stable` row's delays are measurements.
+    verdict: &'static str,
 }
 
 /// Writes `constraint_delay.csv`.
@@ -51,6 +54,7 @@ pub(in crate::experiment::queueing) fn write_delays(
             mean_wait: F6(d.mean_wait),
             mean_wait_all: F6(d.mean_wait_all),
             normalised_delay: F6(d.normalised()),
+            verdict: d.verdict.as_str(),
         })
         .collect();
     write_csv(dir.join("constraint_delay.csv"), &rows)
@@ -65,13 +69,29 @@ pub(in crate::experiment::queueing) fn delay_chart(
     title: &Option<String>,
 ) -> Chart {
     let rows = &out.delays;
+    // a policy not stable at the point has no steady-state delays: hollow markers at each
+    // constraint's u*_c in the band above the data
+    let stable = |p: usize| {
+        rows.iter()
+            .find(|d| d.policy == p && d.point == point)
+            .is_none_or(|d| d.verdict == Verdict::Stable)
+    };
     let series = (0..exp.policies.len())
-        .map(|p| Series {
-            label: exp.labels[p].clone(),
-            colour: registry::colour(&exp.labels[p]),
-            points: trend(rows, p, point),
-            points_only: true,
-            ..Default::default()
+        .map(|p| {
+            let pairs = trend(rows, p, point);
+            let (points, off) = if stable(p) {
+                (pairs, Vec::new())
+            } else {
+                (Vec::new(), pairs.iter().map(|d| d.0).collect())
+            };
+            Series {
+                label: exp.labels[p].clone(),
+                colour: registry::colour(&exp.labels[p]),
+                points,
+                off,
+                points_only: true,
+                ..Default::default()
+            }
         })
         .collect();
     Chart {
@@ -141,14 +161,18 @@ pub(in crate::experiment::queueing) fn report(
             row.push(
                 rows.iter()
                     .find(|d| d.policy == p && d.point == top && d.constraint == i && d.jobs > 0)
-                    .map_or("—".into(), |d| format!("{:.3}", d.normalised())),
+                    .map_or("—".into(), |d| match d.verdict {
+                        Verdict::Stable => format!("{:.3}", d.normalised()),
+                        v => format!("— ({v})"),
+                    }),
             );
         }
         t.row(row);
     }
     r.line(format!(
         "Normalised scheduling delay (mean wait of the jobs with the constraint over that of \
-         all jobs) at load {:.4}, pooled over replications:\n",
+         all jobs) at load {:.4}, pooled over replications; a policy not judged stable there has \
+         no steady-state delay to quote (its verdict instead):\n",
         exp.points[top].load
     ));
     r.table(&t);

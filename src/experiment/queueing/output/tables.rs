@@ -131,6 +131,8 @@ struct StudyCsvRow<'a> {
     mean_queue_top: F6,
     ci95_low: Option<F6>,
     ci95_high: Option<F6>,
+    /// The verdict at `load_top`: the mean queue is a measurement only when `stable`.
+    verdict_top: &'static str,
 }
 
 /// `numa.csv`: one row per run on servers with NUMA nodes.
@@ -398,6 +400,7 @@ fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>>
                 mean_queue_top: F6(row.mean_queue),
                 ci95_low: row.ci95.map(|c| F6(c.0)),
                 ci95_high: row.ci95.map(|c| F6(c.1)),
+                verdict_top: row.verdict.as_str(),
             })
         })
         .collect()
