@@ -232,13 +232,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// A line of the summary on stdout; a closed stdout (`packlab … | head`) is not an error.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// Prints on stdout what ran, where its report and figures are, and its claims (one line each;
 /// the evidence is in claims.csv and the report); whether every claim held or was not checked.
 /// Progress, warnings and errors go to stderr.
 fn report(ran: Ran) -> bool {
-    println!("{}", ran.done);
+    say!("{}", ran.done);
     if let Some(r) = ran.files.iter().find(|f| f.ends_with("report.md")) {
-        println!("  report   {}", r.display());
+        say!("  report   {}", r.display());
     }
     let figures: Vec<String> = ran
         .files
@@ -247,7 +255,7 @@ fn report(ran: Ran) -> bool {
         .map(|f| f.display().to_string())
         .collect();
     if !figures.is_empty() {
-        println!("  figures  {}", figures.join(", "));
+        say!("  figures  {}", figures.join(", "));
     }
     if ran.claims.is_empty() {
         return true;
@@ -271,9 +279,9 @@ fn report(ran: Ran) -> bool {
             }
         ));
     }
-    println!("  claims   {} (evidence in claims.csv)", parts.join(", "));
+    say!("  claims   {} (evidence in claims.csv)", parts.join(", "));
     for c in &ran.claims {
-        println!(
+        say!(
             "    {:<11}  {}: {}",
             c.status(),
             c.claim,
