@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -205,16 +206,28 @@ where
         b.margin(12).x_label_area_size(45).y_label_area_size(78);
         b
     };
-    if chart.log_y {
+    let band_at = if chart.log_y {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, (y0..y1).log_scale())
             .map_err(|e| PlotError(e.to_string()))?;
-        finish(ctx, chart, (y0, y1), band, move |y: f64| y.max(y0))?;
+        finish(ctx, chart, (y0, y1), band, move |y: f64| y.max(y0))?
     } else {
         let ctx = builder()
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| PlotError(e.to_string()))?;
-        finish(ctx, chart, (y0, y1), band, |y: f64| y)?;
+        finish(ctx, chart, (y0, y1), band, |y: f64| y)?
+    };
+    if let Some((x, y)) = band_at {
+        // the band's label where its y ticks would be
+        let (bx, by) = plot_area.get_base_pixel();
+        let style = ("sans-serif", 13)
+            .into_font()
+            .color(&RGBColor(90, 90, 90))
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        plot_area
+            .draw_text("not", &style, (x - bx - 8, y - by - 8))
+            .and_then(|_| plot_area.draw_text("stable", &style, (x - bx - 8, y - by + 8)))
+            .map_err(e)?;
     }
     legend(&legend_area, chart).map_err(e)?;
     root.present().map_err(e)?;
@@ -296,7 +309,7 @@ fn finish<'a, DB, Y>(
     (y0, y1): (f64, f64),
     band: Option<f64>,
     clamp: impl Fn(f64) -> f64 + Copy,
-) -> Result<(), PlotError>
+) -> Result<Option<(i32, i32)>, PlotError>
 where
     DB: DrawingBackend + 'a,
     DB::ErrorType: 'static,
@@ -339,7 +352,8 @@ where
         .map_err(err)?;
     }
     // hollow markers for points that are not measurements, in the band above the data (no y
-    // ticks there), one row per series so that they do not hide each other
+    // ticks there, a label instead: its pixel is returned), one row per series so that they
+    // do not hide each other
     let rows = chart
         .series
         .iter()
@@ -367,7 +381,8 @@ where
         } else {
             y1 - depth * (y1 - y0)
         };
-        let style = ShapeStyle::from(&c).stroke_width(2);
+        // thin lines for time series, whose spikes would hide the other curves
+        let style = ShapeStyle::from(&c).stroke_width(if chart.markers { 2 } else { 1 });
         ctx.draw_series(
             s.off
                 .iter()
@@ -378,7 +393,7 @@ where
             ctx.draw_series(
                 s.points
                     .iter()
-                    .map(|&(x, y)| Circle::new((x, clamp(y)), 2, ShapeStyle::from(&c).filled())),
+                    .map(|&(x, y)| Circle::new((x, clamp(y)), 4, ShapeStyle::from(&c).filled())),
             )
             .map_err(err)?;
             continue;
@@ -403,7 +418,15 @@ where
             .map_err(err)?;
         }
     }
-    Ok(())
+    // the middle of the markers' rows, where the band's label goes
+    Ok(band.map(|_| {
+        let mid = if chart.log_y {
+            (y1.ln() - 0.1 * (y1.ln() - y0.ln())).exp()
+        } else {
+            y1 - 0.1 * (y1 - y0)
+        };
+        ctx.backend_coord(&(xa, mid))
+    }))
 }
 
 /// `s` in lines of at most about `width` characters, broken at spaces.

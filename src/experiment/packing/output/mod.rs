@@ -361,6 +361,11 @@ fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
                 },
                 x_label: "fraction of tasks allowed to go pending τ".into(),
                 y_label: "machines".into(),
+                note: Some(format!(
+                    "dashed: the snapshot's whole cluster, {} machines",
+                    crate::plot::thousands(exp.snapshot.machines.len() as u64)
+                )),
+                hlines: vec![(exp.snapshot.machines.len() as f64, "whole cluster".into())],
                 series: out
                     .results
                     .iter()
@@ -404,10 +409,14 @@ fn report(
     if !exp.header.description.is_empty() {
         r.line(format!("{}\n", exp.header.description.trim()));
     }
+    // a named source reads "Snapshot Google 2011", a CSV of one's own by its size
+    let snapshot = match exp.snapshot_label.starts_with("Snapshot") {
+        true => exp.snapshot_label.clone(),
+        false => format!("Snapshot {}", exp.snapshot_label),
+    };
     r.line(format!(
-        "packlab {VERSION}, seed {}. Snapshot {}: {} tasks on {} machines.\n",
+        "packlab {VERSION}, seed {}. {snapshot}: {} tasks on {} machines.\n",
         exp.header.seed,
-        exp.snapshot_label,
         exp.snapshot.tasks.len(),
         exp.snapshot.machines.len()
     ));

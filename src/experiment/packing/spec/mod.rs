@@ -229,7 +229,11 @@ fn snapshot(cx: &Ctx<'_>, s: &RawSnapshot) -> Result<(Snapshot, String), Experim
                 "Alibaba GPU 2023".into(),
             )
         }
-        "csv" => (read_snapshot_csv(&path).map_err(read_err)?, s.file.clone()),
+        "csv" => {
+            let snap = read_snapshot_csv(&path).map_err(read_err)?;
+            let label = format!("Snapshot of {} machines", snap.machines.len());
+            (snap, label)
+        }
         other => {
             return Err(cx.bad(
                 "snapshot.source",

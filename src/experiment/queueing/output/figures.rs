@@ -227,6 +227,8 @@ fn queue_chart(
         .fold((f64::INFINITY, 0.0f64), |(a, b), &p| (a.min(p), b.max(p)));
     let log_y = log_y.unwrap_or(hi > 30.0 * lo.max(1.0));
     let capped = runs.iter().flatten().any(|r| r.result.capped);
+    // runs judged inconclusive go on (up to max_slots), so curves can end at different slots
+    let extended = runs.iter().flatten().any(|r| r.evidence.extensions > 0);
     let pt = exp.points[point];
     let at = match exp.sweep {
         SweepKind::Load => format!("ρ = {}", pt.load),
@@ -235,11 +237,16 @@ fn queue_chart(
         SweepKind::Scaling => format!("c = {}", pt.key),
     };
     let note = format!(
-        "{at}; replication {replication} of {} (same jobs for every policy); queue cap {} jobs{}{}",
+        "{at}; replication {replication} of {} (same jobs for every policy); queue cap {} jobs{}{}{}",
         exp.run.replications,
         crate::plot::thousands(exp.run.queue_cap),
         if capped {
             ", a run stops when it reaches it"
+        } else {
+            ""
+        },
+        if extended {
+            "; an inconclusive run went on, so curves end where their runs stopped"
         } else {
             ""
         },
