@@ -100,12 +100,13 @@ pub(crate) fn report(fraction: f64) {
     });
 }
 
-/// Seconds between two plain progress lines: 5, or `PACKLAB_PROGRESS_SECONDS`.
+/// Seconds between two plain progress lines: 5, or `PACKLAB_PROGRESS_SECONDS` (at most a day;
+/// a value that is not a number of seconds in [0, 86400] is ignored).
 fn every() -> Duration {
     let s = std::env::var("PACKLAB_PROGRESS_SECONDS")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
+        .filter(|s| (0.0..=86_400.0).contains(s))
         .unwrap_or(5.0);
     Duration::from_secs_f64(s)
 }
