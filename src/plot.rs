@@ -375,12 +375,11 @@ where
             .iter()
             .filter(|s| !s.off.is_empty())
             .count();
-        let depth = 0.035 + 0.13 * (row as f64 + 0.5) / rows as f64;
-        let edge = if chart.log_y {
-            (y1.ln() - depth * (y1.ln() - y0.ln())).exp()
-        } else {
-            y1 - depth * (y1 - y0)
-        };
+        let edge = below_top(
+            chart.log_y,
+            (y0, y1),
+            0.035 + 0.13 * (row as f64 + 0.5) / rows as f64,
+        );
         // thin lines for time series, whose spikes would hide the other curves
         let style = ShapeStyle::from(&c).stroke_width(if chart.markers { 2 } else { 1 });
         ctx.draw_series(
@@ -419,14 +418,16 @@ where
         }
     }
     // the middle of the markers' rows, where the band's label goes
-    Ok(band.map(|_| {
-        let mid = if chart.log_y {
-            (y1.ln() - 0.1 * (y1.ln() - y0.ln())).exp()
-        } else {
-            y1 - 0.1 * (y1 - y0)
-        };
-        ctx.backend_coord(&(xa, mid))
-    }))
+    Ok(band.map(|_| ctx.backend_coord(&(xa, below_top(chart.log_y, (y0, y1), 0.1)))))
+}
+
+/// The y that lies `depth` of the axis's height below its top `y1` (on a log axis, in log).
+fn below_top(log_y: bool, (y0, y1): (f64, f64), depth: f64) -> f64 {
+    if log_y {
+        (y1.ln() - depth * (y1.ln() - y0.ln())).exp()
+    } else {
+        y1 - depth * (y1 - y0)
+    }
 }
 
 /// `s` in lines of at most about `width` characters, broken at spaces.
