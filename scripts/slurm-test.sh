@@ -128,8 +128,8 @@ for _ in $(seq 600); do
 done
 [ "$(job_state "$merge")" = COMPLETED ] || { say "merge job $merge did not finish in 5 minutes"; exit 1; }
 
-# every task of the array ran its own shard
-shards=$(ls "$out/.packlab" | grep -c '^journal-[0-9]*-of-4$')
+# every task of the array ran its own shard (a --quick run journals as journal-quick-I-of-N)
+shards=$(ls "$out/.packlab" | grep -c '^journal-quick-[0-9]*-of-4$')
 [ "$shards" = 4 ] || { say "expected 4 shard journals, found $shards"; exit 1; }
 
 # the merged outputs are the one-machine outputs, byte for byte (and no more, no fewer)
