@@ -172,10 +172,15 @@ pub(crate) struct Validation {
     /// (slots) and the utilisation, on the ground truth and on the re-synthesis.
     pub(crate) wait: [(f64, Option<(f64, f64)>); 2],
     pub(crate) utilization: [(f64, Option<(f64, f64)>); 2],
+    /// Sharma et al.'s error: the mean over the re-syntheses of each one's absolute relative
+    /// error |synthetic − truth| / truth of the mean wait, the truth being its mean over the
+    /// replications (NaN when the truth's wait is 0). Not the error of the mean.
+    pub(crate) wait_individual: f64,
 }
 
 impl Validation {
-    /// (synthetic − truth) / truth of the mean wait and of the utilisation.
+    /// (synthetic − truth) / truth of the mean wait and of the utilisation, over the means of
+    /// the replications: the error of the mean, a bias.
     pub(crate) fn errors(&self) -> (f64, f64) {
         let rel = |a: f64, b: f64| if a != 0.0 { (b - a) / a } else { f64::NAN };
         (
@@ -236,28 +241,63 @@ pub(crate) fn validations(
                     .collect();
                 mean_ci(&xs)
             };
+            let wait = [of(0, &|r| r.mean_wait), of(1, &|r| r.mean_wait)];
+            let truth = wait[0].0;
+            let wait_individual = if truth != 0.0 {
+                pairs
+                    .iter()
+                    .map(|p| ((p.1.mean_wait - truth) / truth).abs())
+                    .sum::<f64>()
+                    / pairs.len() as f64
+            } else {
+                f64::NAN
+            };
             rows.push(Validation {
                 policy,
                 point,
                 replications: pairs.len(),
                 synthetic_not_stable: failed,
-                wait: [of(0, &|r| r.mean_wait), of(1, &|r| r.mean_wait)],
+                wait,
                 utilization: [of(0, &|r| r.utilization), of(1, &|r| r.utilization)],
+                wait_individual,
             });
         }
     }
     rows
 }
 
-/// The mean absolute relative errors (wait, utilisation) over the validation rows with a
-/// nonzero ground-truth wait, and how many rows that is; `None` without such a row.
-pub(crate) fn mean_abs_errors(rows: &[Validation]) -> Option<(f64, f64, usize)> {
-    let errors: Vec<(f64, f64)> = rows
+/// Over the validation rows with a nonzero ground-truth wait: the mean of Sharma et al.'s
+/// per-run wait error, the mean absolute error of the mean wait (the bias) and of the
+/// utilisation, and how many rows that is; `None` without such a row.
+pub(crate) fn mean_abs_errors(rows: &[Validation]) -> Option<SynthesisErrors> {
+    let errors: Vec<(f64, f64, f64)> = rows
         .iter()
-        .map(Validation::errors)
-        .filter(|(w, _)| w.is_finite())
+        .map(|v| {
+            let (w, u) = v.errors();
+            (v.wait_individual, w, u)
+        })
+        .filter(|e| e.1.is_finite())
         .collect();
     let k = errors.len();
-    let mean = |f: fn(&(f64, f64)) -> f64| errors.iter().map(f).sum::<f64>() / k as f64;
-    (k > 0).then(|| (mean(|e| e.0.abs()), mean(|e| e.1.abs()), k))
+    let mean = |f: fn(&(f64, f64, f64)) -> f64| errors.iter().map(f).sum::<f64>() / k as f64;
+    (k > 0).then(|| SynthesisErrors {
+        wait_individual: mean(|e| e.0),
+        wait_of_mean: mean(|e| e.1.abs()),
+        utilization: mean(|e| e.2.abs()),
+        rows: k,
+    })
+}
+
+/// The synthesis validation's errors averaged over its rows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SynthesisErrors {
+    /// Sharma et al.'s: the mean absolute relative error of individual re-synthesised runs'
+    /// mean wait against the truth's.
+    pub(crate) wait_individual: f64,
+    /// The mean absolute relative error of the mean wait over the re-syntheses (a bias).
+    pub(crate) wait_of_mean: f64,
+    /// The same for the utilisation.
+    pub(crate) utilization: f64,
+    /// Rows averaged.
+    pub(crate) rows: usize,
 }
