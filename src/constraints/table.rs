@@ -251,6 +251,16 @@ impl Eligibility {
         (group_of_kind, allowed)
     }
 
+    /// The same kinds and classes with every class allowed on every kind: the constraints
+    /// lifted, the jobs still knowing which they asked for (the denominator of Sharma et al.'s
+    /// normalised scheduling delay, SoCC 2011, Section 6).
+    pub fn lifted(&self) -> Self {
+        Eligibility {
+            allowed: self.allowed.iter().map(|r| vec![true; r.len()]).collect(),
+            ..self.clone()
+        }
+    }
+
     /// Is every class allowed on every kind (nothing to filter)?
     pub fn is_trivial(&self) -> bool {
         self.allowed.iter().all(|r| r.iter().all(|&b| b))

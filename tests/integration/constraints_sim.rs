@@ -404,3 +404,77 @@ fn constraint_delays_carry_their_verdict() {
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("| — (unstable) |"), "{report}");
 }
+
+/// Sharma et al.'s normalised delay divides a constraint's mean wait by the same jobs' mean
+/// wait in the same run with every constraint lifted: where every server satisfies every
+/// constraint, lifting changes nothing and the ratio is exactly 1; where constraints bind, the
+/// lifted run differs and the column is the quotient; `compare_unconstrained = false` leaves
+/// both columns empty and keeps ours.
+#[test]
+fn the_normalised_delay_divides_by_the_same_jobs_without_constraints() {
+    use crate::util::{packlab, tmp, write};
+    let d = tmp("constraints", "normalised");
+    let rows = |text: &str, name: &str| -> Vec<Vec<String>> {
+        let exp = write(&d, &format!("{name}.toml"), text);
+        let out = d.join(name);
+        let o = packlab(&[
+            exp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "policy,load,constraint,demand_share,supply_share,u_star,jobs,mean_wait,\
+             mean_wait_all,delay_over_all_jobs,mean_wait_unconstrained,normalised_delay,verdict"
+        );
+        lines
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let base = halves_file("false", "")
+        .replace("fraction = [0.5]", "fraction = [0.9]")
+        .replace("slots = 2_000", "slots = 20_000");
+    // every server gold, with 16 cores and kernel 4.4: no constraint binds
+    let vacuous = base
+        .replace("frequency = [0.2, 0.7, 0.5]", "frequency = [1.0, 1.0, 1.0]")
+        .replace("frequency = [0.6, 0.1, 0.3]", "frequency = [1.0, 1.0, 1.0]");
+    let v = rows(&vacuous, "vacuous");
+    let mut ones = 0;
+    for r in &v {
+        assert_eq!(r[7], r[10], "mean waits with and without: {r:?}");
+        if r[7].parse::<f64>().unwrap() > 0.0 {
+            assert_eq!(r[11], "1.000000", "{r:?}");
+            ones += 1;
+        }
+    }
+    assert!(ones >= 2, "{v:?}");
+    let b = rows(&base, "binding");
+    let mut differ = 0;
+    for r in &b {
+        let (w, free) = (r[7].parse::<f64>().unwrap(), r[10].parse::<f64>().unwrap());
+        if free > 0.0 {
+            let n: f64 = r[11].parse().unwrap();
+            assert!((n - w / free).abs() <= 1e-5 * n.max(1.0) + 1e-5, "{r:?}");
+        } else {
+            assert_eq!(r[11], "NaN", "{r:?}");
+        }
+        differ += usize::from(r[7] != r[10]);
+    }
+    assert!(
+        differ >= 1,
+        "lifting binding constraints changes the waits: {b:?}"
+    );
+    let off = base.replace(
+        "resynthesise = false",
+        "resynthesise = false\ncompare_unconstrained = false",
+    );
+    for r in rows(&off, "off") {
+        assert_eq!((r[10].as_str(), r[11].as_str()), ("", ""), "{r:?}");
+        assert!(!r[9].is_empty());
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -837,6 +837,34 @@ frequency = [0.5, 0.5]
             ),
             &["claim[0].kind", "[constraints]"][..],
         ),
+        // a delay-trend claim on Sharma et al.'s quantity without the runs it needs, a
+        // quantity that is neither, and a quantity on another kind of claim
+        (
+            format!(
+                "{scored}[[claim]]\nkind = \"delay-trend\"\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nat_least = 0.5\n{}",
+                constraints.replace(
+                    "[constraints.values]",
+                    "compare_unconstrained = false\n[constraints.values]"
+                )
+            ),
+            &[
+                "claim[0].quantity",
+                "over-all-jobs",
+                "compare_unconstrained",
+            ][..],
+        ),
+        (
+            format!(
+                "{scored}[[claim]]\nkind = \"delay-trend\"\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nat_least = 0.5\nquantity = \"mean\"\n{constraints}"
+            ),
+            &["claim[0].quantity", "\"normalised\"", "\"mean\""][..],
+        ),
+        (
+            format!(
+                "{scored}[[claim]]\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nexpect = \"stable\"\nquantity = \"normalised\"\n{constraints}"
+            ),
+            &["claim[0].quantity", "delay-trend"][..],
+        ),
         // a synthesis-error claim with constraints but no synthesis validation, and with no bound
         (
             format!("{scored}[[claim]]\nkind = \"synthesis-error\"\nat_most = 0.13\n{constraints}"),

@@ -29,6 +29,9 @@ pub(crate) struct RawConstraints {
     /// Queueing files, with a re-synthesis of the servers: draw them by quota
     /// ([`Characterisation::machines_by_quota`]) instead of Algorithm 2's independent draws.
     pub(crate) quota: Option<bool>,
+    /// Queueing files: run every replication again on the same random streams with the
+    /// constraints lifted, for Sharma et al.'s normalised scheduling delay (default true).
+    pub(crate) compare_unconstrained: Option<bool>,
 }
 
 /// `[[constraints.machines]]` / `[[constraints.tasks]]`.

@@ -127,11 +127,12 @@ impl PackingExperiment {
             for (key, set) in [
                 ("resynthesise", rc.resynthesise.is_some()),
                 ("quota", rc.quota.is_some()),
+                ("compare_unconstrained", rc.compare_unconstrained.is_some()),
             ] {
                 if set {
                     return Err(cx.bad(
                         &format!("constraints.{key}"),
-                        "nothing in a packing file (the synthesis validation runs in queueing files)",
+                        "nothing in a packing file (the synthesis validation and the runs without constraints are for queueing files)",
                         "a value",
                     ));
                 }

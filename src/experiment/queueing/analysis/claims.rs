@@ -68,7 +68,8 @@ pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) ->
                 policy,
                 point,
                 at_least,
-            } => delay_trend(exp, out, *policy, *point, *at_least),
+                paper,
+            } => delay_trend(exp, out, (*policy, *point), *at_least, *paper),
             ClaimSpec::SynthesisError { at_most } => synthesis_error(exp, out, *at_most),
         })
         .collect()
@@ -90,19 +91,25 @@ fn missing(claim: String, what: &str) -> ClaimResult {
 fn delay_trend(
     exp: &Experiment,
     out: &Outcome,
-    policy: usize,
-    point: usize,
+    (policy, point): (usize, usize),
     at_least: f64,
+    paper: bool,
 ) -> ClaimResult {
+    // Sharma et al.'s quantity, or ours
+    let what = if paper {
+        "normalised delay"
+    } else {
+        "delay over all jobs' delay"
+    };
     let claim = format!(
-        "{}'s normalised delay grows with u*_c at {} (Kendall's tau)",
+        "{}'s {what} grows with u*_c at {} (Kendall's tau)",
         exp.labels[policy],
         at(exp, point)
     );
     if exp.constraints.is_none() {
         return missing(claim, "the constraints");
     }
-    let pairs = super::constraints::trend(&out.delays, policy, point);
+    let pairs = super::constraints::trend(&out.delays, policy, point, paper);
     let tau = super::kendall_tau(&pairs);
     // delays are measurements only where the policy is stable
     let verdict = out
@@ -118,7 +125,7 @@ fn delay_trend(
         expected: format!("tau >= {at_least}"),
         observed: format!("tau = {tau:.4}"),
         evidence: format!(
-            "{} constraints requested; the largest u*_c = {:.4} has normalised delay {:.4}; \
+            "{} constraints requested; the largest u*_c = {:.4} has {what} {:.4}; \
              the policy is {verdict} there",
             pairs.len(),
             top.0,

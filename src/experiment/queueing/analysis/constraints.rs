@@ -1,6 +1,8 @@
-//! What the runs of a file with `[constraints]` measured per constraint c: the mean wait of
-//! the jobs requesting c and its ratio to the mean wait of all jobs, next to u*_c; and, with a
-//! re-synthesis, the ground truth against the re-synthesised cluster.
+//! What the runs of a file with `[constraints]` measured per constraint c, next to u*_c: the
+//! mean wait of the jobs requesting c, its ratio to the same jobs' mean wait with the
+//! constraints lifted (Sharma et al.'s normalised scheduling delay) and its ratio to the mean
+//! wait of all jobs (ours); and, with a re-synthesis, the ground truth against the
+//! re-synthesised cluster.
 
 use super::results::{SummaryRow, mean_ci};
 use crate::experiment::queueing::run::RunRecord;
@@ -29,14 +31,29 @@ pub struct ConstraintDelay {
     pub mean_wait: f64,
     /// Mean wait of all jobs placed after warm-up, slots.
     pub mean_wait_all: f64,
+    /// The same jobs (those requesting it) in the runs with the constraints lifted: how many
+    /// were placed after warm-up and their mean wait, slots (`None` without those runs).
+    pub unconstrained: Option<(u64, f64)>,
     /// The (policy, point)'s verdict over its replications: only a `stable` row's delays are
     /// measurements (a run that grows or stops at the queue cap has no steady-state wait).
     pub verdict: Verdict,
 }
 
 impl ConstraintDelay {
-    /// The normalised scheduling delay: its mean wait over all jobs' (NaN when no job waited).
+    /// Sharma et al.'s normalised scheduling delay (SoCC 2011, Section 6): the mean wait of
+    /// the jobs requesting the constraint over the mean wait of the same jobs with every
+    /// constraint lifted, on the same random streams (NaN without those runs, or when the
+    /// jobs did not wait without constraints).
     pub fn normalised(&self) -> f64 {
+        match self.unconstrained {
+            Some((k, w)) if k > 0 && w > 0.0 => self.mean_wait / w,
+            _ => f64::NAN,
+        }
+    }
+
+    /// Ours, not the paper's: the mean wait of the jobs requesting the constraint over the
+    /// mean wait of all jobs of the same runs (NaN when no job waited).
+    pub fn over_all_jobs(&self) -> f64 {
         if self.mean_wait_all > 0.0 {
             self.mean_wait / self.mean_wait_all
         } else {
@@ -54,14 +71,36 @@ pub(crate) fn delays(
 ) -> Vec<ConstraintDelay> {
     let n = q.truth.multipliers.len();
     // (policy, point) -> per constraint (jobs, wait sum, Σ demand, Σ supply, Σ u over runs);
-    // then (all jobs, all waits, runs)
-    type Cell = (Vec<(u64, f64, f64, f64, f64)>, u64, f64, u32);
+    // then (all jobs, all waits, runs), and per constraint (jobs, wait sum) with the
+    // constraints lifted (when every run has them)
+    type Cell = (
+        Vec<(u64, f64, f64, f64, f64)>,
+        u64,
+        f64,
+        u32,
+        Option<Vec<(u64, f64)>>,
+    );
     let mut pooled: std::collections::BTreeMap<(usize, usize), Cell> = Default::default();
     for r in runs {
         let world = q.world(r.policy, r.replication);
-        let cell = pooled
-            .entry((r.policy, r.point))
-            .or_insert_with(|| (vec![(0, 0.0, 0.0, 0.0, 0.0); n], 0, 0.0, 0));
+        let cell = pooled.entry((r.policy, r.point)).or_insert_with(|| {
+            let lifted = r.unconstrained.as_ref().map(|_| vec![(0, 0.0); n]);
+            (vec![(0, 0.0, 0.0, 0.0, 0.0); n], 0, 0.0, 0, lifted)
+        });
+        match (&mut cell.4, &r.unconstrained) {
+            (Some(lifted), Some(waits)) => {
+                for (set, &(k, mean)) in world.table.classes().iter().zip(waits) {
+                    for (i, m) in world.multipliers.iter().enumerate() {
+                        if set.contains(&m.constraint) {
+                            lifted[i].0 += k;
+                            lifted[i].1 += k as f64 * mean;
+                        }
+                    }
+                }
+            }
+            // a run without them (a journal of another setting): none for the cell
+            _ => cell.4 = None,
+        }
         for (set, &(k, mean)) in world
             .table
             .classes()
@@ -85,7 +124,7 @@ pub(crate) fn delays(
         cell.3 += 1;
     }
     let mut rows = Vec::new();
-    for ((policy, point), (cells, all_n, all_w, runs)) in pooled {
+    for ((policy, point), (cells, all_n, all_w, runs, lifted)) in pooled {
         let mean_wait_all = if all_n > 0 { all_w / all_n as f64 } else { 0.0 };
         let runs = runs.max(1) as f64;
         let verdict = summary
@@ -103,6 +142,10 @@ pub(crate) fn delays(
                 jobs: k,
                 mean_wait: if k > 0 { w / k as f64 } else { 0.0 },
                 mean_wait_all,
+                unconstrained: lifted.as_ref().map(|l| {
+                    let (k, w) = l[i];
+                    (k, if k > 0 { w / k as f64 } else { 0.0 })
+                }),
                 verdict,
             });
         }
@@ -134,11 +177,24 @@ pub(crate) fn kendall_tau(pairs: &[(f64, f64)]) -> f64 {
     }
 }
 
-/// The (u*_c, normalised delay) of every constraint some job requested at (policy, point).
-pub(crate) fn trend(rows: &[ConstraintDelay], policy: usize, point: usize) -> Vec<(f64, f64)> {
+/// The (u*_c, delay) of every constraint some job requested at (policy, point), where the delay
+/// is defined: Sharma et al.'s normalised delay when `paper`, else ours (over all jobs').
+pub(crate) fn trend(
+    rows: &[ConstraintDelay],
+    policy: usize,
+    point: usize,
+    paper: bool,
+) -> Vec<(f64, f64)> {
     rows.iter()
         .filter(|r| r.policy == policy && r.point == point && r.jobs > 0)
-        .map(|r| (r.u, r.normalised()))
+        .map(|r| {
+            let d = if paper {
+                r.normalised()
+            } else {
+                r.over_all_jobs()
+            };
+            (r.u, d)
+        })
         .filter(|(u, d)| u.is_finite() && d.is_finite())
         .collect()
 }

@@ -26,9 +26,14 @@ struct DelayRow<'a> {
     /// Jobs requesting it placed after warm-up (all replications) and their mean wait, slots.
     jobs: u64,
     mean_wait: F6,
-    /// Mean wait of all jobs, slots, and the ratio (normalised scheduling delay).
+    /// Mean wait of all jobs, slots, and the ratio (ours: delay over all jobs).
     mean_wait_all: F6,
-    normalised_delay: F6,
+    delay_over_all_jobs: F6,
+    /// The same jobs with the constraints lifted (same streams): their mean wait, slots, and
+    /// Sharma et al.'s normalised scheduling delay, mean_wait over it (empty without those
+    /// runs).
+    mean_wait_unconstrained: Option<F6>,
+    normalised_delay: Option<F6>,
     /// The (policy, point)'s verdict: only a `stable` row's delays are measurements.
     verdict: &'static str,
 }
@@ -53,7 +58,9 @@ pub(in crate::experiment::queueing) fn write_delays(
             jobs: d.jobs,
             mean_wait: F6(d.mean_wait),
             mean_wait_all: F6(d.mean_wait_all),
-            normalised_delay: F6(d.normalised()),
+            delay_over_all_jobs: F6(d.over_all_jobs()),
+            mean_wait_unconstrained: d.unconstrained.map(|(_, w)| F6(w)),
+            normalised_delay: d.unconstrained.map(|_| F6(d.normalised())),
             verdict: d.verdict.as_str(),
         })
         .collect();
@@ -61,7 +68,8 @@ pub(in crate::experiment::queueing) fn write_delays(
 }
 
 /// The paper's Fig. 10: normalised scheduling delay against u*_c, a scatter per policy at
-/// `point`.
+/// `point`; ours (over all jobs' delay) when the paper's is nowhere defined there (no runs
+/// without constraints, or no job waited in them), and the note says so.
 pub(in crate::experiment::queueing) fn delay_chart(
     exp: &Experiment,
     out: &Outcome,
@@ -69,6 +77,9 @@ pub(in crate::experiment::queueing) fn delay_chart(
     title: &Option<String>,
 ) -> Chart {
     let rows = &out.delays;
+    let here = || rows.iter().filter(|d| d.point == point && d.jobs > 0);
+    let lifted = here().any(|d| d.unconstrained.is_some());
+    let paper = here().any(|d| d.normalised().is_finite());
     // a policy not stable at the point has no steady-state delays: hollow markers at each
     // constraint's u*_c in the band above the data
     let stable = |p: usize| {
@@ -78,7 +89,7 @@ pub(in crate::experiment::queueing) fn delay_chart(
     };
     let series = (0..exp.policies.len())
         .map(|p| {
-            let pairs = trend(rows, p, point);
+            let pairs = trend(rows, p, point, paper);
             let (points, off) = if stable(p) {
                 (pairs, Vec::new())
             } else {
@@ -101,14 +112,37 @@ pub(in crate::experiment::queueing) fn delay_chart(
                 exp.name()
             )
         }),
-        note: Some(format!(
-            "load {:.4}; a point per constraint: mean wait of the jobs requesting it over the mean wait of all jobs",
-            exp.points[point].load
-        )),
+        note: Some(if paper {
+            format!(
+                "load {:.4}; a point per constraint: mean wait of the jobs requesting it over their mean wait with no constraints (same jobs, same streams)",
+                exp.points[point].load
+            )
+        } else if lifted {
+            format!(
+                "load {:.4}: Sharma et al.'s normalised delay is undefined (without constraints no job waited); drawn instead: mean wait of the jobs requesting a constraint over the mean wait of all jobs",
+                exp.points[point].load
+            )
+        } else {
+            format!(
+                "load {:.4}; a point per constraint: mean wait of the jobs requesting it over the mean wait of all jobs",
+                exp.points[point].load
+            )
+        }),
         x_label: "Utilization Multiplier u*_c".into(),
-        y_label: "normalised scheduling delay".into(),
+        y_label: if paper {
+            "normalised scheduling delay".into()
+        } else {
+            "delay over all jobs' delay".into()
+        },
         series,
-        hlines: vec![(1.0, "all jobs".into())],
+        hlines: vec![(
+            1.0,
+            if paper {
+                "as without constraints".into()
+            } else {
+                "all jobs".into()
+            },
+        )],
         markers: true,
         ..Default::default()
     }
@@ -162,16 +196,35 @@ pub(in crate::experiment::queueing) fn report(
                 rows.iter()
                     .find(|d| d.policy == p && d.point == top && d.constraint == i && d.jobs > 0)
                     .map_or("—".into(), |d| match d.verdict {
-                        Verdict::Stable => format!("{:.3}", d.normalised()),
+                        Verdict::Stable if d.unconstrained.is_none() => {
+                            format!("{:.3}", d.over_all_jobs())
+                        }
+                        Verdict::Stable => format!(
+                            "{} ({:.3})",
+                            match d.normalised() {
+                                n if n.is_finite() => format!("{n:.3}"),
+                                _ => "n/a".into(),
+                            },
+                            d.over_all_jobs()
+                        ),
                         v => format!("— ({v})"),
                     }),
             );
         }
         t.row(row);
     }
+    let what = if q.compare_unconstrained {
+        "Normalised scheduling delay as Sharma et al. define it (mean wait of the jobs with the \
+         constraint over the mean wait of the same jobs in the same run with every constraint \
+         lifted; n/a when they did not wait there), and in brackets ours (their mean wait over \
+         that of all jobs)"
+    } else {
+        "Delay over all jobs' delay (ours, not Sharma et al.'s normalised delay, which needs \
+         the runs without constraints this file turns off: the mean wait of the jobs with the \
+         constraint over that of all jobs)"
+    };
     r.line(format!(
-        "Normalised scheduling delay (mean wait of the jobs with the constraint over that of \
-         all jobs) at load {:.4}, pooled over replications; a policy not judged stable there has \
+        "{what} at load {:.4}, pooled over replications; a policy not judged stable there has \
          no steady-state delay to quote (its verdict instead):\n",
         exp.points[top].load
     ));

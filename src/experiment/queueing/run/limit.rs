@@ -190,7 +190,7 @@ fn probe(
                         .part(u64::from(rep - round * n), u64::from(n))
                 });
                 crate::progress::within(part, || {
-                    super::simulate::run_at(exp, policy, rate, seed, 0)
+                    super::simulate::run_at(exp, policy, rate, seed, (0, false))
                         .map(|r| (r.verdict, r.slots))
                 })
             })

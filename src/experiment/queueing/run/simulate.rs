@@ -34,6 +34,11 @@ pub(crate) struct RunRecord {
     pub(crate) verdict: Verdict,
     /// The numbers behind the verdict.
     pub(crate) evidence: VerdictEvidence,
+    /// With `[constraints]` and `compare_unconstrained`: per job class, the jobs placed after
+    /// warm-up and their mean wait (slots) in the same run with the constraints lifted (the
+    /// same jobs on the same random streams).
+    #[serde(default)]
+    pub(crate) unconstrained: Option<Vec<(u64, f64)>>,
 }
 
 /// The seed of replication `rep` at sweep point `point` of `exp`: from the experiment seed, the
@@ -53,9 +58,20 @@ pub(crate) fn simulate(
     rep: u32,
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
-    let result = match &exp.workload {
-        Workload::Trace(t) => run_trace(exp, &t.0, &t.1, policy, point, rep, seed)?,
-        _ => run_at(exp, policy, exp.points[point].arrival_rate, seed, rep)?,
+    let once = |lifted: bool| match &exp.workload {
+        Workload::Trace(t) => run_trace(exp, &t.0, &t.1, (policy, rep, lifted), point, seed),
+        _ => run_at(
+            exp,
+            policy,
+            exp.points[point].arrival_rate,
+            seed,
+            (rep, lifted),
+        ),
+    };
+    let result = once(false)?;
+    let unconstrained = match &exp.constraints {
+        Some(q) if q.compare_unconstrained => Some(crate::multi::class_waits(&once(true)?)),
+        _ => None,
     };
     Ok(RunRecord {
         policy,
@@ -65,6 +81,7 @@ pub(crate) fn simulate(
         verdict: result.verdict,
         evidence: result.evidence,
         result,
+        unconstrained,
     })
 }
 
@@ -81,13 +98,14 @@ fn config(exp: &Experiment, slots: u64, warmup: u64, max_slots: u64) -> RunConfi
     }
 }
 
-/// One run of `policy` at arrival rate `rate` with run seed `seed` (sampled laws).
+/// One run of `policy` at arrival rate `rate` with run seed `seed` (sampled laws), as
+/// replication `rep`; `lifted`: with the constraints of `[constraints]` lifted.
 pub(in crate::experiment::queueing) fn run_at(
     exp: &Experiment,
     policy: usize,
     rate: f64,
     seed: u64,
-    rep: u32,
+    (rep, lifted): (u32, bool),
 ) -> Result<RunResult, ExperimentError> {
     let w = &exp.workload;
     let arrivals = Arrivals::new(w.arrivals(), rate).map_err(|e| ExperimentError::Invalid {
@@ -112,7 +130,7 @@ pub(in crate::experiment::queueing) fn run_at(
     let spec = &exp.policies[policy];
     Ok(match spec.placement() {
         Some((discipline, scorer)) => {
-            let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
+            let mut system = vector_system(exp, (policy, rep, lifted), discipline, scorer, seed);
             if w.requests().is_empty() {
                 run_vector(
                     exp,
@@ -178,11 +196,12 @@ fn run_vector<S: Source<VJob>>(
     }
 }
 
-/// The multi-resource system of scored policy `policy`, with its NUMA layer under `[numa]`.
-/// The random scorers draw from a stream of the run seed, like the jobs.
+/// The multi-resource system of scored policy `policy`, with its NUMA layer under `[numa]`
+/// and the constraints of `[constraints]` (lifted when `lifted`: every job still knows its
+/// class). The random scorers draw from a stream of the run seed, like the jobs.
 fn vector_system(
     exp: &Experiment,
-    (policy, rep): (usize, u32),
+    (policy, rep, lifted): (usize, u32, bool),
     discipline: Discipline,
     scorer: Scorer,
     seed: u64,
@@ -202,20 +221,20 @@ fn vector_system(
     }
     if let Some(q) = &exp.constraints {
         let w = q.world(policy, rep);
-        cluster = cluster.with_constraints(w.classes.kind.clone(), w.table.clone());
+        let table = if lifted { &w.lifted } else { &w.table };
+        cluster = cluster.with_constraints(w.classes.kind.clone(), table.clone());
     }
     VectorSystem::new(cluster, ScoredPolicy::new(discipline))
 }
 
 /// Replays window `rep` of the trace at the scaling of sweep point `point` (`seed` drives the
-/// random scorers only).
+/// random scorers only); `lifted` as for [`run_at`].
 fn run_trace(
     exp: &Experiment,
     spec: &TraceSpec,
     summary: &TraceSummary,
-    policy: usize,
+    (policy, rep, lifted): (usize, u32, bool),
     point: usize,
-    rep: u32,
     seed: u64,
 ) -> Result<RunResult, ExperimentError> {
     let c = exp.points[point].key;
@@ -241,7 +260,7 @@ fn run_trace(
     let spec = &exp.policies[policy];
     let result = match spec.placement() {
         Some((discipline, scorer)) => {
-            let mut system = vector_system(exp, (policy, rep), discipline, scorer, seed);
+            let mut system = vector_system(exp, (policy, rep, lifted), discipline, scorer, seed);
             run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
         }
         None => run_single(

@@ -75,7 +75,15 @@ pub(in crate::experiment::queueing) fn claims(
         .enumerate()
         .map(|(i, c)| {
             let k = ClaimCx { at, i, c, labels };
-            match c.kind.as_deref().unwrap_or("verdict") {
+            let kind = c.kind.as_deref().unwrap_or("verdict");
+            if c.quantity.is_some() && kind != "delay-trend" {
+                return Err(k.cx().bad(
+                    &k.key("quantity"),
+                    "no `quantity` except in a \"delay-trend\" claim",
+                    format!("kind = \"{kind}\""),
+                ));
+            }
+            match kind {
                 "verdict" => verdict(&k),
                 "threshold" if traced => Err(k.cx().bad(
                     &k.key("kind"),
@@ -220,10 +228,23 @@ fn delay_trend(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
             ));
         }
     };
+    let paper = match k.c.quantity.as_deref() {
+        None | Some("normalised") => true,
+        Some("over-all-jobs") => false,
+        Some(other) => {
+            return Err(k.cx().bad(
+                &k.key("quantity"),
+                "\"normalised\" (Sharma et al.'s: over the same jobs' wait with the constraints \
+                 lifted; the default) or \"over-all-jobs\" (ours: over all jobs' mean wait)",
+                format!("\"{other}\""),
+            ));
+        }
+    };
     Ok(ClaimSpec::DelayTrend {
         policy,
         point,
         at_least,
+        paper,
     })
 }
 
@@ -298,6 +319,19 @@ pub(in crate::experiment::queueing) fn passable(
                 &format!("claim[{i}].kind"),
                 "a [constraints] table for a \"delay-trend\" claim",
                 "none",
+            ));
+        }
+        if matches!(c, ClaimSpec::DelayTrend { paper: true, .. })
+            && exp
+                .constraints
+                .as_ref()
+                .is_some_and(|q| !q.compare_unconstrained)
+        {
+            return Err(cx.bad(
+                &format!("claim[{i}].quantity"),
+                "\"over-all-jobs\" when [constraints] compare_unconstrained = false (Sharma et \
+                 al.'s normalised delay needs the runs without constraints)",
+                "\"normalised\" (the default)",
             ));
         }
         if matches!(c, ClaimSpec::SynthesisError { .. })

@@ -87,6 +87,8 @@ pub(crate) struct World {
     pub(crate) classes: Arc<JobClasses>,
     /// The classes' eligibility table, shared by every run's cluster.
     pub(crate) table: Arc<Eligibility>,
+    /// The same table with every class allowed everywhere (the runs without constraints).
+    pub(crate) lifted: Arc<Eligibility>,
     /// u*_c of every constraint of the vocabulary on these servers, in vocabulary order.
     pub(crate) multipliers: Vec<ServerMultiplier>,
 }
@@ -95,6 +97,7 @@ impl World {
     fn new(classes: JobClasses) -> Self {
         World {
             table: Arc::new(classes.table.clone()),
+            lifted: Arc::new(classes.table.lifted()),
             multipliers: classes.multipliers(),
             classes: Arc::new(classes),
         }
@@ -124,6 +127,10 @@ pub(crate) struct QueueConstraints {
     /// ρ* as a traffic intensity (constrained, unconstrained), for finitely many sizes of one
     /// resource (of the ground truth).
     pub(crate) rho: Option<(f64, f64)>,
+    /// Whether every run is repeated on the same random streams with the constraints lifted
+    /// (`compare_unconstrained`, default true): the denominator of Sharma et al.'s normalised
+    /// scheduling delay.
+    pub(crate) compare_unconstrained: bool,
 }
 
 impl QueueConstraints {
@@ -246,6 +253,7 @@ pub(in crate::experiment::queueing) fn setup(
         synthetic,
         on_synthetic: Vec::new(),
         rho,
+        compare_unconstrained: raw.compare_unconstrained != Some(false),
     }))
 }
 

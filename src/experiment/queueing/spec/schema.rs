@@ -149,4 +149,5 @@ pub(in crate::experiment::queueing) struct RawClaim {
     pub(in crate::experiment::queueing) rounds: Option<i64>,
     pub(in crate::experiment::queueing) order: Option<Vec<String>>,
     pub(in crate::experiment::queueing) paired: Option<bool>,
+    pub(in crate::experiment::queueing) quantity: Option<String>,
 }
