@@ -169,7 +169,8 @@ Experiment file (TOML; every key, its type and default in experiments/README.md)
                 service = { dist = geometric|deterministic|empirical, … },
                 arrivals = { process = poisson|bernoulli|batch },
                 or trace = { format, file, slot, finished_only, size, scale, start, end }
-  [run]         slots, warmup, max_slots, replications, queue_cap, samples
+  [run]         slots, warmup, max_slots (default 16 x slots), replications, queue_cap,
+                samples
   [sweep]       one of load | arrival_rate | fraction (of rho*) | scaling (traces)
   [[policy]]    name, label, score, numa, and the policy's own keys (below)
   [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication

@@ -6,6 +6,11 @@ use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::limits::{MAX_QUEUE_CAP, MAX_REPLICATIONS, MAX_SAMPLES, MAX_SLOTS_PER_RUN};
 
+/// Without `max_slots`, an inconclusive run may go on to this many times `slots` (capped at
+/// the largest run): the horizon at which the verdict's calibration targets were measured on
+/// systems outside the calibration files. A run that is decided by `slots` costs no more.
+pub(crate) const DEFAULT_EXTENSION: u64 = 16;
+
 /// Validates `[run]`; `traced`: the workload is a replayed trace (then `slots` is optional and
 /// `max_slots` refused).
 pub(in crate::experiment::queueing) fn run_spec(
@@ -72,7 +77,10 @@ fn fixed(cx: &Ctx<'_>, raw: &RawRun, slots: u64, traced: bool) -> Result<Horizon
         }
     };
     let max_slots = match raw.max_slots {
-        None => slots,
+        None if traced => slots,
+        None => slots
+            .saturating_mul(DEFAULT_EXTENSION)
+            .min(MAX_SLOTS_PER_RUN as u64),
         Some(_) if traced => return Err(no_max_slots(cx)),
         Some(m) if m >= 0 && m as u64 >= slots => cx.at_most(
             "run.max_slots",

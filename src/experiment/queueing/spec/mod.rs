@@ -128,7 +128,7 @@ impl Workload {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub(crate) enum Horizon {
     /// `slots` per run, the first `warmup` discarded; an inconclusive run may go on up to
-    /// `max_slots` (`slots`: no extension).
+    /// `max_slots` (`slots`: no extension; without the key, 16 times `slots`).
     Slots {
         /// Slots per run.
         slots: u64,
@@ -318,6 +318,8 @@ pub(crate) enum ClaimSpec {
         point: usize,
         /// The least Kendall's τ_b.
         at_least: f64,
+        /// Of Sharma et al.'s normalised delay (else of ours, over all jobs' delay).
+        paper: bool,
     },
     /// `kind = "synthesis-error"` (with `[constraints] resynthesise`): over the synthesis
     /// validation's rows, the mean absolute relative error of the mean wait is at most
