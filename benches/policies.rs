@@ -2,7 +2,8 @@
 //! policies`.
 //!
 //! The setting: sizes Unif[0.1, 0.9], geometric service with mean 100 slots, Poisson arrivals
-//! at load 0.7, L = 5, 100, 1000 and 10⁴ servers, `PACKLAB_BENCH_JOBS` arrivals per run
+//! at load 0.7 (`PACKLAB_BENCH_LOAD`: near or above a policy's limit the queue holds thousands
+//! of jobs of distinct sizes, the regime of a limit search), L = 5, 100, 1000 and 10⁴ servers, `PACKLAB_BENCH_JOBS` arrivals per run
 //! (default 6·10⁶). A whole single-threaded run is timed (job generation, queueing, placement,
 //! departures, metrics and the verdict) and divided by the jobs that arrived.
 //!
@@ -37,7 +38,6 @@ mod common;
 
 use common::env;
 
-const LOAD: f64 = 0.7;
 const SEED: u64 = 42;
 
 fn sz(x: f64) -> Size {
@@ -56,8 +56,8 @@ struct Setting {
 }
 
 impl Setting {
-    fn new(servers: usize, sizes: SizeLaw, mean_service: f64, jobs: f64) -> Self {
-        let rate = LOAD * servers as f64 / (sizes.mean() * mean_service);
+    fn new(servers: usize, sizes: SizeLaw, mean_service: f64, jobs: f64, load: f64) -> Self {
+        let rate = load * servers as f64 / (sizes.mean() * mean_service);
         Setting {
             servers,
             mean_service,
@@ -180,13 +180,14 @@ fn main() {
         "floor,bf-js,fifo-ff,vqs:4,vqs-bf:4,max-weight".to_string(),
     );
     let mean_service: f64 = env("PACKLAB_BENCH_SERVICE", 100.0);
+    let load: f64 = env("PACKLAB_BENCH_LOAD", 0.7);
     let range: String = env("PACKLAB_BENCH_SIZES", "0.1,0.9".to_string());
     let (low, high) = range
         .split_once(',')
         .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
         .expect("PACKLAB_BENCH_SIZES: two sizes, low,high");
     println!(
-        "Unif[{low},{high}], geometric service mean {mean_service}, load {LOAD}, {jobs:.0} jobs per run, best of {reps}"
+        "Unif[{low},{high}], geometric service mean {mean_service}, load {load}, {jobs:.0} jobs per run, best of {reps}"
     );
     println!(
         "{:>6} {:<18} {:>12} {:>10} {:>9} {:>9} {:>11} {:>9}",
@@ -194,9 +195,15 @@ fn main() {
     );
     for l in servers.split(',') {
         let l: usize = l.trim().parse().expect("a number of servers");
-        let uniform = Setting::new(l, SizeLaw::uniform(sz(low), sz(high)), mean_service, jobs);
+        let uniform = Setting::new(
+            l,
+            SizeLaw::uniform(sz(low), sz(high)),
+            mean_service,
+            jobs,
+            load,
+        );
         let two = SizeLaw::discrete(vec![sz(0.3), sz(0.7)], vec![1.0, 1.0]).expect("two sizes");
-        let two = Setting::new(l, two, mean_service, jobs);
+        let two = Setting::new(l, two, mean_service, jobs, load);
         let (mut floor_ns, mut bf_js_ns) = (f64::NAN, f64::NAN);
         for name in names.split(',') {
             let name = name.trim();

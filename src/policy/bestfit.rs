@@ -122,14 +122,22 @@ impl BestFitJS {
                     pick = Some(k);
                 }
             }
-            let from_queue = self.queue.largest_at_most(free).map(|j| j.size);
-            let job = match (from_queue, pick) {
-                (None, None) => return,
-                (Some(s), p) if p.is_none_or(|p| s >= self.batch[p].size) => {
-                    self.queue.take_largest_at_most(free).expect("present")
+            // the queue's job wins a tie in size (it arrived earlier): one search of the queue
+            let job = match pick {
+                None => match self.queue.take_largest_at_most(free) {
+                    Some(job) => job,
+                    None => return,
+                },
+                Some(p) => {
+                    let taken = match self.batch[p].size.0.checked_sub(1) {
+                        Some(below) => self.queue.take_largest_between(Size(below), free),
+                        None => self.queue.take_largest_at_most(free),
+                    };
+                    match taken {
+                        Some(job) => job,
+                        None => self.batch.remove(p),
+                    }
                 }
-                (_, Some(p)) => self.batch.remove(p),
-                (Some(_), None) => unreachable!("handled by the arm above"),
             };
             cluster.place(i, &job, now);
         }

@@ -94,20 +94,24 @@ impl SortedBatch {
         free: Size,
     ) -> Option<Job> {
         let p = self.largest_at_most(free.0);
-        let from_queue = queue.largest_at_most(free).map(|j| j.size);
-        let size = match from_queue {
-            None if p == 0 => return None,
-            Some(s) if p == 0 || s.0 >= self.size(p) => s,
-            _ => Size(self.size(p)),
+        // the queue's job wins a tie in size (it arrived earlier): one search of the queue,
+        // for a job above both `above` and just below the batch's
+        let floor = match p {
+            0 => Some(above),
+            _ => self.size(p).checked_sub(1).map(|b| above.max(Size(b))),
         };
-        if size <= above {
+        let from_queue = match floor {
+            Some(floor) => queue.take_largest_between(floor, free),
+            // a batch job of size 0: any of the queue's fitting jobs wins, if above `above`
+            None => queue.take_largest_between(above, free),
+        };
+        if let Some(job) = from_queue {
+            return Some(job);
+        }
+        if p == 0 || self.size(p) <= above.0 {
             return None;
         }
-        if from_queue == Some(size) {
-            queue.take_largest_at_most(free)
-        } else {
-            Some(batch[self.take(p)])
-        }
+        Some(batch[self.take(p)])
     }
 
     /// Whether the job at position `pos` of the batch was taken.

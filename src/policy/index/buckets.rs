@@ -86,6 +86,27 @@ impl Bitmap {
         }
     }
 
+    /// The greatest member ≤ `i` (`i` below the bitmap's size).
+    #[inline]
+    pub(in crate::policy) fn last_to(&self, i: usize) -> Option<usize> {
+        let w = i / 64;
+        let bits = self.words[w] & (!0u64 >> (63 - i % 64));
+        if bits != 0 {
+            return Some(w * 64 + 63 - bits.leading_zeros() as usize);
+        }
+        let prev = w.checked_sub(1)?;
+        let mut s = prev / 64;
+        let mut sbits = self.summary[s] & (!0u64 >> (63 - prev % 64));
+        loop {
+            if sbits != 0 {
+                let word = s * 64 + 63 - sbits.leading_zeros() as usize;
+                return Some(word * 64 + 63 - self.words[word].leading_zeros() as usize);
+            }
+            s = s.checked_sub(1)?;
+            sbits = self.summary[s];
+        }
+    }
+
     /// The greatest member.
     pub(in crate::policy) fn last(&self) -> Option<usize> {
         let s = self.summary.iter().rposition(|&b| b != 0)?;
@@ -290,6 +311,8 @@ mod tests {
                 let from = rng.random_range(0..=n);
                 assert_eq!(bits.first_from(from), (from..n).find(|&j| set[j]));
                 assert_eq!(bits.last(), (0..n).rev().find(|&j| set[j]));
+                let to = rng.random_range(0..n);
+                assert_eq!(bits.last_to(to), (0..=to).rev().find(|&j| set[j]));
             }
         }
     }

@@ -64,7 +64,12 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                     let rate = exp.points[point].arrival_rate;
                     c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
                 }
-                _ => c * limits::NS_PER_JOB,
+                // a limit search's runs (a study's too) are near the limit: slots at its
+                // arrival rate
+                _ => {
+                    let rate = exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load();
+                    c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                }
             }
         })
         .sum::<f64>()

@@ -8,7 +8,11 @@
 //! - *shown stable* if S > N/2 and U = 0;
 //! - *shown unstable* if U > N/2 and S = 0;
 //! - otherwise another round, up to `rounds`; then *undecided* (x is close to the limit, at
-//!   the resolution the horizon allows).
+//!   the resolution the horizon allows). A probe stops early, undecided, as soon as no
+//!   outcome of its remaining rounds could decide it (a stable and an unstable run both seen,
+//!   or too few stable or unstable runs for a majority even if every later run agreed): the
+//!   decision is the one the remaining rounds would have reached, so the search takes the same
+//!   path and gives the same interval, for fewer slots.
 //!
 //! If a single run at or above the limit is called stable with probability at most p (the
 //! calibration in `proofs/verdict_calibration.md` measures about 2 % at the critical load and
@@ -166,7 +170,19 @@ fn decide(counts: [usize; 3]) -> Decision {
     }
 }
 
-/// Probes load `load` for `policy`: rounds of the file's replications until decisive.
+/// Whether runs with `counts` = [stable, unstable, inconclusive] could still be decided by
+/// `rounds_left` more rounds of `n` runs: shown stable needs no unstable run and a strict
+/// majority, 2S + n·k > N after k more rounds if every one of their runs is stable (the
+/// best case, easiest at k = `rounds_left`), and likewise for unstable.
+fn decidable(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
+    let total: usize = counts.iter().sum();
+    let more = n * rounds_left;
+    let could = |mine: usize, contrary: usize| contrary == 0 && 2 * mine + more > total;
+    could(counts[0], counts[1]) || could(counts[1], counts[0])
+}
+
+/// Probes load `load` for `policy`: rounds of the file's replications until decisive, or
+/// until no later round could decide it.
 fn probe(
     exp: &Experiment,
     policy: usize,
@@ -200,7 +216,8 @@ fn probe(
             slots += s;
         }
         decision = decide(counts);
-        if decision != Decision::Undecided {
+        let left = (search.rounds - round - 1) as usize;
+        if decision != Decision::Undecided || !decidable(counts, n as usize, left) {
             break;
         }
     }
@@ -301,6 +318,42 @@ mod tests {
         assert_eq!(decide([2, 0, 3]), Decision::Undecided);
         assert_eq!(decide([0, 5, 0]), Decision::Unstable);
         assert_eq!(decide([0, 3, 2]), Decision::Unstable);
+    }
+
+    /// A probe stops only when its remaining rounds cannot decide it: checked against every
+    /// outcome of the remaining runs.
+    #[test]
+    fn a_probe_stops_exactly_when_no_later_round_can_decide_it() {
+        let n = 3;
+        for rounds in 1..=3usize {
+            for done in 1..=rounds {
+                let total = n * done;
+                for s in 0..=total {
+                    for u in 0..=total - s {
+                        let counts = [s, u, total - s - u];
+                        if decide(counts) != Decision::Undecided {
+                            continue;
+                        }
+                        // can some outcome of the next k rounds decide it, for some k?
+                        let left = rounds - done;
+                        let reachable = (1..=left).any(|k| {
+                            (0..=n * k).any(|s2| {
+                                (0..=n * k - s2).any(|u2| {
+                                    let c = [s + s2, u + u2, total + n * k - s - s2 - u - u2];
+                                    decide(c) != Decision::Undecided
+                                })
+                            })
+                        });
+                        assert_eq!(decidable(counts, n, left), reachable, "{counts:?} {left}");
+                    }
+                }
+            }
+        }
+        // the committed searches' cases: two rounds of five all inconclusive cannot become a
+        // majority of fifteen; a stable and an unstable run end a probe at once
+        assert!(!decidable([0, 0, 10], 5, 1));
+        assert!(decidable([0, 0, 5], 5, 2));
+        assert!(!decidable([1, 1, 3], 5, 2));
     }
 
     #[test]

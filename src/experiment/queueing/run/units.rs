@@ -130,9 +130,12 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
         &Unit::Run { policy, point, .. } => {
             run_slots(exp, point) * per_slot(exp.points[point].arrival_rate) * factor(policy)
         }
+        // most probes are decided at the first horizon, a few near the limit run to max_slots
+        // for two or three rounds: the divisor is measured on thresholds_uniform_small and
+        // _large (estimated CPU time / measured 1.05 and 0.95 on two cores)
         &Unit::Limit { policy, search } => {
             search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
-                / 4.0
+                / 7.0
         }
         Unit::Saturation { .. } => max_slots as f64 * near_limit,
         Unit::Study { policy, spec, .. } => {
