@@ -68,12 +68,30 @@ pub(crate) fn simulate(
             (rep, lifted),
         ),
     };
-    let result = once(false)?;
-    let unconstrained = match &exp.constraints {
-        Some(q) if q.compare_unconstrained => Some(crate::multi::class_waits(&once(true)?)),
-        _ => None,
-    };
-    Ok(RunRecord {
+    let lifted = exp
+        .constraints
+        .as_ref()
+        .is_some_and(|q| q.compare_unconstrained);
+    if !lifted {
+        return Ok(record((policy, point, rep), seed, once(false)?, None));
+    }
+    // the run and its twin without constraints, each half of the unit's progress
+    let span = crate::progress::current();
+    let half = |k: u64| span.as_ref().map(|s| s.part(k, 2));
+    let result = crate::progress::within(half(0), || once(false))?;
+    let free = crate::progress::within(half(1), || once(true))?;
+    let waits = crate::multi::class_waits(&free);
+    Ok(record((policy, point, rep), seed, result, Some(waits)))
+}
+
+/// The record of one run.
+fn record(
+    (policy, point, rep): (usize, usize, u32),
+    seed: u64,
+    result: RunResult,
+    unconstrained: Option<Vec<(u64, f64)>>,
+) -> RunRecord {
+    RunRecord {
         policy,
         point,
         replication: rep,
@@ -82,7 +100,7 @@ pub(crate) fn simulate(
         evidence: result.evidence,
         result,
         unconstrained,
-    })
+    }
 }
 
 /// The run configuration of a fixed horizon.

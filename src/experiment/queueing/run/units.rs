@@ -128,7 +128,15 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
     let near_limit = per_slot(exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load());
     match unit {
         &Unit::Run { policy, point, .. } => {
-            run_slots(exp, point) * per_slot(exp.points[point].arrival_rate) * factor(policy)
+            // with its twin without constraints when the file compares them
+            let twins = match &exp.constraints {
+                Some(q) if q.compare_unconstrained => 2.0,
+                _ => 1.0,
+            };
+            run_slots(exp, point)
+                * per_slot(exp.points[point].arrival_rate)
+                * factor(policy)
+                * twins
         }
         // most probes are decided at the first horizon, a few near the limit run to max_slots
         // for two or three rounds: the divisor is measured on thresholds_uniform_small and
