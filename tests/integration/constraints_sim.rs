@@ -247,23 +247,11 @@ frequency = [0.5, 0.4, 0.3]
 /// the servers keeps the ground truth's job law (the same demand); both change both.
 #[test]
 fn resynthesising_one_half_keeps_the_other() {
-    use crate::util::{packlab, tmp, write};
+    use crate::util::tmp;
     let d = tmp("constraints", "halves");
     // (constraint, demand, supply) of the truth's and the copy's rows
     let shares = |mode: &str| {
-        let exp = write(
-            &d,
-            &format!("{}.toml", mode.replace('"', "")),
-            halves_file(mode, ""),
-        );
-        let out = d.join(mode.replace('"', ""));
-        let o = packlab(&[
-            exp.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = run_quiet(&d, &mode.replace('"', ""), &halves_file(mode, ""));
         let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
         let mut truth = Vec::new();
         let mut copy = Vec::new();
@@ -365,17 +353,12 @@ fn synthesis_error_claim_checks_the_mean_absolute_wait_error() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// Delays are measurements only where the policy is stable: `constraint_delay.csv` carries each
-/// row's verdict, and the report quotes the verdict, not a delay, where it is not stable.
-#[test]
-fn constraint_delays_carry_their_verdict() {
-    use crate::util::{packlab, tmp, write};
-    let d = tmp("constraints", "verdicts");
-    let text = halves_file("false", "")
-        .replace("fraction = [0.5]", "fraction = [0.5, 1.5]")
-        .replace("slots = 2_000", "slots = 20_000\nqueue_cap = 2_000");
-    let exp = write(&d, "v.toml", &text);
-    let out = d.join("out");
+/// Writes `text` as `<name>.toml` in `d`, runs it quietly into `d/<name>` (which must
+/// succeed) and returns that folder.
+fn run_quiet(d: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    use crate::util::{packlab, write};
+    let exp = write(d, &format!("{name}.toml"), text);
+    let out = d.join(name);
     let o = packlab(&[
         exp.to_str().unwrap(),
         "--out",
@@ -383,6 +366,19 @@ fn constraint_delays_carry_their_verdict() {
         "--quiet",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// Delays are measurements only where the policy is stable: `constraint_delay.csv` carries each
+/// row's verdict, and the report quotes the verdict, not a delay, where it is not stable.
+#[test]
+fn constraint_delays_carry_their_verdict() {
+    use crate::util::tmp;
+    let d = tmp("constraints", "verdicts");
+    let text = halves_file("false", "")
+        .replace("fraction = [0.5]", "fraction = [0.5, 1.5]")
+        .replace("slots = 2_000", "slots = 20_000\nqueue_cap = 2_000");
+    let out = run_quiet(&d, "v", &text);
     let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
     let mut lines = csv.lines();
     assert!(lines.next().unwrap().ends_with(",normalised_delay,verdict"));
@@ -412,18 +408,10 @@ fn constraint_delays_carry_their_verdict() {
 /// both columns empty and keeps ours.
 #[test]
 fn the_normalised_delay_divides_by_the_same_jobs_without_constraints() {
-    use crate::util::{packlab, tmp, write};
+    use crate::util::tmp;
     let d = tmp("constraints", "normalised");
     let rows = |text: &str, name: &str| -> Vec<Vec<String>> {
-        let exp = write(&d, &format!("{name}.toml"), text);
-        let out = d.join(name);
-        let o = packlab(&[
-            exp.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = run_quiet(&d, name, text);
         let csv = std::fs::read_to_string(out.join("constraint_delay.csv")).unwrap();
         let mut lines = csv.lines();
         assert_eq!(

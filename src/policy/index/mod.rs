@@ -1014,6 +1014,17 @@ mod tests {
         }
     }
 
+    /// The linear model's answer: the position in `model` of the largest job of size ≤ `x`,
+    /// earliest among equal sizes.
+    fn model_pick(model: &[Job], x: Size) -> Option<usize> {
+        model
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.size <= x)
+            .max_by_key(|(_, m)| (m.size, std::cmp::Reverse(m.id)))
+            .map(|(k, _)| k)
+    }
+
     /// Against a linear model, through the switch between the sorted vector and the groups
     /// both ways, with sizes from a small set (long groups) and jobs sometimes inserted out of
     /// arrival order.
@@ -1044,12 +1055,7 @@ mod tests {
                 model.push(j);
             } else {
                 let x = Size(rng.random_range(1..=7));
-                let want = model
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| m.size <= x)
-                    .max_by_key(|(_, m)| (m.size, std::cmp::Reverse(m.id)))
-                    .map(|(k, _)| k);
+                let want = model_pick(&model, x);
                 assert_eq!(q.largest_at_most(x), want.map(|k| model[k]));
                 if rng.random_bool(0.5) {
                     let got = q.take_largest_at_most(x);
@@ -1103,12 +1109,7 @@ mod tests {
                 model.push(j);
             } else {
                 let x = Size(rng.random_range(0..=Size::UNIT));
-                let want = model
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| m.size <= x)
-                    .max_by_key(|(_, m)| (m.size, std::cmp::Reverse(m.id)))
-                    .map(|(k, _)| k);
+                let want = model_pick(&model, x);
                 assert_eq!(q.largest_at_most(x), want.map(|k| model[k]));
                 let got = q.take_largest_at_most(x);
                 assert_eq!(got, want.map(|k| model.swap_remove(k)));
