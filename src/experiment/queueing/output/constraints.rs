@@ -112,22 +112,17 @@ pub(in crate::experiment::queueing) fn delay_chart(
                 exp.name()
             )
         }),
-        note: Some(if paper {
-            format!(
-                "load {:.4}; a point per constraint: mean wait of the jobs requesting it over their mean wait with no constraints (same jobs, same streams)",
-                exp.points[point].load
-            )
-        } else if lifted {
-            format!(
-                "load {:.4}: Sharma et al.'s normalised delay is undefined (without constraints no job waited); drawn instead: mean wait of the jobs requesting a constraint over the mean wait of all jobs",
-                exp.points[point].load
-            )
-        } else {
-            format!(
-                "load {:.4}; a point per constraint: mean wait of the jobs requesting it over the mean wait of all jobs",
-                exp.points[point].load
-            )
-        }),
+        note: Some(format!(
+            "load {:.4}{}",
+            exp.points[point].load,
+            if paper {
+                "; a point per constraint: mean wait of the jobs requesting it over their mean wait with no constraints (same jobs, same streams)"
+            } else if lifted {
+                ": Sharma et al.'s normalised delay is undefined (without constraints no job waited); drawn instead: mean wait of the jobs requesting a constraint over the mean wait of all jobs"
+            } else {
+                "; a point per constraint: mean wait of the jobs requesting it over the mean wait of all jobs"
+            }
+        )),
         x_label: "Utilization Multiplier u*_c".into(),
         y_label: if paper {
             "normalised scheduling delay".into()
