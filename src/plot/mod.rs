@@ -1,6 +1,8 @@
 //! Figures with plotters, PNG and SVG, with an embedded font (DejaVu Sans, in `assets/`) so
 //! they render on machines without system fonts.
 
+mod region;
+
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
@@ -10,7 +12,9 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+pub(crate) use region::{Band, Outline, RegionPlot, render_region};
+
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
 fn register_font() {
