@@ -175,9 +175,12 @@ Experiment file (TOML; every key, its type and default in experiments/README.md)
   [[policy]]    name, label, score, numa, and the policy's own keys (below)
   [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication
   [[claim]]     kind = verdict | threshold | saturation | ranking | limit-order | delay-trend
-                | synthesis-error, with policy, load, expect, … as each kind needs
+                | synthesis-error | region-fraction | region-separated, with policy, load,
+                expect, rays, … as each kind needs
   [numa], [constraints], [compaction]   NUMA nodes, placement constraints, packing beside
                 stability
+  [region_map]  rays | angles, policies, J, resolution, max_probes, rounds, title: regions of
+                the workload's two sizes in the plane (lambda1/mu, lambda2/mu), [sweep] optional
   region files: [region] J, bracket, family;  packing files: [snapshot], [[scheduler]],
                 [evaluate]
 ";

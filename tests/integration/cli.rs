@@ -448,3 +448,25 @@ fn a_policy_twice_with_labels_runs() {
     let vq = std::fs::read_to_string(out.join("vq_timeseries.csv")).unwrap();
     assert!(vq.starts_with("policy,load,replication,slot,class,queue\n"));
 }
+
+#[test]
+fn bad_region_maps_exit_2() {
+    let two = GOOD.replace(
+        "{ dist = \"uniform\", low = 0.1, high = 0.7 }",
+        "{ dist = \"discrete\", values = [0.3, 0.6], probs = [0.5, 0.5] }",
+    );
+    let map = two.replace("[sweep]", "[region_map]\nrays = 0\n[sweep]");
+    assert_bad(Some(&map), &["region_map.rays", "[2, 256]"]);
+    let map = two.replace("[sweep]", "[region_map]\nangles = [45.0, 120.0]\n[sweep]");
+    assert_bad(Some(&map), &["region_map.angles[1]", "positive quadrant"]);
+    let map = two.replace("[sweep]", "[region_map]\nangles = [45.0, 45.0]\n[sweep]");
+    assert_bad(Some(&map), &["region_map.angles[1]", "distinct"]);
+    // more than two free types
+    let map = GOOD
+        .replace("[sweep]", "[region_map]\nrays = 8\n[sweep]")
+        .replace(
+            "{ dist = \"uniform\", low = 0.1, high = 0.7 }",
+            "{ dist = \"discrete\", values = [0.3, 0.6, 0.2], probs = [0.4, 0.4, 0.2] }",
+        );
+    assert_bad(Some(&map), &["workload.sizes", "more than two free types"]);
+}

@@ -380,6 +380,7 @@ fn shards_merge_to_one_machines_bytes_for_every_kind() {
         ("q", "experiments/fig4b_uniform_large.toml", 3),
         ("r", "experiments/region_kred_ratio.toml", 4),
         ("p", "experiments/packing_google2011.toml", 3),
+        ("m", "experiments/region_map_fig3b.toml", 3),
     ] {
         let (a, b) = sharded(name, exp, n);
         assert!(!a.is_empty());

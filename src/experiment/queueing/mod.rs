@@ -27,7 +27,7 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 pub(crate) use spec::{
     ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
-    SearchSpec, SweepKind, Workload,
+    RegionMapSpec, SearchSpec, SweepKind, Workload, degrees,
 };
 
 use super::ExperimentError;
@@ -86,8 +86,16 @@ impl Kind for Experiment {
         write_outputs(self, outcome, dir)
     }
     fn done(&self, outcome: &Outcome, dir: &Path) -> String {
+        let map = match &self.region_map {
+            Some(m) => format!(
+                " and {} limits along {} rays",
+                outcome.map.len(),
+                m.rays.len()
+            ),
+            None => String::new(),
+        };
         format!(
-            "packlab: {} runs of {} written to {}",
+            "packlab: {} runs{map} of {} written to {}",
             outcome.runs.len(),
             self.header.name,
             dir.display()

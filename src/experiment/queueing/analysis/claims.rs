@@ -21,6 +21,12 @@
 //!   (Sharma et al.'s comparison of a ground truth with its re-synthesis) has a mean absolute
 //!   relative error of the mean wait of at most `at_most` over its rows, and no re-synthesised
 //!   cluster failed to carry a load its ground truth carried.
+//! - `kind = "region-fraction"` (with `[region_map]`): along every listed ray, the policy's
+//!   lower end is at least `at_least` of the exact capacity along it, and/or its upper end was
+//!   shown unstable at most at `at_most` of it.
+//! - `kind = "region-separated"` (with `[region_map]`): along every listed ray, the first
+//!   policy's upper end was shown unstable at a load no higher than the second's lower end,
+//!   shown stable.
 
 use super::outcome::Outcome;
 use super::results::mean_ci;
@@ -71,6 +77,15 @@ pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) ->
                 paper,
             } => delay_trend(exp, out, (*policy, *point), *at_least, *paper),
             ClaimSpec::SynthesisError { at_most } => synthesis_error(exp, out, *at_most),
+            ClaimSpec::RegionFraction {
+                policy,
+                at_least,
+                at_most,
+                rays,
+            } => super::region_map::fraction(exp, &out.map, *policy, (*at_least, *at_most), rays),
+            ClaimSpec::RegionSeparated { order, rays } => {
+                super::region_map::separated(exp, &out.map, *order, rays)
+            }
         })
         .collect()
 }

@@ -1,15 +1,18 @@
 //! The third stage of a queueing experiment: every unit's result assembled into one
 //! [`Outcome`] holding each derived table, computed once (the summary per policy and point,
-//! the delays per constraint, the synthesis validation, the saturated loads), then the claims
+//! the delays per constraint, the synthesis validation, the saturated loads, a region map's
+//! limits and polygons), then the claims
 //! checked against it. The output stage only formats what is here.
 
 mod claims;
 mod constraints;
 mod outcome;
+mod region_map;
 mod results;
 
 pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
 pub(crate) use outcome::Outcome;
+pub(crate) use region_map::MapLimit;
 pub(crate) use results::SummaryRow;
 #[cfg(test)]
 pub(crate) use results::mean_ci;
@@ -29,15 +32,20 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
         study: Vec::new(),
         delays: Vec::new(),
         validations: Vec::new(),
+        map: Vec::new(),
+        polygons: exp.region_map.as_ref().map(region_map::polygons),
     };
+    let mut rays = Vec::new();
     for d in done {
         match d {
             Done::Run(r) => out.runs.push(*r),
             Done::Limit(t) => out.thresholds.push(*t),
             Done::Saturation(p, s) => out.saturation.push((p, s)),
             Done::Study(r) => out.study.push(*r),
+            Done::Ray(r) => rays.push(*r),
         }
     }
+    out.map = region_map::limits(exp, rays);
     out.summary = summarise(exp, &out.runs);
     if let Some(q) = &exp.constraints {
         out.delays = constraints::delays(q, &out.runs, &out.summary);

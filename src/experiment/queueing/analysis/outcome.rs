@@ -3,6 +3,7 @@
 //! and the claims.
 
 use super::constraints::{ConstraintDelay, Validation};
+use super::region_map::{MapLimit, MapPolygons};
 use super::results::SummaryRow;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::{RunRecord, StudyRow, ThresholdResult};
@@ -28,6 +29,10 @@ pub struct Outcome {
     pub delays: Vec<ConstraintDelay>,
     /// With a re-synthesis: the ground truth against the re-synthesised cluster.
     pub validations: Vec<Validation>,
+    /// With `[region_map]`: each (ray, policy) limit, ray by ray.
+    pub map: Vec<MapLimit>,
+    /// With `[region_map]`: the exact regions of its two types.
+    pub polygons: Option<MapPolygons>,
 }
 
 impl Outcome {

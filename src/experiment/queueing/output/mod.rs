@@ -4,6 +4,7 @@
 
 mod constraints;
 mod figures;
+mod region_map;
 mod report;
 mod tables;
 
@@ -22,7 +23,9 @@ pub(crate) fn write_outputs(
 ) -> Result<Vec<PathBuf>, ExperimentError> {
     create_dir(dir)?;
     let mut files = tables::write_tables(exp, out, dir)?;
-    let figures = figures::draw(exp, out, dir)?;
+    files.extend(region_map::write_table(exp, out, dir)?);
+    let mut figures = figures::draw(exp, out, dir)?;
+    figures.extend(region_map::draw(exp, out, dir)?);
     files.extend(figures.iter().flatten().cloned());
     let firsts: Vec<PathBuf> = figures.iter().map(|f| f[0].clone()).collect();
     files.push(crate::experiment::common::write_provenance(

@@ -33,6 +33,7 @@ pub(in crate::experiment::queueing) fn report(
         super::constraints::report_validation(&mut r, exp, q, out);
     }
     study(&mut r, exp, out);
+    super::region_map::report(&mut r, exp, out);
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()
 }
@@ -166,6 +167,9 @@ fn trace_setting(exp: &Experiment, spec: &TraceSpec, t: &TraceSummary) -> String
 /// a row not judged stable shows its evidence instead (its mean queue is an artefact of the
 /// cap and of when it was reached, not a measurement).
 fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    if exp.points.is_empty() {
+        return;
+    }
     r.line(
         "## Mean queue size (95% CI over replications)\n\nOnly rows judged stable (or, for a \
          replayed trace, replays not stopped at the cap) are measurements. Any other row shows \

@@ -163,11 +163,16 @@ pub(in crate::experiment::queueing) fn write_tables(
     out: &Outcome,
     dir: &Path,
 ) -> Result<Vec<PathBuf>, ExperimentError> {
-    let mut files = vec![
-        write_csv(dir.join("runs.csv"), &run_rows(exp, out))?,
-        write_csv(dir.join("summary.csv"), &summary_rows(exp, out))?,
-        write_csv(dir.join("timeseries.csv"), &series_rows(exp, out))?,
-    ];
+    // a file that only maps a region has no sweep, hence no runs to tabulate
+    let mut files = Vec::new();
+    if !exp.points.is_empty() {
+        files.push(write_csv(dir.join("runs.csv"), &run_rows(exp, out))?);
+        files.push(write_csv(dir.join("summary.csv"), &summary_rows(exp, out))?);
+        files.push(write_csv(
+            dir.join("timeseries.csv"),
+            &series_rows(exp, out),
+        )?);
+    }
     if out.runs.iter().any(|r| !r.result.class_series.is_empty()) {
         files.push(write_csv(
             dir.join("vq_timeseries.csv"),

@@ -12,7 +12,11 @@ use crate::limits::{self, MAX_EVENTS, MAX_UNITS};
 pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), ExperimentError> {
     let cx = &Ctx::new(&exp.header.file);
     let runs = exp.points.len() as u64 * exp.policies.len() as u64 * exp.run.replications as u64;
-    let units = runs + exp.claims.len() as u64 + exp.policies.len() as u64;
+    let mapped = exp
+        .region_map
+        .as_ref()
+        .map_or(0, |m| m.rays.len() as u64 * m.policies.len() as u64);
+    let units = runs + exp.claims.len() as u64 + exp.policies.len() as u64 + mapped;
     if units > MAX_UNITS {
         return Err(cx.bad(
             "run.replications",
@@ -66,8 +70,8 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                 }
                 // a limit search's runs (a study's too) are near the limit: slots at its
                 // arrival rate
-                _ => {
-                    let rate = exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load();
+                u => {
+                    let rate = units::limit_rate(exp, u);
                     c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
                 }
             }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::limit::{ThresholdResult, threshold_search};
+use super::region_map::{RayResult, ray_experiment, search_ray};
 use super::simulate::{RunRecord, simulate};
 use super::study::StudyRow;
 use crate::experiment::ExperimentError;
@@ -33,6 +34,10 @@ pub(crate) enum Unit {
         scorer: Scorer,
         spec: CompactionSpec,
     },
+    Ray {
+        policy: usize,
+        ray: usize,
+    },
 }
 
 /// What a unit gives.
@@ -42,11 +47,12 @@ pub(crate) enum Done {
     Limit(Box<ThresholdResult>),
     Saturation(usize, Saturation),
     Study(Box<StudyRow>),
+    Ray(Box<RayResult>),
 }
 
 /// Every unit: the sweep's runs (point, policy, replication), then one limit search per
 /// distinct (policy, search) of the threshold and saturation claims, the saturation
-/// estimates, and the study's rows.
+/// estimates, the study's rows, and the region map's (ray, policy) searches, ray by ray.
 pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
     let mut plan = Vec::new();
     for point in 0..exp.points.len() {
@@ -97,7 +103,26 @@ pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
             }
         }
     }
+    if let Some(map) = &exp.region_map {
+        for ray in 0..map.rays.len() {
+            for &policy in &map.policies {
+                plan.push(Unit::Ray { policy, ray });
+            }
+        }
+    }
     plan
+}
+
+/// The arrival rate near the limit a unit searches (jobs per slot): the upper end of ρ*, along
+/// the ray for a map's unit.
+pub(in crate::experiment::queueing) fn limit_rate(exp: &Experiment, unit: &Unit) -> f64 {
+    match unit {
+        &Unit::Ray { ray, .. } => {
+            let e = ray_experiment(exp, ray);
+            e.rho_star.map_or(1.0, |r| r.1) * e.rate_per_load()
+        }
+        _ => exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load(),
+    }
 }
 
 /// Slots of a run (the window's, for a trace run without `slots`).
@@ -125,7 +150,7 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
     let factor = |p: usize| exp.policies[p].cost();
     let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
-    let near_limit = per_slot(exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load());
+    let near_limit = per_slot(limit_rate(exp, unit));
     match unit {
         &Unit::Run { policy, point, .. } => {
             // with its twin without constraints when the file compares them
@@ -142,6 +167,11 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
         // for two or three rounds: the divisor is measured on thresholds_uniform_small and
         // _large (estimated CPU time / measured 1.05 and 0.95 on two cores)
         &Unit::Limit { policy, search } => {
+            search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
+                / 7.0
+        }
+        &Unit::Ray { policy, .. } => {
+            let search = exp.region_map.as_ref().map(|m| m.search).expect("a map");
             search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
                 / 7.0
         }
@@ -187,5 +217,6 @@ pub(in crate::experiment::queueing) fn run(
             scorer,
             spec,
         } => Done::Study(Box::new(super::study::row(exp, spec, *policy, *scorer)?)),
+        &Unit::Ray { policy, ray } => Done::Ray(Box::new(search_ray(exp, policy, ray)?)),
     })
 }

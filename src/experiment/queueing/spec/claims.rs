@@ -4,7 +4,7 @@
 use super::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
-use super::{ClaimSpec, Experiment, Workload};
+use super::{ClaimSpec, Experiment, RegionMapSpec, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::policy::PolicySpec;
@@ -69,6 +69,7 @@ pub(in crate::experiment::queueing) fn claims(
     policies: &[PolicySpec],
     labels: &[String],
     workload: &Workload,
+    map: Option<&RegionMapSpec>,
 ) -> Result<Vec<ClaimSpec>, ExperimentError> {
     let traced = workload.trace().is_some();
     raw.iter()
@@ -76,6 +77,13 @@ pub(in crate::experiment::queueing) fn claims(
         .map(|(i, c)| {
             let k = ClaimCx { at, i, c, labels };
             let kind = c.kind.as_deref().unwrap_or("verdict");
+            if c.rays.is_some() && !kind.starts_with("region-") {
+                return Err(k.cx().bad(
+                    &k.key("rays"),
+                    "no `rays` except in a \"region-fraction\" or \"region-separated\" claim",
+                    format!("kind = \"{kind}\""),
+                ));
+            }
             if c.quantity.is_some() && kind != "delay-trend" {
                 return Err(k.cx().bad(
                     &k.key("quantity"),
@@ -101,9 +109,23 @@ pub(in crate::experiment::queueing) fn claims(
                 "ranking" => ranking(&k),
                 "delay-trend" => delay_trend(&k),
                 "synthesis-error" => synthesis_error(&k),
+                "region-fraction" | "region-separated" => {
+                    let map = map.ok_or_else(|| {
+                        k.cx().bad(
+                            &k.key("kind"),
+                            &format!("a [region_map] table for a \"{kind}\" claim"),
+                            "none",
+                        )
+                    })?;
+                    if kind == "region-fraction" {
+                        region_fraction(&k, map)
+                    } else {
+                        region_separated(&k, map)
+                    }
+                }
                 other => Err(k.cx().bad(
                     &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\", \"delay-trend\" or \"synthesis-error\"",
+                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\", \"delay-trend\", \"synthesis-error\", \"region-fraction\" or \"region-separated\"",
                     format!("\"{other}\""),
                 )),
             }
@@ -257,6 +279,96 @@ fn synthesis_error(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
             other.map_or("nothing".into(), |e| e.to_string()),
         )),
     }
+}
+
+/// A map claim's `rays`: directions of the map, in degrees (all of them if absent).
+fn map_rays(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<Vec<usize>, ExperimentError> {
+    let Some(list) = &k.c.rays else {
+        return Ok(Vec::new());
+    };
+    if list.is_empty() {
+        return Err(k.cx().bad(
+            &k.key("rays"),
+            "at least one direction of the map (or no `rays`: all of them)",
+            "[]",
+        ));
+    }
+    list.iter()
+        .map(|&d| {
+            map.ray_at(d).ok_or_else(|| {
+                let have: Vec<String> =
+                    map.rays.iter().map(|r| super::degrees(r.degrees)).collect();
+                k.cx().bad(
+                    &k.key("rays"),
+                    &format!("directions of the map, degrees ({})", have.join(", ")),
+                    d,
+                )
+            })
+        })
+        .collect()
+}
+
+/// A map claim's policy must be one the map searches.
+fn mapped(
+    k: &ClaimCx<'_>,
+    map: &RegionMapSpec,
+    p: usize,
+    key: &str,
+) -> Result<usize, ExperimentError> {
+    if map.policies.contains(&p) {
+        Ok(p)
+    } else {
+        Err(k.cx().bad(
+            &k.key(key),
+            "a policy of region_map.policies",
+            format!("\"{}\"", k.labels[p]),
+        ))
+    }
+}
+
+fn region_fraction(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, ExperimentError> {
+    let policy = mapped(k, map, k.policy()?, "policy")?;
+    let c = k.c;
+    if c.at_least.is_none() && c.at_most.is_none() {
+        return Err(k.cx().bad(
+            &k.key("at_least"),
+            "`at_least` and/or `at_most` (fractions of the capacity along each ray)",
+            "neither",
+        ));
+    }
+    for (name, v) in [("at_least", c.at_least), ("at_most", c.at_most)] {
+        if let Some(v) = v
+            && !(v > 0.0 && v <= 1.0)
+        {
+            return Err(k.cx().bad(
+                &k.key(name),
+                "a fraction of the capacity along the ray, in (0, 1]",
+                v,
+            ));
+        }
+    }
+    Ok(ClaimSpec::RegionFraction {
+        policy,
+        at_least: c.at_least,
+        at_most: c.at_most,
+        rays: map_rays(k, map)?,
+    })
+}
+
+fn region_separated(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, ExperimentError> {
+    let order = order(k, "two policy labels, the lower region first")?;
+    if order.len() != 2 {
+        return Err(k
+            .cx()
+            .bad(&k.key("order"), "exactly two policies", order.len()));
+    }
+    Ok(ClaimSpec::RegionSeparated {
+        order: [
+            mapped(k, map, order[0], "order")?,
+            mapped(k, map, order[1], "order")?,
+        ],
+        rays: map_rays(k, map)?,
+    })
 }
 
 fn ranking(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {

@@ -12,6 +12,7 @@ mod horizon;
 mod numa;
 mod plots;
 mod policies;
+mod region_map;
 mod schema;
 mod sweep;
 mod workload;
@@ -20,6 +21,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
+pub(crate) use region_map::{RegionMapSpec, degrees};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -328,6 +330,28 @@ pub(crate) enum ClaimSpec {
         /// The largest mean absolute relative error allowed.
         at_most: f64,
     },
+    /// With `[region_map]`: along each listed ray (all if empty), the policy's limit is at
+    /// least `at_least` of the capacity boundary (its lower end, shown stable) and/or at most
+    /// `at_most` of it (its upper end, shown unstable).
+    RegionFraction {
+        /// The policy.
+        policy: usize,
+        /// The lower end must be at least this fraction of the capacity along every ray.
+        at_least: Option<f64>,
+        /// The upper end must be shown unstable at most at this fraction along every ray.
+        at_most: Option<f64>,
+        /// The rays (indices into the map's), all if empty.
+        rays: Vec<usize>,
+    },
+    /// With `[region_map]`: along each listed ray (all if empty), the first policy's limit is
+    /// below the second's and separated: its upper end shown unstable at a load no higher than
+    /// the second's lower end, shown stable.
+    RegionSeparated {
+        /// The policies, lower limit first.
+        order: [usize; 2],
+        /// The rays (indices into the map's), all if empty.
+        rays: Vec<usize>,
+    },
 }
 
 /// `[compaction]`, validated: pack `tasks` jobs drawn from the workload onto unit servers with
@@ -396,6 +420,9 @@ pub struct Experiment {
     pub numa: Option<QueueNuma>,
     /// Servers with attributes and jobs with placement constraints.
     pub constraints: Option<QueueConstraints>,
+    /// The stability region mapped in the plane of two job types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region_map: Option<RegionMapSpec>,
 }
 
 impl Experiment {
@@ -432,7 +459,18 @@ impl Experiment {
             run.replications,
         )?;
         let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
-        let (sweep, points) = sweep::points(&cx, &raw.sweep, &workload, servers, rho_star)?;
+        let (sweep, points) = match &raw.sweep {
+            Some(s) => sweep::points(&cx, s, &workload, servers, rho_star)?,
+            // a file that only maps a region needs no sweep
+            None if raw.region_map.is_some() => (SweepKind::Load, Vec::new()),
+            None => {
+                return Err(cx.bad(
+                    "sweep",
+                    "a [sweep] table (loads, arrival rates or fractions of ρ* to run at)",
+                    "none",
+                ));
+            }
+        };
         let at = sweep::Finder {
             cx: &cx,
             sweep,
@@ -463,8 +501,34 @@ impl Experiment {
                 "both tables",
             ));
         }
+        let region_map = region_map::region_map(&cx, raw.region_map.as_ref(), &workload, &labels)?;
+        if region_map.is_some() {
+            for (table, present) in [
+                ("numa", numa.is_some()),
+                ("constraints", constraints.is_some()),
+                ("compaction", raw.compaction.is_some()),
+            ] {
+                if present {
+                    return Err(cx.bad(
+                        table,
+                        &format!(
+                            "no [{table}] with [region_map] (a map's boundaries are those of \
+                             servers without nodes, attributes or compaction)"
+                        ),
+                        "both tables",
+                    ));
+                }
+            }
+        }
         let plots = plots::plots(&at, &raw, run.replications)?;
-        let claims = claims::claims(&raw.claim, &at, &policies, &labels, &workload)?;
+        let claims = claims::claims(
+            &raw.claim,
+            &at,
+            &policies,
+            &labels,
+            &workload,
+            region_map.as_ref(),
+        )?;
         let compaction =
             compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
         let exp = Experiment {
@@ -485,6 +549,7 @@ impl Experiment {
             compaction,
             numa,
             constraints,
+            region_map,
         };
         claims::passable(&cx, &exp)?;
         Ok(exp)

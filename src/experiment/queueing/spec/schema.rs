@@ -16,7 +16,7 @@ pub(in crate::experiment::queueing) struct RawExperiment {
     pub(in crate::experiment::queueing) cluster: RawCluster,
     pub(in crate::experiment::queueing) workload: RawWorkload,
     pub(in crate::experiment::queueing) run: RawRun,
-    pub(in crate::experiment::queueing) sweep: RawSweep,
+    pub(in crate::experiment::queueing) sweep: Option<RawSweep>,
     #[serde(default)]
     pub(in crate::experiment::queueing) policy: Vec<RawPolicy>,
     #[serde(default)]
@@ -26,6 +26,22 @@ pub(in crate::experiment::queueing) struct RawExperiment {
     pub(in crate::experiment::queueing) compaction: Option<RawCompaction>,
     pub(in crate::experiment::queueing) numa: Option<RawQueueNuma>,
     pub(in crate::experiment::queueing) constraints: Option<RawConstraints>,
+    pub(in crate::experiment::queueing) region_map: Option<RawRegionMap>,
+}
+
+/// `[region_map]`: a policy's stability region in the plane of the workload's two sizes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::experiment::queueing) struct RawRegionMap {
+    pub(in crate::experiment::queueing) rays: Option<i64>,
+    pub(in crate::experiment::queueing) angles: Option<Vec<f64>>,
+    pub(in crate::experiment::queueing) policies: Option<Vec<String>>,
+    #[serde(rename = "J")]
+    pub(in crate::experiment::queueing) j: Option<i64>,
+    pub(in crate::experiment::queueing) resolution: Option<f64>,
+    pub(in crate::experiment::queueing) max_probes: Option<i64>,
+    pub(in crate::experiment::queueing) rounds: Option<i64>,
+    pub(in crate::experiment::queueing) title: Option<String>,
 }
 
 /// `[numa]`: NUMA nodes on every server and the share of jobs that must run inside one.
@@ -84,7 +100,7 @@ pub(in crate::experiment::queueing) struct RawRun {
     pub(in crate::experiment::queueing) max_slots: Option<i64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(in crate::experiment::queueing) struct RawSweep {
     pub(in crate::experiment::queueing) load: Option<Vec<f64>>,
@@ -150,4 +166,5 @@ pub(in crate::experiment::queueing) struct RawClaim {
     pub(in crate::experiment::queueing) order: Option<Vec<String>>,
     pub(in crate::experiment::queueing) paired: Option<bool>,
     pub(in crate::experiment::queueing) quantity: Option<String>,
+    pub(in crate::experiment::queueing) rays: Option<Vec<f64>>,
 }

@@ -44,7 +44,7 @@ pub(in crate::experiment::queueing) fn rho_star(
     numa: Option<&QueueNuma>,
     constraints: Option<&QueueConstraints>,
 ) -> Result<Option<(f64, f64)>, ExperimentError> {
-    let needs_rho = raw.sweep.fraction.is_some()
+    let needs_rho = raw.sweep.as_ref().is_some_and(|s| s.fraction.is_some())
         || raw.claim.iter().any(|c| {
             c.fraction.is_some()
                 || matches!(

@@ -5,3 +5,4 @@
 mod calibration;
 mod figures;
 mod markov;
+mod region_map;

@@ -1,0 +1,275 @@
+//! A region map's outputs: `region_map.csv` (one row per ray and policy), the figure in the
+//! plane (λ₁/μ, λ₂/μ) and the report's section. Formatting only: every number comes from the
+//! analysis stage's [`MapLimit`]s and polygons.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::experiment::ExperimentError;
+use crate::experiment::common::{F6, MdTable, Report, render_with, write_csv};
+use crate::experiment::queueing::analysis::{MapLimit, Outcome};
+use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
+use crate::plot::{Band, Outline, RegionPlot, render_region};
+use crate::policy::registry;
+use crate::stability::plane::Polygon;
+
+/// `region_map.csv`: one row per (ray, policy). Boundaries and limits are λ/μ over the whole
+/// cluster summed over the two types (the point on the ray is that times the shares).
+#[derive(Serialize, Default)]
+struct MapRow {
+    theta_deg: F6,
+    share_1: F6,
+    share_2: F6,
+    capacity: F6,
+    kred: F6,
+    dyadic: F6,
+    half: F6,
+    two_thirds: Option<F6>,
+    policy: String,
+    lower: F6,
+    upper: F6,
+    lower_fraction: F6,
+    upper_fraction: F6,
+    lower_shown: bool,
+    upper_shown: bool,
+    probes: usize,
+    runs: usize,
+    slots: u64,
+    /// Each probe as `fraction:decision`, in the order tried.
+    trail: String,
+}
+
+/// Writes `region_map.csv`.
+pub(super) fn write_table(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Option<PathBuf>, ExperimentError> {
+    let Some(map) = &exp.region_map else {
+        return Ok(None);
+    };
+    let l = exp.servers as f64;
+    let rows: Vec<MapRow> = out
+        .map
+        .iter()
+        .map(|m| {
+            let r = &map.rays[m.ray];
+            let t = &m.search.limit;
+            MapRow {
+                theta_deg: F6(r.degrees),
+                share_1: F6(r.mix.0),
+                share_2: F6(r.mix.1),
+                capacity: F6(r.capacity * l),
+                kred: F6(r.kred * l),
+                dyadic: F6(r.dyadic * l),
+                half: F6(0.5 * r.capacity * l),
+                two_thirds: map
+                    .two_thirds_applies()
+                    .then(|| F6(2.0 / 3.0 * r.capacity * l)),
+                policy: exp.labels[m.policy].clone(),
+                lower: F6(m.totals.0),
+                upper: F6(m.totals.1),
+                lower_fraction: F6(m.fractions.0),
+                upper_fraction: F6(m.fractions.1),
+                lower_shown: m.lower_shown,
+                upper_shown: m.upper_shown,
+                probes: t.probes.len(),
+                runs: t.runs(),
+                slots: t.slots(),
+                trail: t
+                    .probes
+                    .iter()
+                    .map(|p| format!("{:.4}:{}", p.load / r.rho, p.decision.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            }
+        })
+        .collect();
+    write_csv(dir.join("region_map.csv"), &rows).map(Some)
+}
+
+/// A polygon's vertices in the plane of the whole cluster.
+fn scaled(p: &Polygon, by: f64) -> Vec<(f64, f64)> {
+    p.vertices
+        .iter()
+        .map(|&(x, y)| (f64::from(x) * by, f64::from(y) * by))
+        .collect()
+}
+
+/// A limit's two ends as points of the plane.
+fn ends(map: &RegionMapSpec, m: &MapLimit) -> ((f64, f64), (f64, f64)) {
+    let (a, b) = map.rays[m.ray].mix;
+    (
+        (m.totals.0 * a, m.totals.0 * b),
+        (m.totals.1 * a, m.totals.1 * b),
+    )
+}
+
+/// Draws `region_map.png` and `.svg`.
+pub(super) fn draw(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Option<[PathBuf; 2]>, ExperimentError> {
+    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
+        return Ok(None);
+    };
+    let l = exp.servers as f64;
+    let grey = (90, 90, 90);
+    let mut outlines = vec![
+        Outline {
+            label: "capacity region (all configurations)".into(),
+            points: scaled(&polys.capacity, l),
+            colour: (0, 0, 0),
+            dashed: false,
+            width: 2,
+        },
+        Outline {
+            label: format!("K_RED over X_{} (VQS's region)", map.j),
+            points: scaled(&polys.kred, l),
+            colour: (120, 60, 160),
+            dashed: false,
+            width: 2,
+        },
+        Outline {
+            label: format!("dyadic set, J = {}", map.j),
+            points: scaled(&polys.dyadic, l),
+            colour: (200, 120, 30),
+            dashed: true,
+            width: 2,
+        },
+    ];
+    if map.two_thirds_applies() {
+        outlines.push(Outline {
+            label: "2/3 of capacity (VQS's guarantee)".into(),
+            points: scaled(&polys.capacity, l * 2.0 / 3.0),
+            colour: grey,
+            dashed: true,
+            width: 1,
+        });
+    }
+    outlines.push(Outline {
+        label: "1/2 of capacity (BF-J/S's guarantee)".into(),
+        points: scaled(&polys.capacity, l * 0.5),
+        colour: grey,
+        dashed: true,
+        width: 1,
+    });
+    let vertices = polys
+        .capacity
+        .vertices
+        .iter()
+        .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
+        .collect();
+    let bands = map
+        .policies
+        .iter()
+        .map(|&p| Band {
+            label: exp.labels[p].clone(),
+            colour: registry::colour(&exp.labels[p]).unwrap_or((31, 119, 180)),
+            segments: out
+                .map
+                .iter()
+                .filter(|m| m.policy == p)
+                .map(|m| ends(map, m))
+                .collect(),
+        })
+        .collect();
+    let plot = RegionPlot {
+        title: map.title.clone().unwrap_or_else(|| {
+            format!(
+                "{}: stability regions, sizes {} and {}",
+                exp.header.name,
+                map.sizes[0].as_f64(),
+                map.sizes[1].as_f64()
+            )
+        }),
+        note: Some(format!(
+            "{} server{}, {} rays; limits searched to {} of the capacity along each ray",
+            exp.servers,
+            if exp.servers == 1 { "" } else { "s" },
+            map.rays.len(),
+            map.search.resolution
+        )),
+        x_label: format!("λ₁/μ (type 1, size {})", map.sizes[0].as_f64()),
+        y_label: format!("λ₂/μ (type 2, size {})", map.sizes[1].as_f64()),
+        outlines,
+        vertices,
+        bands,
+    };
+    render_with(dir, "region_map", |stem| render_region(&plot, stem)).map(Some)
+}
+
+/// The report's section: how to read the map, the exact regions, and each ray's intervals.
+pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
+        return;
+    };
+    let l = exp.servers as f64;
+    let verts = |p: &Polygon| {
+        p.vertices
+            .iter()
+            .map(|(x, y)| format!("({x}, {y})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    r.line(format!(
+        "\n## Region map\n\nThe plane of the two job types' arrival rates over the mean service \
+         rate, (λ₁/μ, λ₂/μ), on {} server{} (sizes {} and {}). Along each ray θ the arrivals mix \
+         the two types in proportion (cos θ, sin θ). The capacity region is L times the convex \
+         hull of the configurations, per server: vertices {}; K_RED's over X_{}: {}; the dyadic \
+         set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
+         limit search (lower end shown stable, upper end shown unstable), here as fractions of \
+         the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
+         every probe.\n",
+        exp.servers,
+        if exp.servers == 1 { "" } else { "s" },
+        map.sizes[0].as_f64(),
+        map.sizes[1].as_f64(),
+        verts(&polys.capacity),
+        map.j,
+        verts(&polys.kred),
+        verts(&polys.dyadic),
+        if map.two_thirds_applies() {
+            format!("applies (both sizes exceed 2^−{})", map.j)
+        } else {
+            format!("does not apply (a size is at most 2^−{})", map.j)
+        },
+    ));
+    let mut header = vec![
+        "θ".to_string(),
+        "capacity λ/μ".into(),
+        "K_RED / capacity".into(),
+        "dyadic / capacity".into(),
+    ];
+    header.extend(map.policies.iter().map(|&p| exp.labels[p].clone()));
+    let mut tab = MdTable::new(header);
+    for (i, ray) in map.rays.iter().enumerate() {
+        let mut row = vec![
+            degrees(ray.degrees),
+            format!("{:.4}", ray.capacity * l),
+            format!("{:.4}", ray.kred / ray.capacity),
+            format!("{:.4}", ray.dyadic / ray.capacity),
+        ];
+        for &p in &map.policies {
+            row.push(out.map.iter().find(|m| m.ray == i && m.policy == p).map_or(
+                "not searched".into(),
+                |m| {
+                    format!(
+                        "[{:.3}, {:.3}{}]",
+                        m.fractions.0,
+                        m.fractions.1,
+                        if m.upper_shown { "" } else { "*" }
+                    )
+                },
+            ));
+        }
+        tab.row(row);
+    }
+    r.table(&tab);
+    r.line(
+        "\n`*`: no probe showed the upper end unstable; it is the capacity, above which no \
+         policy is stable.\n",
+    );
+}

@@ -1,0 +1,49 @@
+//! A policy's limit along one ray of a region map: the experiment with its size law replaced by
+//! the ray's mix of the two types and ρ* by the exact one along the ray, then the limit search
+//! of threshold claims ([`super::limit`]) on it. Every policy on a ray sees the same random
+//! streams (the ray's seed derives from the experiment's and the ray's direction only).
+
+use super::limit::{ThresholdResult, limit_search};
+use crate::experiment::ExperimentError;
+use crate::experiment::queueing::{Experiment, Workload, degrees};
+use crate::rng::derive_seed;
+use crate::workload::SizeLaw;
+
+/// A limit along a ray.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct RayResult {
+    /// The ray (index into the map's).
+    pub(crate) ray: usize,
+    /// The search, on loads of the ray's workload (ρ* its exact one).
+    pub(crate) limit: ThresholdResult,
+}
+
+/// The experiment along ray `ray` of its map: the ray's size law, ρ* and seed.
+pub(crate) fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
+    let map = exp.region_map.as_ref().expect("a map's unit");
+    let r = &map.rays[ray];
+    let (values, probs): (Vec<_>, Vec<_>) = r.atoms(map.sizes).into_iter().unzip();
+    let mut e = exp.clone();
+    if let Workload::Sampled { sizes, .. } = &mut e.workload {
+        *sizes = SizeLaw::discrete(values, probs).expect("a mix with a positive share");
+    }
+    e.rho_star = Some((r.rho, r.rho));
+    e.header.seed = derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]);
+    e.header.name = format!("{} at {}", exp.header.name, degrees(r.degrees));
+    e
+}
+
+/// The limit of `policy` along ray `ray`, as an interval on the ray's load.
+pub(crate) fn search_ray(
+    exp: &Experiment,
+    policy: usize,
+    ray: usize,
+) -> Result<RayResult, ExperimentError> {
+    let map = exp.region_map.as_ref().expect("a map's unit");
+    let e = ray_experiment(exp, ray);
+    let rho = e.rho_star.expect("set along the ray");
+    Ok(RayResult {
+        ray,
+        limit: limit_search(&e, policy, map.search, rho)?,
+    })
+}

@@ -1,0 +1,342 @@
+//! `[region_map]`: a policy's stability region mapped in the plane of two job types. The
+//! workload's two sizes are the types; along each direction θ of the plane (λ₁/μ, λ₂/μ) the
+//! arrivals are a mix of them in proportion (cos θ, sin θ), and the exact boundaries along the
+//! direction (the capacity region's, K_RED's over X_J, the dyadic set's) are computed here by the
+//! configuration LP. The run stage searches each listed policy's limit along each direction.
+
+use super::schema::RawRegionMap;
+use super::{SearchSpec, Workload};
+use crate::configurations::Partition;
+use crate::experiment::ExperimentError;
+use crate::experiment::common::Ctx;
+use crate::model::Size;
+use crate::stability::region::{rho_reduced, rho_star};
+use crate::workload::SizeLaw;
+
+/// One direction of the map, with the exact boundaries along it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub(crate) struct Ray {
+    /// θ, degrees in [0, 90]: 0 is type 1 alone, 90 type 2 alone.
+    pub(crate) degrees: f64,
+    /// The shares of type 1 and type 2 among arrivals along the ray (cos θ, sin θ normalised
+    /// to sum 1).
+    pub(crate) mix: (f64, f64),
+    /// The capacity region's boundary along the ray: c = λ*/(μ L), jobs per server per mean
+    /// service time, over all feasible configurations.
+    pub(crate) capacity: f64,
+    /// K_RED's boundary over X_J, same unit (the region VQS and VQS-BF are guaranteed).
+    pub(crate) kred: f64,
+    /// The dyadic set's boundary (homogeneous configurations of sizes rounded up to powers of
+    /// two), same unit.
+    pub(crate) dyadic: f64,
+    /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix).
+    pub(crate) rho: f64,
+}
+
+impl Ray {
+    /// The atoms (size, probability) of the ray's size law (one atom on an axis).
+    pub(crate) fn atoms(&self, sizes: [Size; 2]) -> Vec<(Size, f64)> {
+        let mut atoms = Vec::with_capacity(2);
+        if self.mix.0 > 0.0 {
+            atoms.push((sizes[0], self.mix.0));
+        }
+        if self.mix.1 > 0.0 {
+            atoms.push((sizes[1], self.mix.1));
+        }
+        atoms
+    }
+
+    /// The mean size along the ray, E\[R\].
+    pub(crate) fn mean_size(&self, sizes: [Size; 2]) -> f64 {
+        self.mix.0 * sizes[0].as_f64() + self.mix.1 * sizes[1].as_f64()
+    }
+}
+
+/// `[region_map]`, validated.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub(crate) struct RegionMapSpec {
+    /// The two job types' sizes, in the order the file writes them (type 1 is the x axis).
+    pub(crate) sizes: [Size; 2],
+    /// The directions, in the file's order (increasing for `rays = N`).
+    pub(crate) rays: Vec<Ray>,
+    /// The policies mapped (indices into the experiment's policies).
+    pub(crate) policies: Vec<usize>,
+    /// J of X_J for K_RED's region and of the dyadic partition.
+    pub(crate) j: u32,
+    /// How each limit is searched along a ray.
+    pub(crate) search: SearchSpec,
+    /// The figure's title (a default naming the experiment and the sizes when `None`).
+    pub(crate) title: Option<String>,
+}
+
+impl RegionMapSpec {
+    /// Whether the 2/3 guarantee applies: every job larger than 2^−J (Psychas & Ghaderi,
+    /// Theorem 3 with Proposition 1).
+    pub(crate) fn two_thirds_applies(&self) -> bool {
+        let floor = Size::ratio(1, 1 << self.j);
+        self.sizes.iter().all(|&s| s > floor)
+    }
+
+    /// The ray at `degrees` (to [`ANGLE_TOLERANCE`], so that a claim may name the rays of
+    /// `rays = N` by their six-decimal values), if the map has it.
+    pub(crate) fn ray_at(&self, degrees: f64) -> Option<usize> {
+        self.rays
+            .iter()
+            .position(|r| (r.degrees - degrees).abs() < ANGLE_TOLERANCE)
+    }
+}
+
+/// Two directions closer than this (degrees) are the same one.
+pub(crate) const ANGLE_TOLERANCE: f64 = 1e-5;
+
+/// A direction as written in outputs: degrees with at most four decimals.
+pub(crate) fn degrees(d: f64) -> String {
+    let s = format!("{d:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}°")
+}
+
+/// The most directions a map may have.
+const MAX_RAYS: usize = 256;
+
+/// Validates `[region_map]` against the workload (two sizes, sampled) and the policy labels.
+pub(in crate::experiment::queueing) fn region_map(
+    cx: &Ctx<'_>,
+    raw: Option<&RawRegionMap>,
+    workload: &Workload,
+    labels: &[String],
+) -> Result<Option<RegionMapSpec>, ExperimentError> {
+    let Some(m) = raw else {
+        return Ok(None);
+    };
+    // the distinct sizes in the file's order: the first written is type 1 (the x axis)
+    let written = match workload {
+        Workload::Sampled {
+            sizes: SizeLaw::Discrete { values, .. },
+            ..
+        } => {
+            let mut v: Vec<Size> = Vec::new();
+            for &x in values {
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+            }
+            Some(v)
+        }
+        _ => None,
+    };
+    let sizes = match workload {
+        Workload::Sampled { .. } => match written {
+            Some(a) if a.len() == 2 => [a[0], a[1]],
+            Some(a) if a.len() > 2 => {
+                return Err(cx.bad(
+                    "workload.sizes",
+                    "two sizes for a [region_map] (its two free types; more than two free \
+                     types cannot be mapped in a plane)",
+                    format!("{} sizes", a.len()),
+                ));
+            }
+            _ => {
+                return Err(cx.bad(
+                    "workload.sizes",
+                    "a discrete law of two sizes for a [region_map] (its two job types)",
+                    "a law of one size or a continuous law",
+                ));
+            }
+        },
+        _ => {
+            return Err(cx.bad(
+                "region_map",
+                "sampled sizes of one resource (a map of request vectors or of a replayed trace \
+                 is not built)",
+                "request vectors or a trace",
+            ));
+        }
+    };
+    let degrees = directions(cx, m)?;
+    let policies = match &m.policies {
+        None => (0..labels.len()).collect(),
+        Some(names) => {
+            if names.is_empty() {
+                return Err(cx.bad("region_map.policies", "at least one policy label", "[]"));
+            }
+            let mut out: Vec<usize> = Vec::new();
+            for n in names {
+                let p = labels.iter().position(|l| l == n).ok_or_else(|| {
+                    cx.bad(
+                        "region_map.policies",
+                        &format!("labels of this file's policies ({})", labels.join(", ")),
+                        format!("\"{n}\""),
+                    )
+                })?;
+                if out.contains(&p) {
+                    return Err(cx.bad(
+                        "region_map.policies",
+                        "distinct policy labels",
+                        format!("\"{n}\" twice"),
+                    ));
+                }
+                out.push(p);
+            }
+            out
+        }
+    };
+    let j = match m.j {
+        None => 4,
+        Some(j) if (1..=crate::configurations::MAX_J as i64).contains(&j) => j as u32,
+        Some(j) => {
+            return Err(cx.bad(
+                "region_map.J",
+                &format!(
+                    "an integer in [1, {}] (depth of X_J)",
+                    crate::configurations::MAX_J
+                ),
+                j,
+            ));
+        }
+    };
+    let search = search(cx, m)?;
+    let rays = degrees
+        .into_iter()
+        .map(|d| ray(cx, sizes, d, j))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(RegionMapSpec {
+        sizes,
+        rays,
+        policies,
+        j,
+        search,
+        title: m.title.clone(),
+    }))
+}
+
+/// The directions in degrees: `rays = N` evenly from 0 to 90 (both axes included), or
+/// `angles`, each in [0, 90] and distinct.
+fn directions(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<Vec<f64>, ExperimentError> {
+    match (m.rays, &m.angles) {
+        (Some(_), Some(_)) => Err(cx.bad(
+            "region_map.angles",
+            "`rays` (a number of directions) or `angles` (a list), not both",
+            "both",
+        )),
+        (None, None) => Err(cx.bad(
+            "region_map.rays",
+            "a number of directions from 0° to 90° (e.g. 16), or `angles` in degrees",
+            "neither",
+        )),
+        (Some(n), None) => {
+            if !(2..=MAX_RAYS as i64).contains(&n) {
+                return Err(cx.bad(
+                    "region_map.rays",
+                    &format!("an integer in [2, {MAX_RAYS}] (directions from 0° to 90°)"),
+                    n,
+                ));
+            }
+            Ok((0..n).map(|k| 90.0 * k as f64 / (n - 1) as f64).collect())
+        }
+        (None, Some(a)) => {
+            if a.is_empty() {
+                return Err(cx.bad(
+                    "region_map.angles",
+                    "at least one direction, degrees in [0, 90]",
+                    "[]",
+                ));
+            }
+            if a.len() > MAX_RAYS {
+                return Err(cx.bad(
+                    "region_map.angles",
+                    &format!("at most {MAX_RAYS} directions"),
+                    a.len(),
+                ));
+            }
+            for (i, &d) in a.iter().enumerate() {
+                if !(0.0..=90.0).contains(&d) {
+                    return Err(cx.bad(
+                        &format!("region_map.angles[{i}]"),
+                        "a direction in the positive quadrant, degrees in [0, 90]",
+                        d,
+                    ));
+                }
+                if a[..i].iter().any(|&e| (e - d).abs() < ANGLE_TOLERANCE) {
+                    return Err(cx.bad(
+                        &format!("region_map.angles[{i}]"),
+                        "distinct directions",
+                        format!("{d} twice"),
+                    ));
+                }
+            }
+            Ok(a.clone())
+        }
+    }
+}
+
+/// The map's search: `resolution` (fraction of the capacity along the ray, default 0.02),
+/// `max_probes` (default 12) and `rounds` per probe (default 3).
+fn search(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<SearchSpec, ExperimentError> {
+    let max_probes = match m.max_probes {
+        None => 12,
+        Some(s) if (1..=60).contains(&s) => s as u32,
+        Some(s) => return Err(cx.bad("region_map.max_probes", "an integer in [1, 60]", s)),
+    };
+    let resolution = match m.resolution {
+        None => 0.02,
+        Some(r) if r > 0.0 && r < 1.0 => r,
+        Some(r) => {
+            return Err(cx.bad(
+                "region_map.resolution",
+                "a fraction of the capacity along a ray, in (0, 1)",
+                r,
+            ));
+        }
+    };
+    let rounds = match m.rounds {
+        None => 3,
+        Some(r) if (1..=20).contains(&r) => r as u32,
+        Some(r) => return Err(cx.bad("region_map.rounds", "an integer in [1, 20]", r)),
+    };
+    Ok(SearchSpec {
+        resolution,
+        max_probes,
+        rounds,
+    })
+}
+
+/// The ray at `degrees` and its exact boundaries.
+fn ray(cx: &Ctx<'_>, sizes: [Size; 2], degrees: f64, j: u32) -> Result<Ray, ExperimentError> {
+    let mix = if degrees == 0.0 {
+        (1.0, 0.0)
+    } else if degrees == 90.0 {
+        (0.0, 1.0)
+    } else {
+        let t = degrees.to_radians();
+        let (c, s) = (t.cos(), t.sin());
+        (c / (c + s), s / (c + s))
+    };
+    let mut ray = Ray {
+        degrees,
+        mix,
+        capacity: 0.0,
+        kred: 0.0,
+        dyadic: 0.0,
+        rho: 0.0,
+    };
+    let atoms = ray.atoms(sizes);
+    let mean = ray.mean_size(sizes);
+    let lp = |e: crate::configurations::region::RegionError| {
+        cx.bad(
+            "region_map",
+            "a workload whose configuration LP solves",
+            format!("at {degrees}°: {e}"),
+        )
+    };
+    let all = rho_star(&atoms).map_err(lp)?;
+    ray.capacity = all.per_server;
+    ray.rho = all.traffic;
+    ray.kred = rho_reduced(&atoms, &Partition::universal(j), mean)
+        .map_err(lp)?
+        .per_server;
+    ray.dyadic = rho_reduced(&atoms, &Partition::dyadic(j), mean)
+        .map_err(lp)?
+        .per_server;
+    Ok(ray)
+}

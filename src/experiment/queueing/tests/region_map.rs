@@ -1,0 +1,170 @@
+//! Region maps in memory: the simulated boundary meets the exact one where the policy's region
+//! is known exactly (VQS on one server of Fig. 3(a)'s workload uses only K_RED's two
+//! configurations, so its region is K_RED's), policies on a ray share their random streams,
+//! and bad `[region_map]` tables are refused by key.
+
+use crate::experiment::queueing::{Experiment, execute};
+use std::path::Path;
+
+const MAP: &str = r#"
+name = "map"
+seed = 11
+[cluster]
+servers = 1
+[workload]
+sizes = { dist = "discrete", values = [0.45, 0.55], probs = [0.5, 0.5] }
+service = { dist = "geometric", mean = 10.0 }
+[run]
+slots = 200_000
+warmup = 20_000
+replications = 3
+queue_cap = 20_000
+[[policy]]
+name = "vqs"
+J = 4
+[[policy]]
+name = "bf-js"
+[region_map]
+angles = [22.5, 45.0, 67.5]
+resolution = 0.03
+max_probes = 8
+"#;
+
+#[test]
+fn vqs_s_intervals_hold_k_red_s_exact_boundary_on_every_ray() {
+    let exp = Experiment::parse(Path::new("map.toml"), MAP).unwrap();
+    let map = exp.region_map.as_ref().unwrap();
+    let out = execute(&exp, None).unwrap();
+    assert_eq!(out.map.len(), 6);
+    for m in out.map.iter().filter(|m| m.policy == 0) {
+        let ray = &map.rays[m.ray];
+        // K_RED's region is 2/3 of the capacity at 45° (Proposition 2's tight case)
+        let exact = ray.kred / ray.capacity;
+        assert!(
+            m.fractions.0 <= exact && exact <= m.fractions.1 && m.upper_shown,
+            "{}°: VQS's [{:.4}, {:.4}] misses K_RED's {exact:.4}",
+            ray.degrees,
+            m.fractions.0,
+            m.fractions.1
+        );
+        assert!(m.fractions.1 - m.fractions.0 <= 0.06 + 1e-9);
+    }
+    let at45 = map.ray_at(45.0).unwrap();
+    assert!((map.rays[at45].kred / map.rays[at45].capacity - 2.0 / 3.0).abs() < 1e-9);
+    // BF-J/S pairs a small with a large job: stable well above K_RED's 2/3 at 45°
+    let bf = out
+        .map
+        .iter()
+        .find(|m| m.policy == 1 && m.ray == at45)
+        .unwrap();
+    assert!(bf.fractions.0 > 0.8, "{:?}", bf.fractions);
+}
+
+#[test]
+fn policies_on_a_ray_see_the_same_jobs() {
+    // the same policy twice under two labels: identical searches, probe by probe
+    let text = MAP.replace(
+        "[[policy]]\nname = \"bf-js\"",
+        "[[policy]]\nname = \"vqs\"\nJ = 4\nlabel = \"vqs-again\"",
+    );
+    let mut exp = Experiment::parse(Path::new("map.toml"), &text).unwrap();
+    exp.run.replications = 1;
+    let out = execute(&exp, None).unwrap();
+    for ray in 0..3 {
+        let a = out
+            .map
+            .iter()
+            .find(|m| m.ray == ray && m.policy == 0)
+            .unwrap();
+        let b = out
+            .map
+            .iter()
+            .find(|m| m.ray == ray && m.policy == 1)
+            .unwrap();
+        let (pa, pb) = (&a.search.limit.probes, &b.search.limit.probes);
+        assert_eq!(pa.len(), pb.len());
+        for (x, y) in pa.iter().zip(pb) {
+            assert_eq!((x.load, x.counts, x.slots), (y.load, y.counts, y.slots));
+        }
+    }
+}
+
+#[test]
+fn bad_maps_are_refused_by_key() {
+    let cases = [
+        ("rays = 0", "angles = [22.5, 45.0, 67.5]", "region_map.rays"),
+        (
+            "angles = []",
+            "angles = [22.5, 45.0, 67.5]",
+            "region_map.angles",
+        ),
+        (
+            "angles = [10.0, 10.0]",
+            "angles = [22.5, 45.0, 67.5]",
+            "region_map.angles[1]",
+        ),
+        (
+            "angles = [30.0, 95.0]",
+            "angles = [22.5, 45.0, 67.5]",
+            "region_map.angles[1]",
+        ),
+        (
+            "angles = [-5.0]",
+            "angles = [22.5, 45.0, 67.5]",
+            "region_map.angles[0]",
+        ),
+        (
+            "rays = 4\nangles = [1.0]",
+            "angles = [22.5, 45.0, 67.5]",
+            "region_map.angles",
+        ),
+        (
+            "values = [0.45, 0.55, 0.2], probs = [0.4, 0.4, 0.2]",
+            "values = [0.45, 0.55], probs = [0.5, 0.5]",
+            "workload.sizes",
+        ),
+        (
+            "dist = \"uniform\", low = 0.1, high = 0.5",
+            "dist = \"discrete\", values = [0.45, 0.55], probs = [0.5, 0.5]",
+            "workload.sizes",
+        ),
+        (
+            "policies = [\"max-weight\"]\n",
+            "resolution = 0.03",
+            "region_map.policies",
+        ),
+        ("J = 0", "resolution = 0.03", "region_map.J"),
+        (
+            "resolution = 1.5",
+            "resolution = 0.03",
+            "region_map.resolution",
+        ),
+        (
+            "resolution = 0.03\n[[claim]]\nkind = \"region-fraction\"\npolicy = \"vqs\"\nat_least = 0.5\nrays = [30.0]",
+            "resolution = 0.03",
+            "claim[0].rays",
+        ),
+        (
+            "resolution = 0.03\n[[claim]]\nkind = \"region-separated\"\norder = [\"vqs\", \"bf-js\", \"vqs\"]",
+            "resolution = 0.03",
+            "claim[0].order",
+        ),
+        (
+            "max_probes = 8\n[compaction]\ntasks = 100",
+            "max_probes = 8",
+            "no [compaction] with [region_map]",
+        ),
+    ];
+    for (with, instead, key) in cases {
+        let text = MAP.replace(instead, with);
+        assert_ne!(text, MAP, "{with}");
+        let e = Experiment::parse(Path::new("map.toml"), &text)
+            .err()
+            .unwrap_or_else(|| panic!("{with}: accepted"))
+            .to_string();
+        assert!(e.contains(key), "{with}: {e}");
+    }
+    // a map claim without a map
+    let text = MAP.replace("[region_map]", "[sweep]\nload = [0.5]\n[not_a_map]");
+    assert!(Experiment::parse(Path::new("map.toml"), &text).is_err());
+}
