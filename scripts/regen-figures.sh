@@ -26,7 +26,7 @@ for f in "${files[@]}"; do
   [ -f "$out/claims.csv" ] && cp "$out/claims.csv" "figures/$name/"
   [ -f "$out/study.csv" ] && cp "$out/study.csv" "figures/$name/"
   [ -f "$out/thresholds.csv" ] && cp "$out/thresholds.csv" "figures/$name/"
-  for t in numa.csv savings.csv constraints.csv constraint_pending.csv constraint_delay.csv synthesis_validation.csv; do
+  for t in region_map.csv numa.csv savings.csv constraints.csv constraint_pending.csv constraint_delay.csv synthesis_validation.csv; do
     [ -f "$out/$t" ] && cp "$out/$t" "figures/$name/"
   done
   echo "figures/$name: claims exit status $status"
