@@ -64,7 +64,7 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
         return;
     }
     let wall = cpu * share / threads.max(1) as f64;
-    if wall > 60.0 {
+    if wall > 10.0 {
         eprintln!(
             "packlab: {}: about {} of computing; roughly {} on {threads} threads",
             exp.header().name,

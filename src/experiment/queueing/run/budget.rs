@@ -56,6 +56,13 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
     Ok(())
 }
 
+/// CPU cost of a slot of a region map's search and of a job in it, ns (one core, fitted on
+/// the committed maps: 33, 48 and 333 ns per slot at 0.18, 0.3 and 3 jobs per slot, one and
+/// ten servers).
+const MAP_NS_PER_SLOT: f64 = 13.5;
+/// See [`MAP_NS_PER_SLOT`].
+const MAP_NS_PER_JOB: f64 = 106.0;
+
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job.
 pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
@@ -67,6 +74,12 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                 &Unit::Run { point, .. } => {
                     let rate = exp.points[point].arrival_rate;
                     c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                }
+                // a map's search: its slots at the ray's limit, at the cost per slot measured
+                // on the committed maps
+                u @ Unit::Ray { .. } => {
+                    let rate = units::limit_rate(exp, u);
+                    units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB)
                 }
                 // a limit search's runs (a study's too) are near the limit: slots at its
                 // arrival rate
