@@ -36,7 +36,7 @@ pub(crate) struct RegionPlot {
     pub(crate) note: Option<String>,
     pub(crate) x_label: String,
     pub(crate) y_label: String,
-    /// Outlines, drawn in order over the bands.
+    /// Outlines, the first listed drawn on top, over the bands.
     pub(crate) outlines: Vec<Outline>,
     /// Points marked and labelled (the capacity polygon's vertices: configurations).
     pub(crate) vertices: Vec<((f64, f64), String)>,
@@ -160,7 +160,8 @@ where
                 .map_err(e)?;
         }
     }
-    for o in &plot.outlines {
+    // the first outline listed on top
+    for o in plot.outlines.iter().rev() {
         let style = ShapeStyle::from(&rgb(o.colour)).stroke_width(o.width);
         if o.dashed {
             // dashes of 8 px whatever the axes' scales

@@ -33,7 +33,7 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
         delays: Vec::new(),
         validations: Vec::new(),
         map: Vec::new(),
-        polygons: exp.region_map.as_ref().map(region_map::polygons),
+        polygons: region_map::polygons(exp),
     };
     let mut rays = Vec::new();
     for d in done {

@@ -3,12 +3,13 @@
 //!
 //! Units: a point of the plane is (λ₁/μ, λ₂/μ) over the whole cluster, jobs per mean service
 //! time; along a ray, a load x (traffic intensity) is x·L/E\[R\] of them in total, and its
-//! fraction of the capacity along the ray is x/ρ*, ρ* being exact there.
+//! fraction of the capacity along the ray is x/ρ*, ρ* being exact there (with NUMA nodes, the
+//! node-feasible capacity: fractions are of it).
 
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
-use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
+use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees, mix, node_traffic};
 use crate::stability::plane::{Polygon, configurations, reduced_configurations};
 
 /// The exact regions of the map's two types, per server.
@@ -20,11 +21,32 @@ pub(crate) struct MapPolygons {
     pub(crate) kred: Polygon,
     /// The dyadic set's region.
     pub(crate) dyadic: Polygon,
+    /// With `[numa]`: the node-feasible region's boundary per server, by its LP on the rays
+    /// of every whole degree from 0° to 90° (not a polygon of configurations: strict and
+    /// splittable jobs of each size are four types).
+    pub(crate) nodes: Option<Vec<(f64, f64)>>,
 }
 
-/// The polygons of `map`'s regions.
-pub(in crate::experiment::queueing) fn polygons(map: &RegionMapSpec) -> MapPolygons {
-    MapPolygons {
+/// The polygons of the regions of `exp`'s map.
+pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapPolygons> {
+    let map = exp.region_map.as_ref()?;
+    let nodes = exp.numa.as_ref().map(|n| {
+        (0..=90)
+            .filter_map(|d| {
+                let (p1, p2) = mix(f64::from(d));
+                let atoms: Vec<_> = [(map.sizes[0], p1), (map.sizes[1], p2)]
+                    .into_iter()
+                    .filter(|a| a.1 > 0.0)
+                    .collect();
+                let mean = p1 * map.sizes[0].as_f64() + p2 * map.sizes[1].as_f64();
+                // validated on the map's rays; a failure here leaves the point out
+                node_traffic(&atoms, n)
+                    .ok()
+                    .map(|t| (t / mean * p1, t / mean * p2))
+            })
+            .collect()
+    });
+    Some(MapPolygons {
         capacity: Polygon::of(&configurations(map.sizes)),
         kred: Polygon::of(&reduced_configurations(
             map.sizes,
@@ -34,7 +56,8 @@ pub(in crate::experiment::queueing) fn polygons(map: &RegionMapSpec) -> MapPolyg
             map.sizes,
             &Partition::dyadic(map.j),
         )),
-    }
+        nodes,
+    })
 }
 
 /// One policy's limit along one ray, in the plane's units.
@@ -68,7 +91,7 @@ pub(in crate::experiment::queueing) fn limits(
         .map(|s| {
             let r = &map.rays[s.ray];
             let t = &s.limit;
-            let total = |x: f64| x / r.rho * r.capacity * exp.servers as f64;
+            let total = |x: f64| x / r.rho * r.limit_capacity() * exp.servers as f64;
             MapLimit {
                 ray: s.ray,
                 policy: t.policy,

@@ -26,6 +26,9 @@ struct MapRow {
     dyadic: F6,
     half: F6,
     two_thirds: Option<F6>,
+    /// With `[numa]`: the node-feasible boundary, which the fractions are of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nodes: Option<F6>,
     policy: String,
     lower: F6,
     upper: F6,
@@ -67,6 +70,7 @@ pub(super) fn write_table(
                 two_thirds: map
                     .two_thirds_applies()
                     .then(|| F6(2.0 / 3.0 * r.capacity * l)),
+                nodes: r.nodes.map(|c| F6(c * l)),
                 policy: exp.labels[m.policy].clone(),
                 lower: F6(m.totals.0),
                 upper: F6(m.totals.1),
@@ -140,6 +144,22 @@ pub(super) fn draw(
             width: 2,
         },
     ];
+    if let Some(nodes) = &polys.nodes {
+        let strict = exp.numa.as_ref().map_or(0.0, |n| n.strict);
+        outlines.insert(
+            1,
+            Outline {
+                label: format!(
+                    "capacity with NUMA nodes, {}% of jobs strict (LP per degree)",
+                    (strict * 100.0).round()
+                ),
+                points: nodes.iter().map(|&(x, y)| (x * l, y * l)).collect(),
+                colour: (0, 140, 140),
+                dashed: false,
+                width: 2,
+            },
+        );
+    }
     if map.two_thirds_applies() {
         outlines.push(Outline {
             label: "2/3 of capacity (VQS's guarantee)".into(),
@@ -162,12 +182,44 @@ pub(super) fn draw(
         .iter()
         .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
         .collect();
+    // a policy's own colour, or (a label that is not a policy's name, or a colour taken)
+    // the next of a palette
+    let palette = [
+        (23, 190, 207),
+        (188, 189, 34),
+        (227, 119, 194),
+        (127, 127, 127),
+        (148, 103, 189),
+        (255, 127, 14),
+        (140, 86, 75),
+        (31, 119, 180),
+    ];
+    let mut used: Vec<(u8, u8, u8)> = Vec::new();
+    let mut next = palette.iter().cycle();
+    let colours: Vec<(u8, u8, u8)> = map
+        .policies
+        .iter()
+        .map(|&p| {
+            let c = match registry::colour(&exp.labels[p]) {
+                Some(c) if !used.contains(&c) => c,
+                // at most one turn of the palette (more policies than colours reuse them)
+                _ => *next
+                    .by_ref()
+                    .take(palette.len())
+                    .find(|c| !used.contains(c))
+                    .unwrap_or(&palette[used.len() % palette.len()]),
+            };
+            used.push(c);
+            c
+        })
+        .collect();
     let bands = map
         .policies
         .iter()
-        .map(|&p| Band {
+        .zip(colours)
+        .map(|(&p, colour)| Band {
             label: exp.labels[p].clone(),
-            colour: registry::colour(&exp.labels[p]).unwrap_or((31, 119, 180)),
+            colour,
             segments: out
                 .map
                 .iter()
@@ -222,7 +274,7 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
          set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
          limit search (lower end shown stable, upper end shown unstable), here as fractions of \
          the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
-         every probe.\n",
+         every probe.{}\n",
         exp.servers,
         if exp.servers == 1 { "" } else { "s" },
         map.sizes[0].as_f64(),
@@ -236,6 +288,15 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
         } else {
             format!("does not apply (a size is at most 2^−{})", map.j)
         },
+        match &exp.numa {
+            Some(n) => format!(
+                " The servers have NUMA nodes and {}% of the jobs must run inside one: the \
+                 fractions are of the node-feasible capacity along each ray (the LP over nodes), \
+                 and the K_RED and dyadic columns stay relative to the capacity without nodes.",
+                (n.strict * 100.0).round()
+            ),
+            None => String::new(),
+        },
     ));
     let mut header = vec![
         "θ".to_string(),
@@ -243,6 +304,9 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
         "K_RED / capacity".into(),
         "dyadic / capacity".into(),
     ];
+    if exp.numa.is_some() {
+        header.push("with nodes / capacity".into());
+    }
     header.extend(map.policies.iter().map(|&p| exp.labels[p].clone()));
     let mut tab = MdTable::new(header);
     for (i, ray) in map.rays.iter().enumerate() {
@@ -252,6 +316,9 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
             format!("{:.4}", ray.kred / ray.capacity),
             format!("{:.4}", ray.dyadic / ray.capacity),
         ];
+        if let Some(c) = ray.nodes {
+            row.push(format!("{:.4}", c / ray.capacity));
+        }
         for &p in &map.policies {
             row.push(out.map.iter().find(|m| m.ray == i && m.policy == p).map_or(
                 "not searched".into(),

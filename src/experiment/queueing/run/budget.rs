@@ -62,6 +62,9 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
 const MAP_NS_PER_SLOT: f64 = 13.5;
 /// See [`MAP_NS_PER_SLOT`].
 const MAP_NS_PER_JOB: f64 = 106.0;
+/// How much more a slot costs on the multi-resource path (scored policies, NUMA nodes):
+/// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot).
+const MAP_MULTI_RESOURCE: f64 = 2.4;
 
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job.
@@ -77,9 +80,14 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                 }
                 // a map's search: its slots at the ray's limit, at the cost per slot measured
                 // on the committed maps
-                u @ Unit::Ray { .. } => {
+                u @ &Unit::Ray { policy, .. } => {
                     let rate = units::limit_rate(exp, u);
-                    units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB)
+                    let multi = if exp.policies[policy].is_scored() {
+                        MAP_MULTI_RESOURCE
+                    } else {
+                        1.0
+                    };
+                    units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
                 }
                 // a limit search's runs (a study's too) are near the limit: slots at its
                 // arrival rate

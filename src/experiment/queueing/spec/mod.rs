@@ -21,7 +21,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
-pub(crate) use region_map::{RegionMapSpec, degrees};
+pub(crate) use region_map::{RegionMapSpec, degrees, mix, node_traffic};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -501,10 +501,15 @@ impl Experiment {
                 "both tables",
             ));
         }
-        let region_map = region_map::region_map(&cx, raw.region_map.as_ref(), &workload, &labels)?;
+        let region_map = region_map::region_map(
+            &cx,
+            raw.region_map.as_ref(),
+            &workload,
+            &labels,
+            numa.as_ref(),
+        )?;
         if region_map.is_some() {
             for (table, present) in [
-                ("numa", numa.is_some()),
                 ("constraints", constraints.is_some()),
                 ("compaction", raw.compaction.is_some()),
             ] {
@@ -513,7 +518,7 @@ impl Experiment {
                         table,
                         &format!(
                             "no [{table}] with [region_map] (a map's boundaries are those of \
-                             servers without nodes, attributes or compaction)"
+                             servers without attributes or compaction)"
                         ),
                         "both tables",
                     ));

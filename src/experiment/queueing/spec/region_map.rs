@@ -2,10 +2,12 @@
 //! workload's two sizes are the types; along each direction θ of the plane (λ₁/μ, λ₂/μ) the
 //! arrivals are a mix of them in proportion (cos θ, sin θ), and the exact boundaries along the
 //! direction (the capacity region's, K_RED's over X_J, the dyadic set's) are computed here by the
-//! configuration LP. The run stage searches each listed policy's limit along each direction.
+//! configuration LP; with `[numa]`, also the boundary of servers with NUMA nodes (the LP over
+//! nodes), which the policies' limits are then compared with. The run stage searches each
+//! listed policy's limit along each direction.
 
 use super::schema::RawRegionMap;
-use super::{SearchSpec, Workload};
+use super::{QueueNuma, SearchSpec, Workload};
 use crate::configurations::Partition;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
@@ -29,7 +31,11 @@ pub(crate) struct Ray {
     /// The dyadic set's boundary (homogeneous configurations of sizes rounded up to powers of
     /// two), same unit.
     pub(crate) dyadic: f64,
-    /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix).
+    /// With `[numa]`: the boundary of servers with the file's NUMA nodes and share of strict
+    /// jobs, same unit (the node-feasible configuration LP).
+    pub(crate) nodes: Option<f64>,
+    /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix; with `[numa]`,
+    /// of the node-feasible boundary): the load the search is relative to.
     pub(crate) rho: f64,
 }
 
@@ -44,6 +50,12 @@ impl Ray {
             atoms.push((sizes[1], self.mix.1));
         }
         atoms
+    }
+
+    /// The boundary the policies' limits are compared with: with NUMA nodes the node-feasible
+    /// one, else the capacity region's (jobs per server per mean service time).
+    pub(crate) fn limit_capacity(&self) -> f64 {
+        self.nodes.unwrap_or(self.capacity)
     }
 
     /// The mean size along the ray, E\[R\].
@@ -105,6 +117,7 @@ pub(in crate::experiment::queueing) fn region_map(
     raw: Option<&RawRegionMap>,
     workload: &Workload,
     labels: &[String],
+    numa: Option<&QueueNuma>,
 ) -> Result<Option<RegionMapSpec>, ExperimentError> {
     let Some(m) = raw else {
         return Ok(None);
@@ -198,7 +211,7 @@ pub(in crate::experiment::queueing) fn region_map(
     let search = search(cx, m)?;
     let rays = degrees
         .into_iter()
-        .map(|d| ray(cx, sizes, d, j))
+        .map(|d| ray(cx, sizes, d, j, numa))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(RegionMapSpec {
         sizes,
@@ -302,22 +315,20 @@ fn search(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<SearchSpec, ExperimentError>
 }
 
 /// The ray at `degrees` and its exact boundaries.
-fn ray(cx: &Ctx<'_>, sizes: [Size; 2], degrees: f64, j: u32) -> Result<Ray, ExperimentError> {
-    let mix = if degrees == 0.0 {
-        (1.0, 0.0)
-    } else if degrees == 90.0 {
-        (0.0, 1.0)
-    } else {
-        let t = degrees.to_radians();
-        let (c, s) = (t.cos(), t.sin());
-        (c / (c + s), s / (c + s))
-    };
+fn ray(
+    cx: &Ctx<'_>,
+    sizes: [Size; 2],
+    degrees: f64,
+    j: u32,
+    numa: Option<&QueueNuma>,
+) -> Result<Ray, ExperimentError> {
     let mut ray = Ray {
         degrees,
-        mix,
+        mix: mix(degrees),
         capacity: 0.0,
         kred: 0.0,
         dyadic: 0.0,
+        nodes: None,
         rho: 0.0,
     };
     let atoms = ray.atoms(sizes);
@@ -338,5 +349,37 @@ fn ray(cx: &Ctx<'_>, sizes: [Size; 2], degrees: f64, j: u32) -> Result<Ray, Expe
     ray.dyadic = rho_reduced(&atoms, &Partition::dyadic(j), mean)
         .map_err(lp)?
         .per_server;
+    if let Some(n) = numa {
+        let traffic = node_traffic(&atoms, n).map_err(|e| {
+            cx.bad(
+                "numa",
+                "sizes whose ρ* with NUMA nodes can be computed",
+                format!("at {degrees}°: {e}"),
+            )
+        })?;
+        ray.nodes = Some(traffic / mean);
+        ray.rho = traffic;
+    }
     Ok(ray)
+}
+
+/// The shares of the two types along the ray at `degrees` (in [0, 90]): (cos θ, sin θ)
+/// normalised to sum 1, exactly (1, 0) and (0, 1) on the axes.
+pub(crate) fn mix(degrees: f64) -> (f64, f64) {
+    if degrees == 0.0 {
+        (1.0, 0.0)
+    } else if degrees == 90.0 {
+        (0.0, 1.0)
+    } else {
+        let t = degrees.to_radians();
+        let (c, s) = (t.cos(), t.sin());
+        (c / (c + s), s / (c + s))
+    }
+}
+
+/// ρ* (traffic intensity) of `atoms` on the servers of `numa` with its share of strict jobs.
+pub(crate) fn node_traffic(atoms: &[(Size, f64)], numa: &QueueNuma) -> Result<f64, String> {
+    let nodes = numa.layout.nodes(&[Size::UNIT, Size::UNIT, 0]);
+    let cpu: Vec<u64> = nodes.iter().map(|n| n[0]).collect();
+    super::numa::numa_rho(atoms, numa.strict, &cpu)
 }

@@ -168,3 +168,41 @@ fn bad_maps_are_refused_by_key() {
     let text = MAP.replace("[region_map]", "[sweep]\nload = [0.5]\n[not_a_map]");
     assert!(Experiment::parse(Path::new("map.toml"), &text).is_err());
 }
+
+/// With NUMA nodes the limits are compared with the node-feasible capacity: below the
+/// capacity without nodes where strict jobs of 0.3 waste a node's last 0.2, equal where two
+/// jobs of 0.45 fill the two nodes.
+#[test]
+fn with_numa_nodes_the_rays_carry_the_node_feasible_capacity() {
+    let text = r#"
+name = "numa-map"
+[cluster]
+servers = 10
+[workload]
+sizes = { dist = "discrete", values = [0.3, 0.45], probs = [0.5, 0.5] }
+service = { dist = "geometric", mean = 20.0 }
+[numa]
+nodes = 2
+strict = 0.8
+[run]
+slots = 10_000
+[[policy]]
+name = "bf-js"
+score = "bestfit-v1"
+numa = "machine"
+[region_map]
+rays = 4
+"#;
+    let exp = Experiment::parse(Path::new("numa-map.toml"), text).unwrap();
+    let map = exp.region_map.as_ref().unwrap();
+    for r in &map.rays {
+        let nodes = r.nodes.expect("with [numa]");
+        assert!(nodes <= r.capacity + 1e-9, "{r:?}");
+        assert_eq!(r.limit_capacity(), nodes);
+        // ρ* of the search is the node-feasible one
+        assert!((r.rho - nodes * r.mean_size(map.sizes)).abs() < 1e-9);
+    }
+    let (first, last) = (&map.rays[0], &map.rays[3]);
+    assert!(first.nodes.unwrap() < first.capacity - 0.1);
+    assert!((last.nodes.unwrap() - last.capacity).abs() < 1e-9);
+}
