@@ -1,8 +1,8 @@
 //! The third stage of a queueing experiment: every unit's result assembled into one
 //! [`Outcome`] holding each derived table, computed once (the summary per policy and point,
 //! the delays per constraint, the synthesis validation, the saturated loads, a region map's
-//! limits and polygons), then the claims
-//! checked against it. The output stage only formats what is here.
+//! limits and polygons), then the claims checked against it. The output stage only formats
+//! what is here.
 
 mod claims;
 mod constraints;

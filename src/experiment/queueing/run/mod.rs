@@ -1,9 +1,8 @@
 //! The second stage of a queueing experiment: its plan of independent units (every run of the
 //! sweep, every limit search, every saturation estimate, every row of the compaction study,
-//! every (ray, policy) of a region map),
-//! their expected costs, the refusal of plans beyond packlab's limits, and each unit run. It
-//! reads the validated [`Experiment`](super::Experiment) and gives each unit's result, which
-//! the engine journals.
+//! every (ray, policy) of a region map), their expected costs, the refusal of plans beyond
+//! packlab's limits, and each unit run. It reads the validated
+//! [`Experiment`](super::Experiment) and gives each unit's result, which the engine journals.
 
 mod budget;
 pub(crate) mod limit;
