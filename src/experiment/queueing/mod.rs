@@ -11,8 +11,8 @@
 //!   the claims;
 //! - `output`: tables, figures and the report, formatting only.
 //!
-//! A feature (NUMA nodes, placement constraints, trace replay, compaction) adds a module to
-//! each stage it touches, behind that stage's interface.
+//! A feature (NUMA nodes, placement constraints, trace replay, compaction, region maps) adds a
+//! module to each stage it touches, behind that stage's interface.
 
 mod analysis;
 mod output;

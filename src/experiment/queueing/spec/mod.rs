@@ -1,8 +1,8 @@
 //! The first stage of a queueing experiment: its file read into the raw tables of [`schema`],
 //! each section validated by its own module (cluster, workload, horizon, sweep, policies,
-//! plots, claims, compaction; NUMA nodes and placement constraints as features beside them)
-//! into an [`Experiment`] whose laws are ready to sample. Nothing here runs a simulation or
-//! plans one.
+//! plots, claims, compaction; NUMA nodes, placement constraints and region maps as features
+//! beside them) into an [`Experiment`] whose laws are ready to sample. Nothing here runs a
+//! simulation or plans one.
 
 mod claims;
 mod cluster;
