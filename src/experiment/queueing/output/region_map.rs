@@ -250,11 +250,16 @@ pub(super) fn draw(
             )
         }),
         note: Some(format!(
-            "{} server{}, {} rays; limits searched to {} of the capacity along each ray",
+            "{} server{}, {} rays; limits searched to {} of the {}capacity along each ray",
             exp.servers,
             if exp.servers == 1 { "" } else { "s" },
             map.rays.len(),
-            map.search.resolution
+            map.search.resolution,
+            if exp.numa.is_some() {
+                "node-feasible "
+            } else {
+                ""
+            }
         )),
         x_label: format!("λ₁/μ (type 1, size {})", map.sizes[0].as_f64()),
         y_label: format!("λ₂/μ (type 2, size {})", map.sizes[1].as_f64()),
