@@ -19,7 +19,7 @@ pub(crate) struct RayResult {
 }
 
 /// The experiment along ray `ray` of its map: the ray's size law, ρ* and seed.
-pub(crate) fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
+fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
     let map = exp.region_map.as_ref().expect("a map's unit");
     let r = &map.rays[ray];
     let (values, probs): (Vec<_>, Vec<_>) = r.atoms(map.sizes).into_iter().unzip();

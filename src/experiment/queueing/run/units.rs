@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::limit::{ThresholdResult, threshold_search};
-use super::region_map::{RayResult, ray_experiment, search_ray};
+use super::region_map::{RayResult, search_ray};
 use super::simulate::{RunRecord, simulate};
 use super::study::StudyRow;
 use crate::experiment::ExperimentError;
@@ -113,13 +113,12 @@ pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
     plan
 }
 
-/// The arrival rate near the limit a unit searches (jobs per slot): the upper end of ρ*, along
-/// the ray for a map's unit.
+/// The arrival rate near the limit a unit searches (jobs per slot): the upper end of ρ*; for a
+/// map's unit, the ray's boundary c (jobs per server per mean service time) times L / E\[S\].
 pub(in crate::experiment::queueing) fn limit_rate(exp: &Experiment, unit: &Unit) -> f64 {
-    match unit {
-        &Unit::Ray { ray, .. } => {
-            let e = ray_experiment(exp, ray);
-            e.rho_star.map_or(1.0, |r| r.1) * e.rate_per_load()
+    match (unit, &exp.region_map) {
+        (&Unit::Ray { ray, .. }, Some(map)) => {
+            map.rays[ray].limit_capacity() * exp.servers as f64 / exp.workload.service().mean()
         }
         _ => exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load(),
     }
