@@ -80,24 +80,27 @@ pub(crate) const LOG_FLOOR: f64 = 0.01;
 /// Width of the legend column, pixels.
 const LEGEND_WIDTH: u32 = 210;
 
+/// The colours of curves without one of their own, in order (RGB).
+pub(crate) const PALETTE: [(u8, u8, u8); 10] = [
+    (23, 190, 207),
+    (188, 189, 34),
+    (227, 119, 194),
+    (127, 127, 127),
+    (148, 103, 189),
+    (255, 127, 14),
+    (140, 86, 75),
+    (31, 119, 180),
+    (44, 160, 44),
+    (214, 39, 40),
+];
+
 /// The colour of series `i`: its own, or the palette's.
 fn colour(series: &Series, i: usize) -> RGBColor {
     if let Some((r, g, b)) = series.colour {
         return RGBColor(r, g, b);
     }
-    let p = [
-        RGBColor(23, 190, 207),
-        RGBColor(188, 189, 34),
-        RGBColor(227, 119, 194),
-        RGBColor(127, 127, 127),
-        RGBColor(148, 103, 189),
-        RGBColor(255, 127, 14),
-        RGBColor(140, 86, 75),
-        RGBColor(31, 119, 180),
-        RGBColor(44, 160, 44),
-        RGBColor(214, 39, 40),
-    ];
-    p[i % p.len()]
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b)
 }
 
 impl Chart {
@@ -182,14 +185,24 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
     ((x0 - pad, x1 + pad), (y0, y1), band)
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), PlotError>
+/// A plot area and its legend column.
+type Areas<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
+
+/// A figure's frame on a white `root`: the title, the note under it if any, then the plot
+/// area and, to its right, a legend column `legend` pixels wide; returns (plot, legend).
+pub(crate) fn framed<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    title: &str,
+    note: Option<&str>,
+    legend: u32,
+) -> Result<Areas<DB>, PlotError>
 where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
     root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(&chart.title, ("sans-serif", 21)).map_err(e)?;
-    let root = match &chart.note {
+    let root = root.titled(title, ("sans-serif", 21)).map_err(e)?;
+    let root = match note {
         Some(note) => {
             let (top, rest) = root.split_vertically(24);
             top.draw_text(
@@ -203,7 +216,20 @@ where
         None => root,
     };
     let (w, _) = root.dim_in_pixel();
-    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+    Ok(root.split_horizontally(w.saturating_sub(legend)))
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
+    let (plot_area, legend_area) = framed(
+        root.clone(),
+        &chart.title,
+        chart.note.as_deref(),
+        LEGEND_WIDTH,
+    )?;
     let ((x0, x1), (y0, y1), band) = ranges(chart);
     let builder = || {
         let mut b = ChartBuilder::on(&plot_area);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{PlotError, register_font, suffixed, tick, wrap};
+use super::{PlotError, framed, register_font, suffixed, tick, wrap};
 
 /// A region's boundary drawn as a line.
 #[derive(Clone, Debug)]
@@ -76,23 +76,12 @@ where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
-    root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(&plot.title, ("sans-serif", 21)).map_err(e)?;
-    let root = match &plot.note {
-        Some(note) => {
-            let (top, rest) = root.split_vertically(24);
-            top.draw_text(
-                note,
-                &("sans-serif", 14).into_font().color(&RGBColor(70, 70, 70)),
-                (16, 2),
-            )
-            .map_err(e)?;
-            rest
-        }
-        None => root,
-    };
-    let (w, _) = root.dim_in_pixel();
-    let (plot_area, legend_area) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+    let (plot_area, legend_area) = framed(
+        root.clone(),
+        &plot.title,
+        plot.note.as_deref(),
+        LEGEND_WIDTH,
+    )?;
     // each axis from 0 to its largest value, padded (the two axes are scaled independently,
     // so that a long thin region fills the plot)
     let (mut mx, mut my): (f64, f64) = (0.0, 0.0);

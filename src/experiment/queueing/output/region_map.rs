@@ -11,7 +11,7 @@ use crate::experiment::common::{F6, MdTable, Report, render_with, write_csv};
 use crate::experiment::queueing::analysis::{MapLimit, Outcome};
 use crate::experiment::queueing::run::limit::probe_error;
 use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
-use crate::plot::{Band, Outline, RegionPlot, render_region};
+use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
 use crate::policy::registry;
 use crate::stability::plane::Polygon;
 
@@ -195,19 +195,9 @@ pub(super) fn draw(
         .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
         .collect();
     // a policy's own colour, or (a label that is not a policy's name, or a colour taken)
-    // the next of a palette
-    let palette = [
-        (23, 190, 207),
-        (188, 189, 34),
-        (227, 119, 194),
-        (127, 127, 127),
-        (148, 103, 189),
-        (255, 127, 14),
-        (140, 86, 75),
-        (31, 119, 180),
-    ];
+    // the next of the figures' palette
     let mut used: Vec<(u8, u8, u8)> = Vec::new();
-    let mut next = palette.iter().cycle();
+    let mut next = PALETTE.iter().cycle();
     let colours: Vec<(u8, u8, u8)> = map
         .policies
         .iter()
@@ -217,9 +207,9 @@ pub(super) fn draw(
                 // at most one turn of the palette (more policies than colours reuse them)
                 _ => *next
                     .by_ref()
-                    .take(palette.len())
+                    .take(PALETTE.len())
                     .find(|c| !used.contains(c))
-                    .unwrap_or(&palette[used.len() % palette.len()]),
+                    .unwrap_or(&PALETTE[used.len() % PALETTE.len()]),
             };
             used.push(c);
             c
