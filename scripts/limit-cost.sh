@@ -7,11 +7,8 @@
 # PACKLAB_KEEP=<folder> if set (one subfolder per file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PACKLAB_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --quiet
-  bin=./target/release/packlab
-fi
+# shellcheck source=scripts/packlab-bin.sh
+. scripts/packlab-bin.sh
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(experiments/thresholds_uniform_small.toml experiments/thresholds_uniform_large.toml)
 tmp=$(mktemp -d)

@@ -6,11 +6,8 @@
 # tree can be rebuilt while a long regeneration runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PACKLAB_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --quiet
-  bin=./target/release/packlab
-fi
+# shellcheck source=scripts/packlab-bin.sh
+. scripts/packlab-bin.sh
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(experiments/*.toml)
 for f in "${files[@]}"; do
