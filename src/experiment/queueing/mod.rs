@@ -27,7 +27,7 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 pub(crate) use spec::{
     ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
-    RegionMapSpec, SearchSpec, SweepKind, Workload, degrees, mix, node_traffic,
+    RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, degrees, mix,
 };
 
 use super::ExperimentError;

@@ -3,13 +3,13 @@
 //!
 //! Units: a point of the plane is (λ₁/μ, λ₂/μ) over the whole cluster, jobs per mean service
 //! time; along a ray, a load x (traffic intensity) is x·L/E\[R\] of them in total, and its
-//! fraction of the capacity along the ray is x/ρ*, ρ* being exact there (with NUMA nodes, the
-//! node-feasible capacity: fractions are of it).
+//! fraction of the capacity along the ray is x/ρ*, ρ* being exact there (with NUMA nodes or
+//! placement constraints, the restricted capacity: fractions are of it).
 
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
-use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees, mix, node_traffic};
+use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
 use crate::stability::plane::{Polygon, configurations, reduced_configurations};
 
 /// The exact regions of the map's two types, per server.
@@ -21,16 +21,18 @@ pub(crate) struct MapPolygons {
     pub(crate) kred: Polygon,
     /// The dyadic set's region.
     pub(crate) dyadic: Polygon,
-    /// With `[numa]`: the node-feasible region's boundary per server, by its LP on the rays
-    /// of every whole degree from 0° to 90° (not a polygon of configurations: strict and
-    /// splittable jobs of each size are four types).
-    pub(crate) nodes: Option<Vec<(f64, f64)>>,
+    /// With `[numa]` or `[constraints]`: the restricted region's boundary per server, by its
+    /// LP on the rays of every whole degree from 0° to 90° (not a polygon of configurations:
+    /// strict and splittable jobs of each size are four types; constrained jobs are served
+    /// per server group).
+    pub(crate) restricted: Option<Vec<(f64, f64)>>,
 }
 
 /// The polygons of the regions of `exp`'s map.
 pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapPolygons> {
     let map = exp.region_map.as_ref()?;
-    let nodes = exp.numa.as_ref().map(|n| {
+    let restriction = Restriction::of(exp.numa.as_ref(), exp.constraints.as_ref());
+    let restricted = (!matches!(restriction, Restriction::None)).then(|| {
         (0..=90)
             .filter_map(|d| {
                 let (p1, p2) = mix(f64::from(d));
@@ -40,8 +42,9 @@ pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapP
                     .collect();
                 let mean = p1 * map.sizes[0].as_f64() + p2 * map.sizes[1].as_f64();
                 // validated on the map's rays; a failure here leaves the point out
-                node_traffic(&atoms, n)
-                    .ok()
+                restriction
+                    .traffic(&atoms)
+                    .and_then(Result::ok)
                     .map(|t| (t / mean * p1, t / mean * p2))
             })
             .collect()
@@ -56,7 +59,7 @@ pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapP
             map.sizes,
             &Partition::dyadic(map.j),
         )),
-        nodes,
+        restricted,
     })
 }
 

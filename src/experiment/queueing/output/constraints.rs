@@ -167,6 +167,10 @@ pub(in crate::experiment::queueing) fn report(
              them {f:.6} (linear programme over configurations per server group).\n"
         ));
     }
+    if exp.points.is_empty() {
+        // a file that only maps a region: no sweep point to quote delays at
+        return;
+    }
     let rows = &out.delays;
     // the point of the file's constraint-delay plot, else the last
     let top = exp

@@ -30,6 +30,10 @@ struct MapRow {
     /// With `[numa]`: the node-feasible boundary, which the fractions are of.
     #[serde(skip_serializing_if = "Option::is_none")]
     nodes: Option<F6>,
+    /// With `[constraints]`: the boundary under the placement constraints, which the fractions
+    /// are of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    constrained: Option<F6>,
     policy: String,
     lower: F6,
     upper: F6,
@@ -76,7 +80,12 @@ pub(super) fn write_table(
                 two_thirds: map
                     .two_thirds_applies()
                     .then(|| F6(2.0 / 3.0 * r.capacity * l)),
-                nodes: r.nodes.map(|c| F6(c * l)),
+                nodes: exp.numa.as_ref().and(r.restricted).map(|c| F6(c * l)),
+                constrained: exp
+                    .constraints
+                    .as_ref()
+                    .and(r.restricted)
+                    .map(|c| F6(c * l)),
                 policy: exp.labels[m.policy].clone(),
                 lower: F6(m.totals.0),
                 upper: F6(m.totals.1),
@@ -133,61 +142,72 @@ pub(super) fn draw(
     };
     let l = exp.servers as f64;
     let grey = (90, 90, 90);
-    let mut outlines = vec![
-        Outline {
-            label: "capacity region (all configurations)".into(),
-            points: scaled(&polys.capacity, l),
-            colour: (0, 0, 0),
-            dashed: false,
-            width: 2,
-        },
-        Outline {
-            label: format!("K_RED over X_{} (VQS's region)", map.j),
-            points: scaled(&polys.kred, l),
-            colour: (120, 60, 160),
-            dashed: false,
-            width: 2,
-        },
-        Outline {
-            label: format!("dyadic set, J = {}", map.j),
-            points: scaled(&polys.dyadic, l),
-            colour: (200, 120, 30),
-            dashed: true,
-            width: 2,
-        },
-    ];
-    if let Some(nodes) = &polys.nodes {
-        let strict = exp.numa.as_ref().map_or(0.0, |n| n.strict);
+    let mut outlines = vec![Outline {
+        label: "capacity region (all configurations)".into(),
+        points: scaled(&polys.capacity, l),
+        colour: (0, 0, 0),
+        dashed: false,
+        width: 2,
+    }];
+    // K_RED, the dyadic set and the 1/2 and 2/3 guarantees are of servers that take any job
+    // (VQS and VQS-BF have no constrained form): under placement constraints they are not
+    // drawn beside the constrained capacity (region_map.csv keeps their columns)
+    let any_job = exp.constraints.is_none();
+    if any_job {
+        outlines.extend([
+            Outline {
+                label: format!("K_RED over X_{} (VQS's region)", map.j),
+                points: scaled(&polys.kred, l),
+                colour: (120, 60, 160),
+                dashed: false,
+                width: 2,
+            },
+            Outline {
+                label: format!("dyadic set, J = {}", map.j),
+                points: scaled(&polys.dyadic, l),
+                colour: (200, 120, 30),
+                dashed: true,
+                width: 2,
+            },
+        ]);
+    }
+    if let Some(restricted) = &polys.restricted {
+        let label = match &exp.numa {
+            Some(n) => format!(
+                "capacity with NUMA nodes, {}% of jobs strict (LP per degree)",
+                (n.strict * 100.0).round()
+            ),
+            None => "capacity with the placement constraints (LP per degree)".to_string(),
+        };
         outlines.insert(
             1,
             Outline {
-                label: format!(
-                    "capacity with NUMA nodes, {}% of jobs strict (LP per degree)",
-                    (strict * 100.0).round()
-                ),
-                points: nodes.iter().map(|&(x, y)| (x * l, y * l)).collect(),
+                label,
+                points: restricted.iter().map(|&(x, y)| (x * l, y * l)).collect(),
                 colour: (0, 140, 140),
                 dashed: false,
                 width: 2,
             },
         );
     }
-    if map.two_thirds_applies() {
+    if any_job {
+        if map.two_thirds_applies() {
+            outlines.push(Outline {
+                label: "2/3 of capacity (VQS's guarantee)".into(),
+                points: scaled(&polys.capacity, l * 2.0 / 3.0),
+                colour: grey,
+                dashed: true,
+                width: 1,
+            });
+        }
         outlines.push(Outline {
-            label: "2/3 of capacity (VQS's guarantee)".into(),
-            points: scaled(&polys.capacity, l * 2.0 / 3.0),
+            label: "1/2 of capacity (BF-J/S's guarantee)".into(),
+            points: scaled(&polys.capacity, l * 0.5),
             colour: grey,
             dashed: true,
             width: 1,
         });
     }
-    outlines.push(Outline {
-        label: "1/2 of capacity (BF-J/S's guarantee)".into(),
-        points: scaled(&polys.capacity, l * 0.5),
-        colour: grey,
-        dashed: true,
-        width: 1,
-    });
     let vertices = polys
         .capacity
         .vertices
@@ -247,6 +267,8 @@ pub(super) fn draw(
             map.search.resolution,
             if exp.numa.is_some() {
                 "node-feasible "
+            } else if exp.constraints.is_some() {
+                "constrained "
             } else {
                 ""
             }
@@ -302,6 +324,11 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
                  and the K_RED and dyadic columns stay relative to the capacity without nodes.",
                 (n.strict * 100.0).round()
             ),
+            None if exp.constraints.is_some() => " Jobs have placement constraints: the \
+                 fractions are of the capacity under the constraints along each ray (the LP over \
+                 server groups of the ground truth's servers and job classes), and the K_RED and \
+                 dyadic columns stay relative to the capacity without them."
+                .to_string(),
             None => String::new(),
         },
     ));
@@ -313,6 +340,8 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
     ];
     if exp.numa.is_some() {
         header.push("with nodes / capacity".into());
+    } else if exp.constraints.is_some() {
+        header.push("with constraints / capacity".into());
     }
     header.extend(map.policies.iter().map(|&p| exp.labels[p].clone()));
     let mut tab = MdTable::new(header);
@@ -323,7 +352,7 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
             format!("{:.4}", ray.kred / ray.capacity),
             format!("{:.4}", ray.dyadic / ray.capacity),
         ];
-        if let Some(c) = ray.nodes {
+        if let Some(c) = ray.restricted {
             row.push(format!("{:.4}", c / ray.capacity));
         }
         for &p in &map.policies {

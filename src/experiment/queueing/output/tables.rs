@@ -191,10 +191,11 @@ pub(in crate::experiment::queueing) fn write_tables(
     if !out.study.is_empty() {
         files.push(write_csv(dir.join("study.csv"), &study_rows(exp, out))?);
     }
-    if exp.numa.is_some() {
+    // per sweep point: a file that only maps a region has none
+    if exp.numa.is_some() && !exp.points.is_empty() {
         files.push(write_csv(dir.join("numa.csv"), &numa_rows(exp, out))?);
     }
-    if let Some(q) = &exp.constraints {
+    if let Some(q) = exp.constraints.as_ref().filter(|_| !exp.points.is_empty()) {
         files.push(super::constraints::write_delays(exp, q, out, dir)?);
         if q.validates() {
             files.push(super::constraints::write_validation(exp, out, dir)?);

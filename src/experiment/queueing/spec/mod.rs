@@ -21,7 +21,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
-pub(crate) use region_map::{RegionMapSpec, degrees, mix, node_traffic};
+pub(crate) use region_map::{RegionMapSpec, Restriction, degrees, mix};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -506,24 +506,15 @@ impl Experiment {
             raw.region_map.as_ref(),
             &workload,
             &labels,
-            numa.as_ref(),
+            Restriction::of(numa.as_ref(), constraints.as_ref()),
         )?;
-        if region_map.is_some() {
-            for (table, present) in [
-                ("constraints", constraints.is_some()),
-                ("compaction", raw.compaction.is_some()),
-            ] {
-                if present {
-                    return Err(cx.bad(
-                        table,
-                        &format!(
-                            "no [{table}] with [region_map] (a map's boundaries are those of \
-                             servers without attributes or compaction)"
-                        ),
-                        "both tables",
-                    ));
-                }
-            }
+        if region_map.is_some() && raw.compaction.is_some() {
+            return Err(cx.bad(
+                "compaction",
+                "no [compaction] with [region_map] (a map's limits are of the file's servers, \
+                 not of a compacted cluster)",
+                "both tables",
+            ));
         }
         let plots = plots::plots(&at, &raw, run.replications)?;
         let claims = claims::claims(

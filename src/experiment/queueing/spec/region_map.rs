@@ -3,11 +3,13 @@
 //! arrivals are a mix of them in proportion (cos θ, sin θ), and the exact boundaries along the
 //! direction (the capacity region's, K_RED's over X_J, the dyadic set's) are computed here by the
 //! configuration LP; with `[numa]`, also the boundary of servers with NUMA nodes (the LP over
-//! nodes), which the policies' limits are then compared with. The run stage searches each
-//! listed policy's limit along each direction.
+//! nodes), and with `[constraints]` the boundary under the placement constraints (the LP over
+//! server groups), which the policies' limits are then compared with. The run stage searches
+//! each listed policy's limit along each direction.
 
+use super::constraints::constrained_rho;
 use super::schema::RawRegionMap;
-use super::{QueueNuma, SearchSpec, Workload};
+use super::{QueueConstraints, QueueNuma, SearchSpec, Workload};
 use crate::configurations::Partition;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
@@ -31,11 +33,13 @@ pub(crate) struct Ray {
     /// The dyadic set's boundary (homogeneous configurations of sizes rounded up to powers of
     /// two), same unit.
     pub(crate) dyadic: f64,
-    /// With `[numa]`: the boundary of servers with the file's NUMA nodes and share of strict
-    /// jobs, same unit (the node-feasible configuration LP).
-    pub(crate) nodes: Option<f64>,
-    /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix; with `[numa]`,
-    /// of the node-feasible boundary): the load the search is relative to.
+    /// The boundary of restricted servers, same unit: with `[numa]`, of servers with the file's
+    /// NUMA nodes and share of strict jobs (the node-feasible configuration LP); with
+    /// `[constraints]`, of the ground truth's servers and job classes (the configuration LP
+    /// over server groups).
+    pub(crate) restricted: Option<f64>,
+    /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix; with `[numa]` or
+    /// `[constraints]`, of the restricted boundary): the load the search is relative to.
     pub(crate) rho: f64,
 }
 
@@ -52,10 +56,11 @@ impl Ray {
         atoms
     }
 
-    /// The boundary the policies' limits are compared with: with NUMA nodes the node-feasible
-    /// one, else the capacity region's (jobs per server per mean service time).
+    /// The boundary the policies' limits are compared with: with NUMA nodes or placement
+    /// constraints the restricted one, else the capacity region's (jobs per server per mean
+    /// service time).
     pub(crate) fn limit_capacity(&self) -> f64 {
-        self.nodes.unwrap_or(self.capacity)
+        self.restricted.unwrap_or(self.capacity)
     }
 
     /// The mean size along the ray, E\[R\].
@@ -117,7 +122,7 @@ pub(in crate::experiment::queueing) fn region_map(
     raw: Option<&RawRegionMap>,
     workload: &Workload,
     labels: &[String],
-    numa: Option<&QueueNuma>,
+    restriction: Restriction<'_>,
 ) -> Result<Option<RegionMapSpec>, ExperimentError> {
     let Some(m) = raw else {
         return Ok(None);
@@ -211,7 +216,7 @@ pub(in crate::experiment::queueing) fn region_map(
     let search = search(cx, m)?;
     let rays = degrees
         .into_iter()
-        .map(|d| ray(cx, sizes, d, j, numa))
+        .map(|d| ray(cx, sizes, d, j, restriction))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(RegionMapSpec {
         sizes,
@@ -320,7 +325,7 @@ fn ray(
     sizes: [Size; 2],
     degrees: f64,
     j: u32,
-    numa: Option<&QueueNuma>,
+    restriction: Restriction<'_>,
 ) -> Result<Ray, ExperimentError> {
     let mut ray = Ray {
         degrees,
@@ -328,7 +333,7 @@ fn ray(
         capacity: 0.0,
         kred: 0.0,
         dyadic: 0.0,
-        nodes: None,
+        restricted: None,
         rho: 0.0,
     };
     let atoms = ray.atoms(sizes);
@@ -349,18 +354,60 @@ fn ray(
     ray.dyadic = rho_reduced(&atoms, &Partition::dyadic(j), mean)
         .map_err(lp)?
         .per_server;
-    if let Some(n) = numa {
-        let traffic = node_traffic(&atoms, n).map_err(|e| {
+    if let Some(traffic) = restriction.traffic(&atoms) {
+        let traffic = traffic.map_err(|e| {
+            let (key, what) = match restriction {
+                Restriction::Constraints(_) => ("constraints", "placement constraints"),
+                _ => ("numa", "NUMA nodes"),
+            };
             cx.bad(
-                "numa",
-                "sizes whose ρ* with NUMA nodes can be computed",
+                key,
+                &format!("sizes whose ρ* with {what} can be computed"),
                 format!("at {degrees}°: {e}"),
             )
         })?;
-        ray.nodes = Some(traffic / mean);
+        ray.restricted = Some(traffic / mean);
         ray.rho = traffic;
     }
     Ok(ray)
+}
+
+/// What limits the servers beyond capacity 1, if anything: the boundary a map's policies are
+/// measured against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Restriction<'a> {
+    /// Servers of capacity 1 and nothing else.
+    None,
+    /// NUMA nodes with the file's share of strict jobs.
+    Nodes(&'a QueueNuma),
+    /// Placement constraints: the ground truth's servers and job classes.
+    Constraints(&'a QueueConstraints),
+}
+
+impl<'a> Restriction<'a> {
+    /// The restriction of an experiment's `[numa]` or `[constraints]` (never both).
+    pub(crate) fn of(
+        numa: Option<&'a QueueNuma>,
+        constraints: Option<&'a QueueConstraints>,
+    ) -> Self {
+        match (numa, constraints) {
+            (Some(n), _) => Restriction::Nodes(n),
+            (None, Some(q)) => Restriction::Constraints(q),
+            (None, None) => Restriction::None,
+        }
+    }
+
+    /// ρ* (traffic intensity) of size law `atoms` on the restricted servers, `None` without a
+    /// restriction.
+    pub(crate) fn traffic(self, atoms: &[(Size, f64)]) -> Option<Result<f64, String>> {
+        match self {
+            Restriction::None => None,
+            Restriction::Nodes(n) => Some(node_traffic(atoms, n)),
+            Restriction::Constraints(q) => {
+                Some(constrained_rho(&q.truth.classes, atoms).map(|(constrained, _)| constrained))
+            }
+        }
+    }
 }
 
 /// The shares of the two types along the ray at `degrees` (in [0, 90]): (cos θ, sin θ)

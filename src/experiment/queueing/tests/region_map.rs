@@ -196,13 +196,83 @@ rays = 4
     let exp = Experiment::parse(Path::new("numa-map.toml"), text).unwrap();
     let map = exp.region_map.as_ref().unwrap();
     for r in &map.rays {
-        let nodes = r.nodes.expect("with [numa]");
+        let nodes = r.restricted.expect("with [numa]");
         assert!(nodes <= r.capacity + 1e-9, "{r:?}");
         assert_eq!(r.limit_capacity(), nodes);
         // ρ* of the search is the node-feasible one
         assert!((r.rho - nodes * r.mean_size(map.sizes)).abs() < 1e-9);
     }
     let (first, last) = (&map.rays[0], &map.rays[3]);
-    assert!(first.nodes.unwrap() < first.capacity - 0.1);
-    assert!((last.nodes.unwrap() - last.capacity).abs() < 1e-9);
+    assert!(first.restricted.unwrap() < first.capacity - 0.1);
+    assert!((last.restricted.unwrap() - last.capacity).abs() < 1e-9);
+}
+
+/// Under placement constraints with classes drawn independently of sizes, every class's traffic
+/// has the ray's mix, so the constrained capacity along a ray is the capacity without
+/// constraints times Hall's ratio of the classes and server groups, min over sets S of classes
+/// of σ(groups S may use) / P(S) (at most 1), the same on every ray: checked against the LP
+/// over server groups on each ray, with the ratio computed by enumeration here.
+#[test]
+fn under_placement_constraints_the_rays_carry_the_constrained_capacity() {
+    let text = r#"
+name = "constrained-map"
+seed = 4
+[cluster]
+servers = 20
+[workload]
+sizes = { dist = "discrete", values = [0.35, 0.3], probs = [0.5, 0.5] }
+service = { dist = "geometric", mean = 10.0 }
+[run]
+slots = 10_000
+[[policy]]
+name = "bf-js"
+score = "bestfit-v1"
+[constraints]
+vocabulary = ["tier = gold"]
+compare_unconstrained = false
+[constraints.values]
+tier = ["gold", "silver"]
+[[constraints.machines]]
+share = 1.0
+frequency = [0.3]
+[[constraints.tasks]]
+share = 0.4
+frequency = [1]
+[[constraints.tasks]]
+share = 0.6
+frequency = [0]
+[region_map]
+rays = 5
+"#;
+    let exp = Experiment::parse(Path::new("constrained-map.toml"), text).unwrap();
+    let map = exp.region_map.as_ref().unwrap();
+    let classes = &exp.constraints.as_ref().unwrap().truth.classes;
+    let (group_of_kind, allowed) = classes.table.groups();
+    let mut share = vec![0.0; allowed[0].len()];
+    for &k in &classes.kind {
+        share[group_of_kind[k as usize] as usize] += 1.0 / classes.kind.len() as f64;
+    }
+    let n = allowed.len();
+    let mut hall: f64 = 1.0;
+    for set in 1..1u32 << n {
+        let p: f64 = (0..n)
+            .filter(|a| set >> a & 1 == 1)
+            .map(|a| classes.probability[a])
+            .sum();
+        let reach: f64 = (0..share.len())
+            .filter(|&g| (0..n).any(|a| set >> a & 1 == 1 && allowed[a][g]))
+            .map(|g| share[g])
+            .sum();
+        if p > 0.0 {
+            hall = hall.min(reach / p);
+        }
+    }
+    // the gold servers cannot take all the gold jobs at the unconstrained capacity
+    assert!(hall < 0.95, "{hall}");
+    for r in &map.rays {
+        let c = r.restricted.expect("with [constraints]");
+        assert!((c / r.capacity - hall).abs() < 1e-7, "{r:?}: ratio {hall}");
+        assert_eq!(r.limit_capacity(), c);
+        assert!((r.rho - c * r.mean_size(map.sizes)).abs() < 1e-9);
+    }
 }
