@@ -9,6 +9,7 @@
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
+use crate::experiment::queueing::spec::{held_boundaries, slice};
 use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
 use crate::stability::plane::{Polygon, configurations, reduced_configurations};
 
@@ -26,13 +27,84 @@ pub(crate) struct MapPolygons {
     /// strict and splittable jobs of each size are four types; constrained jobs are served
     /// per server group).
     pub(crate) restricted: Option<Vec<(f64, f64)>>,
+    /// With held types: the slices at the held rates (per server, by bisection over the LP on
+    /// the rays of every whole degree), which replace the polygons above in the figure.
+    pub(crate) slices: Option<HeldSlices>,
+}
+
+/// The regions' slices at the held types' rates, per server, one point per whole degree from
+/// 0° to 90° (a region the held types alone are outside has no point there).
+#[derive(Clone, Debug)]
+pub(crate) struct HeldSlices {
+    /// The capacity region's.
+    pub(crate) capacity: Vec<(f64, f64)>,
+    /// K_RED's over X_J.
+    pub(crate) kred: Vec<(f64, f64)>,
+    /// The dyadic set's.
+    pub(crate) dyadic: Vec<(f64, f64)>,
+    /// 1/2 of the capacity region's (BF-J/S's guarantee).
+    pub(crate) half: Vec<(f64, f64)>,
+    /// 2/3 of it (VQS's guarantee).
+    pub(crate) two_thirds: Vec<(f64, f64)>,
 }
 
 /// The polygons of the regions of `exp`'s map.
 pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapPolygons> {
     let map = exp.region_map.as_ref()?;
     let restriction = Restriction::of(exp.numa.as_ref(), exp.constraints.as_ref());
-    let restricted = (!matches!(restriction, Restriction::None)).then(|| {
+    let (restricted, slices) = if map.held.is_empty() {
+        (restricted(map, restriction), None)
+    } else {
+        held_slices(map, restriction)
+    };
+    Some(MapPolygons {
+        capacity: Polygon::of(&configurations(map.sizes)),
+        kred: Polygon::of(&reduced_configurations(
+            map.sizes,
+            &Partition::universal(map.j),
+        )),
+        dyadic: Polygon::of(&reduced_configurations(
+            map.sizes,
+            &Partition::dyadic(map.j),
+        )),
+        restricted,
+        slices,
+    })
+}
+
+/// The slices of every region at the held rates on the rays of every whole degree, and the
+/// restricted region's if any.
+fn held_slices(
+    map: &RegionMapSpec,
+    restriction: Restriction<'_>,
+) -> (Option<Vec<(f64, f64)>>, Option<HeldSlices>) {
+    let boundaries = held_boundaries(map.j, restriction);
+    let mut points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); boundaries.len()];
+    for d in 0..=90 {
+        let m = mix(f64::from(d));
+        for (b, out) in boundaries.iter().zip(&mut points) {
+            // validated on the map's rays; a failure here leaves the point out
+            if let Ok(Some(t)) = slice(map.sizes, m, &map.held, b.as_ref()) {
+                out.push((t * m.0, t * m.1));
+            }
+        }
+    }
+    let restricted = (points.len() > 5).then(|| points.pop().unwrap_or_default());
+    let mut p = points.into_iter();
+    let mut next = || p.next().unwrap_or_default();
+    let slices = HeldSlices {
+        capacity: next(),
+        kred: next(),
+        dyadic: next(),
+        half: next(),
+        two_thirds: next(),
+    };
+    (restricted, Some(slices))
+}
+
+/// The restricted region's boundary on the rays of every whole degree, if any.
+fn restricted(map: &RegionMapSpec, restriction: Restriction<'_>) -> Option<Vec<(f64, f64)>> {
+    (!matches!(restriction, Restriction::None)).then(|| {
         (0..=90)
             .filter_map(|d| {
                 let (p1, p2) = mix(f64::from(d));
@@ -48,18 +120,6 @@ pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapP
                     .map(|t| (t / mean * p1, t / mean * p2))
             })
             .collect()
-    });
-    Some(MapPolygons {
-        capacity: Polygon::of(&configurations(map.sizes)),
-        kred: Polygon::of(&reduced_configurations(
-            map.sizes,
-            &Partition::universal(map.j),
-        )),
-        dyadic: Polygon::of(&reduced_configurations(
-            map.sizes,
-            &Partition::dyadic(map.j),
-        )),
-        restricted,
     })
 }
 

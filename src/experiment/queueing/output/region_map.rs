@@ -25,7 +25,8 @@ struct MapRow {
     capacity: F6,
     kred: F6,
     dyadic: F6,
-    half: F6,
+    /// Empty where the held types alone are outside 1/2 of the capacity region.
+    half: Option<F6>,
     two_thirds: Option<F6>,
     /// With `[numa]`: the node-feasible boundary, which the fractions are of.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,10 +77,11 @@ pub(super) fn write_table(
                 capacity: F6(r.capacity * l),
                 kred: F6(r.kred * l),
                 dyadic: F6(r.dyadic * l),
-                half: F6(0.5 * r.capacity * l),
-                two_thirds: map
-                    .two_thirds_applies()
-                    .then(|| F6(2.0 / 3.0 * r.capacity * l)),
+                half: r.half().map(|c| F6(c * l)),
+                two_thirds: r
+                    .two_thirds()
+                    .filter(|_| map.two_thirds_applies())
+                    .map(|c| F6(c * l)),
                 nodes: exp.numa.as_ref().and(r.restricted).map(|c| F6(c * l)),
                 constrained: exp
                     .constraints
@@ -114,6 +116,22 @@ pub(super) fn write_table(
     write_csv(dir.join("region_map.csv"), &rows).map(Some)
 }
 
+/// The held types in words (empty without), after `lead`.
+fn held_words(map: &RegionMapSpec, l: f64, lead: &str) -> String {
+    if map.held.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = map
+        .held
+        .iter()
+        .map(|h| {
+            let rate = (h.per_server * l * 1e9).round() / 1e9;
+            format!("size {} held at λ/μ = {rate}", h.size.as_f64())
+        })
+        .collect();
+    format!("{lead}{}", each.join(", "))
+}
+
 /// A polygon's vertices in the plane of the whole cluster.
 fn scaled(p: &Polygon, by: f64) -> Vec<(f64, f64)> {
     p.vertices
@@ -142,9 +160,21 @@ pub(super) fn draw(
     };
     let l = exp.servers as f64;
     let grey = (90, 90, 90);
+    // the polygons of the two types, or with held types their slices at the held rates
+    let [capacity, kred, dyadic, half, two_thirds] = match &polys.slices {
+        Some(s) => [&s.capacity, &s.kred, &s.dyadic, &s.half, &s.two_thirds]
+            .map(|v| v.iter().map(|&(x, y)| (x * l, y * l)).collect()),
+        None => [
+            scaled(&polys.capacity, l),
+            scaled(&polys.kred, l),
+            scaled(&polys.dyadic, l),
+            scaled(&polys.capacity, l * 0.5),
+            scaled(&polys.capacity, l * 2.0 / 3.0),
+        ],
+    };
     let mut outlines = vec![Outline {
         label: "capacity region (all configurations)".into(),
-        points: scaled(&polys.capacity, l),
+        points: capacity,
         colour: (0, 0, 0),
         dashed: false,
         width: 2,
@@ -157,14 +187,14 @@ pub(super) fn draw(
         outlines.extend([
             Outline {
                 label: format!("K_RED over X_{} (VQS's region)", map.j),
-                points: scaled(&polys.kred, l),
+                points: kred,
                 colour: (120, 60, 160),
                 dashed: false,
                 width: 2,
             },
             Outline {
                 label: format!("dyadic set, J = {}", map.j),
-                points: scaled(&polys.dyadic, l),
+                points: dyadic,
                 colour: (200, 120, 30),
                 dashed: true,
                 width: 2,
@@ -194,7 +224,7 @@ pub(super) fn draw(
         if map.two_thirds_applies() {
             outlines.push(Outline {
                 label: "2/3 of capacity (VQS's guarantee)".into(),
-                points: scaled(&polys.capacity, l * 2.0 / 3.0),
+                points: two_thirds,
                 colour: grey,
                 dashed: true,
                 width: 1,
@@ -202,18 +232,25 @@ pub(super) fn draw(
         }
         outlines.push(Outline {
             label: "1/2 of capacity (BF-J/S's guarantee)".into(),
-            points: scaled(&polys.capacity, l * 0.5),
+            points: half,
             colour: grey,
             dashed: true,
             width: 1,
         });
     }
-    let vertices = polys
-        .capacity
-        .vertices
-        .iter()
-        .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
-        .collect();
+    // a held type's outside a region (e.g. K_RED's): nothing to draw
+    outlines.retain(|o| !o.points.is_empty());
+    // the configurations are the capacity polygon's vertices only without held types
+    let vertices = if map.held.is_empty() {
+        polys
+            .capacity
+            .vertices
+            .iter()
+            .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // a policy's own colour, or (a label that is not a policy's name, or a colour taken)
     // the next of the figures' palette
     let mut used: Vec<(u8, u8, u8)> = Vec::new();
@@ -260,7 +297,7 @@ pub(super) fn draw(
             )
         }),
         note: Some(format!(
-            "{} server{}, {} rays; limits searched to {} of the {}capacity along each ray",
+            "{} server{}, {} rays; limits searched to {} of the {}capacity along each ray{}",
             exp.servers,
             if exp.servers == 1 { "" } else { "s" },
             map.rays.len(),
@@ -271,7 +308,8 @@ pub(super) fn draw(
                 "constrained "
             } else {
                 ""
-            }
+            },
+            held_words(map, l, "; ")
         )),
         x_label: format!("λ₁/μ (type 1, size {})", map.sizes[0].as_f64()),
         y_label: format!("λ₂/μ (type 2, size {})", map.sizes[1].as_f64()),
@@ -303,7 +341,7 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
          set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
          limit search (lower end shown stable, upper end shown unstable), here as fractions of \
          the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
-         every probe.{}\n",
+         every probe.{}{}\n",
         exp.servers,
         if exp.servers == 1 { "" } else { "s" },
         map.sizes[0].as_f64(),
@@ -330,6 +368,19 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
                  dyadic columns stay relative to the capacity without them."
                 .to_string(),
             None => String::new(),
+        },
+        if map.held.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The map is a slice: {}. The vertices above are of the two free types alone; \
+                 with the held types the regions are cut at their rates, and every boundary \
+                 along a ray (the capacity region's, K_RED's, the dyadic set's and the \
+                 guarantees', 1/2 and 2/3 of the capacity region cut at the same rates) is \
+                 found by bisection over the configuration LP of all the types. The \
+                 fractions are of the sliced capacity along the ray.",
+                held_words(map, l, "")
+            )
         },
     ));
     let mut header = vec![

@@ -29,6 +29,8 @@
 //! upper − lower is at most `resolution` × ρ*, when no gap is wider than a quarter of that, or after
 //! `max_probes` probes.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use crate::experiment::ExperimentError;
@@ -181,15 +183,21 @@ fn decidable(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
     could(counts[0], counts[1]) || could(counts[1], counts[0])
 }
 
+/// The system a probe at load x runs: the experiment (whose size law may depend on x, as on a
+/// region map with held types) and the arrival rate, jobs per slot.
+pub(crate) type ProbeAt<'a> = dyn Fn(f64) -> (Cow<'a, Experiment>, f64) + Sync + 'a;
+
 /// Probes load `load` for `policy`: rounds of the file's replications until decisive, or
-/// until no later round could decide it.
+/// until no later round could decide it. `exp` names the search and seeds its runs; `at` gives
+/// the system at the load.
 fn probe(
     exp: &Experiment,
     policy: usize,
     load: f64,
     search: &SearchSpec,
+    at: &ProbeAt<'_>,
 ) -> Result<Probe, ExperimentError> {
-    let rate = load * exp.rate_per_load();
+    let (system, rate) = at(load);
     let n = exp.run.replications;
     let mut counts = [0usize; 3];
     let mut slots = 0u64;
@@ -206,7 +214,7 @@ fn probe(
                         .part(u64::from(rep - round * n), u64::from(n))
                 });
                 crate::progress::within(part, || {
-                    super::simulate::run_at(exp, policy, rate, seed, (0, false))
+                    super::simulate::run_at(&system, policy, rate, seed, (0, false))
                         .map(|r| (r.verdict, r.slots))
                 })
             })
@@ -230,12 +238,13 @@ fn probe(
 }
 
 /// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
-/// is reported with the result.
+/// is reported with the result. A probe at load x runs the system `at(x)`.
 pub(crate) fn limit_search(
     exp: &Experiment,
     policy: usize,
     search: SearchSpec,
     rho: (f64, f64),
+    at: &ProbeAt<'_>,
 ) -> Result<ThresholdResult, ExperimentError> {
     let (mut lower, mut upper) = (0.0, rho.1);
     let mut upper_shown = false;
@@ -258,7 +267,7 @@ pub(crate) fn limit_search(
         let mid = (a + b) / 2.0;
         let part = crate::progress::current()
             .map(|s| s.part(probes.len() as u64, u64::from(search.max_probes)));
-        let p = crate::progress::within(part, || probe(exp, policy, mid, &search))?;
+        let p = crate::progress::within(part, || probe(exp, policy, mid, &search, at))?;
         crate::progress::note(|| {
             format!(
                 "{}: limit of {}: probe {} at load {mid:.4} {} ({} runs)",
@@ -304,7 +313,10 @@ pub(crate) fn threshold_search(
     search: SearchSpec,
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
-    limit_search(exp, policy, search, rho)
+    let rate = exp.rate_per_load();
+    limit_search(exp, policy, search, rho, &|x| {
+        (Cow::Borrowed(exp), x * rate)
+    })
 }
 
 #[cfg(test)]

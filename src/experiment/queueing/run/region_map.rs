@@ -3,6 +3,8 @@
 //! of threshold claims ([`super::limit`]) on it. Every policy on a ray sees the same random
 //! streams (the ray's seed derives from the experiment's and the ray's direction only).
 
+use std::borrow::Cow;
+
 use super::limit::{ThresholdResult, limit_search};
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, Workload, degrees};
@@ -22,18 +24,24 @@ pub(crate) struct RayResult {
 fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
     let map = exp.region_map.as_ref().expect("a map's unit");
     let r = &map.rays[ray];
-    let (values, probs): (Vec<_>, Vec<_>) = r.atoms(map.sizes).into_iter().unzip();
     let mut e = exp.clone();
-    if let Workload::Sampled { sizes, .. } = &mut e.workload {
-        *sizes = SizeLaw::discrete(values, probs).expect("a mix with a positive share");
-    }
+    set_law(&mut e, r.atoms(map.sizes));
     e.rho_star = Some((r.rho, r.rho));
     e.header.seed = derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]);
     e.header.name = format!("{} at {}", exp.header.name, degrees(r.degrees));
     e
 }
 
-/// The limit of `policy` along ray `ray`, as an interval on the ray's load.
+/// Replaces the size law of `e` by the discrete law of `atoms`.
+fn set_law(e: &mut Experiment, atoms: Vec<(crate::model::Size, f64)>) {
+    let (values, probs): (Vec<_>, Vec<_>) = atoms.into_iter().unzip();
+    if let Workload::Sampled { sizes, .. } = &mut e.workload {
+        *sizes = SizeLaw::discrete(values, probs).expect("a mix with a positive share");
+    }
+}
+
+/// The limit of `policy` along ray `ray`, as an interval on the ray's load (with held types,
+/// the free types' traffic: the held types' comes on top).
 pub(crate) fn search_ray(
     exp: &Experiment,
     policy: usize,
@@ -42,8 +50,22 @@ pub(crate) fn search_ray(
     let map = exp.region_map.as_ref().expect("a map's unit");
     let e = ray_experiment(exp, ray);
     let rho = e.rho_star.expect("set along the ray");
-    Ok(RayResult {
-        ray,
-        limit: limit_search(&e, policy, map.search, rho)?,
-    })
+    let limit = if map.held.is_empty() {
+        let rate = e.rate_per_load();
+        limit_search(&e, policy, map.search, rho, &|x| {
+            (Cow::Borrowed(&e), x * rate)
+        })?
+    } else {
+        // the free types' traffic x with the held types on top: the law changes with x
+        let r = &map.rays[ray];
+        let per_server = exp.servers as f64 / exp.workload.service().mean();
+        let at = |x: f64| {
+            let (atoms, total) = map.law_at(ray, x / r.mean_size(map.sizes));
+            let mut system = e.clone();
+            set_law(&mut system, atoms);
+            (Cow::Owned(system), total * per_server)
+        };
+        limit_search(&e, policy, map.search, rho, &at)?
+    };
+    Ok(RayResult { ray, limit })
 }

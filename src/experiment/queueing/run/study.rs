@@ -75,7 +75,10 @@ pub(crate) fn row(
     scorer: Scorer,
 ) -> Result<StudyRow, ExperimentError> {
     let (compaction, demand) = compaction_of(exp, spec, scorer);
-    let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0))?;
+    let rate = exp.rate_per_load();
+    let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0), &|x| {
+        (std::borrow::Cow::Borrowed(exp), x * rate)
+    })?;
     Ok(StudyRow {
         policy,
         compaction,

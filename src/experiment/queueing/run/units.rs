@@ -118,7 +118,8 @@ pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
 pub(in crate::experiment::queueing) fn limit_rate(exp: &Experiment, unit: &Unit) -> f64 {
     match (unit, &exp.region_map) {
         (&Unit::Ray { ray, .. }, Some(map)) => {
-            map.rays[ray].limit_capacity() * exp.servers as f64 / exp.workload.service().mean()
+            (map.rays[ray].limit_capacity() + map.held_rate()) * exp.servers as f64
+                / exp.workload.service().mean()
         }
         _ => exp.rho_star.map_or(1.0, |r| r.1) * exp.rate_per_load(),
     }

@@ -21,7 +21,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
-pub(crate) use region_map::{RegionMapSpec, Restriction, degrees, mix};
+pub(crate) use region_map::{RegionMapSpec, Restriction, degrees, held_boundaries, mix, slice};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -506,6 +506,7 @@ impl Experiment {
             raw.region_map.as_ref(),
             &workload,
             &labels,
+            servers,
             Restriction::of(numa.as_ref(), constraints.as_ref()),
         )?;
         if region_map.is_some() && raw.compaction.is_some() {

@@ -39,8 +39,14 @@ pub(crate) struct Ray {
     /// over server groups).
     pub(crate) restricted: Option<f64>,
     /// ρ* along the ray as a traffic intensity (c · E\[R\] of the ray's mix; with `[numa]` or
-    /// `[constraints]`, of the restricted boundary): the load the search is relative to.
+    /// `[constraints]`, of the restricted boundary): the load the search is relative to. With
+    /// held types, the free types' traffic at the boundary (the held types' comes on top).
     pub(crate) rho: f64,
+    /// With held types: the boundaries along the ray of 1/2 and 2/3 of the capacity region
+    /// (its slice at the held rates, `None` where the held types alone are outside it), same
+    /// unit as `capacity`; without, these are `capacity` scaled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) held_guarantees: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl Ray {
@@ -63,10 +69,38 @@ impl Ray {
         self.restricted.unwrap_or(self.capacity)
     }
 
-    /// The mean size along the ray, E\[R\].
+    /// The mean size along the ray, E\[R\] (of the free types' mix).
     pub(crate) fn mean_size(&self, sizes: [Size; 2]) -> f64 {
         self.mix.0 * sizes[0].as_f64() + self.mix.1 * sizes[1].as_f64()
     }
+
+    /// The boundary along the ray of 1/2 of the capacity region (BF-J/S's guarantee), same
+    /// unit as `capacity`; `None` where the held types alone are outside it.
+    pub(crate) fn half(&self) -> Option<f64> {
+        match self.held_guarantees {
+            Some((h, _)) => h,
+            None => Some(0.5 * self.capacity),
+        }
+    }
+
+    /// The same for 2/3 of it (VQS's guarantee, where it applies).
+    pub(crate) fn two_thirds(&self) -> Option<f64> {
+        match self.held_guarantees {
+            Some((_, t)) => t,
+            None => Some(2.0 / 3.0 * self.capacity),
+        }
+    }
+}
+
+/// A job type held at a fixed rate while the map's two free types vary: the map is then the
+/// slice of the regions of all the types at these rates.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub(crate) struct Held {
+    /// Its size.
+    pub(crate) size: Size,
+    /// Its rate, jobs per server per mean service time (the file's `rate`, λ/μ over the whole
+    /// cluster, over L).
+    pub(crate) per_server: f64,
 }
 
 /// `[region_map]`, validated.
@@ -84,6 +118,9 @@ pub(crate) struct RegionMapSpec {
     pub(crate) search: SearchSpec,
     /// The figure's title (a default naming the experiment and the sizes when `None`).
     pub(crate) title: Option<String>,
+    /// The types held at fixed rates (`[[region_map.held]]`), in the file's order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) held: Vec<Held>,
 }
 
 impl RegionMapSpec {
@@ -91,7 +128,7 @@ impl RegionMapSpec {
     /// Theorem 3 with Proposition 1).
     pub(crate) fn two_thirds_applies(&self) -> bool {
         let floor = Size::ratio(1, 1 << self.j);
-        self.sizes.iter().all(|&s| s > floor)
+        self.sizes.iter().all(|&s| s > floor) && self.held.iter().all(|h| h.size > floor)
     }
 
     /// The ray at `degrees` (to [`ANGLE_TOLERANCE`], so that a claim may name the rays of
@@ -101,6 +138,79 @@ impl RegionMapSpec {
             .iter()
             .position(|r| (r.degrees - degrees).abs() < ANGLE_TOLERANCE)
     }
+
+    /// The held types' rate in total, jobs per server per mean service time.
+    pub(crate) fn held_rate(&self) -> f64 {
+        self.held.iter().map(|h| h.per_server).sum()
+    }
+
+    /// The size law at a point of ray `ray` where the free types arrive at `free` jobs per
+    /// server per mean service time in total, the held types at their rates: its atoms (size,
+    /// probability) and the total rate, jobs per server per mean service time.
+    pub(crate) fn law_at(&self, ray: usize, free: f64) -> (Vec<(Size, f64)>, f64) {
+        let r = &self.rays[ray];
+        rates_law(
+            [
+                (self.sizes[0], free * r.mix.0),
+                (self.sizes[1], free * r.mix.1),
+            ],
+            &self.held,
+        )
+    }
+}
+
+/// The law of types arriving at `free` and `held` rates (jobs per server per mean service
+/// time): atoms of the positive rates and their total.
+fn rates_law(free: [(Size, f64); 2], held: &[Held]) -> (Vec<(Size, f64)>, f64) {
+    let rates: Vec<(Size, f64)> = free
+        .into_iter()
+        .chain(held.iter().map(|h| (h.size, h.per_server)))
+        .filter(|r| r.1 > 0.0)
+        .collect();
+    let total: f64 = rates.iter().map(|r| r.1).sum();
+    (
+        rates.into_iter().map(|(s, r)| (s, r / total)).collect(),
+        total,
+    )
+}
+
+/// Along the direction `mix` of the free types' plane with the `held` types at their rates, the
+/// largest free rate t (jobs per server per mean service time) whose point is inside the region
+/// whose boundary along any law is `c_of(atoms)`, same unit: the points of the ray inside a
+/// convex region that holds the held point form an interval [0, t*], found by bisection to
+/// double precision (each step one configuration LP). `None` when the held types alone are
+/// outside the region.
+pub(crate) fn slice(
+    sizes: [Size; 2],
+    mix: (f64, f64),
+    held: &[Held],
+    c_of: &BoundaryOf<'_>,
+) -> Result<Option<f64>, String> {
+    let inside = |t: f64| -> Result<bool, String> {
+        let (atoms, total) = rates_law([(sizes[0], t * mix.0), (sizes[1], t * mix.1)], held);
+        Ok(total <= c_of(&atoms)? * (1.0 + 1e-12))
+    };
+    if !inside(0.0)? {
+        return Ok(None);
+    }
+    // the boundary without the held types bounds the slice's
+    let free: Vec<(Size, f64)> = [(sizes[0], mix.0), (sizes[1], mix.1)]
+        .into_iter()
+        .filter(|a| a.1 > 0.0)
+        .collect();
+    let (mut lo, mut hi) = (0.0, c_of(&free)?);
+    if inside(hi)? {
+        return Ok(Some(hi));
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if inside(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(lo))
 }
 
 /// Two directions closer than this (degrees) are the same one.
@@ -122,6 +232,7 @@ pub(in crate::experiment::queueing) fn region_map(
     raw: Option<&RawRegionMap>,
     workload: &Workload,
     labels: &[String],
+    servers: usize,
     restriction: Restriction<'_>,
 ) -> Result<Option<RegionMapSpec>, ExperimentError> {
     let Some(m) = raw else {
@@ -143,31 +254,46 @@ pub(in crate::experiment::queueing) fn region_map(
         }
         _ => None,
     };
-    let sizes = match workload {
-        Workload::Sampled { .. } => match written {
-            Some(a) if a.len() == 2 => [a[0], a[1]],
-            Some(a) if a.len() > 2 => {
-                return Err(cx.bad(
-                    "workload.sizes",
-                    "two sizes for a [region_map] (its two free types; more than two free \
-                     types cannot be mapped in a plane)",
-                    format!("{} sizes", a.len()),
-                ));
-            }
-            _ => {
-                return Err(cx.bad(
-                    "workload.sizes",
-                    "a discrete law of two sizes for a [region_map] (its two job types)",
-                    "a law of one size or a continuous law",
-                ));
-            }
-        },
+    let Some(written) = written.filter(|_| matches!(workload, Workload::Sampled { .. })) else {
+        return Err(match workload {
+            Workload::Sampled { .. } => cx.bad(
+                "workload.sizes",
+                "a discrete law of two sizes for a [region_map] (its two job types)",
+                "a continuous law",
+            ),
+            _ => cx.bad(
+                "region_map",
+                "sampled sizes of one resource (a map of request vectors or of a replayed \
+                 trace is not built)",
+                "request vectors or a trace",
+            ),
+        });
+    };
+    let held = held(cx, m, &written, servers)?;
+    let free: Vec<Size> = written
+        .iter()
+        .copied()
+        .filter(|s| !held.iter().any(|h| h.size == *s))
+        .collect();
+    let sizes = match free[..] {
+        [a, b] => [a, b],
+        _ if free.len() > 2 => {
+            return Err(cx.bad(
+                "workload.sizes",
+                "two free sizes for a [region_map] (more than two free types cannot be mapped \
+                 in a plane: hold the others at fixed rates with [[region_map.held]])",
+                format!("{} free sizes", free.len()),
+            ));
+        }
         _ => {
             return Err(cx.bad(
-                "region_map",
-                "sampled sizes of one resource (a map of request vectors or of a replayed trace \
-                 is not built)",
-                "request vectors or a trace",
+                "workload.sizes",
+                "two free sizes for a [region_map] (its two job types), besides any held ones",
+                format!(
+                    "{} free size{}",
+                    free.len(),
+                    if free.len() == 1 { "" } else { "s" }
+                ),
             ));
         }
     };
@@ -216,7 +342,7 @@ pub(in crate::experiment::queueing) fn region_map(
     let search = search(cx, m)?;
     let rays = degrees
         .into_iter()
-        .map(|d| ray(cx, sizes, d, j, restriction))
+        .map(|d| ray(cx, (sizes, &held), d, j, restriction))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(RegionMapSpec {
         sizes,
@@ -225,7 +351,51 @@ pub(in crate::experiment::queueing) fn region_map(
         j,
         search,
         title: m.title.clone(),
+        held,
     }))
+}
+
+/// `[[region_map.held]]`: each a size of the workload's law and a rate, λ/μ over the cluster
+/// (> 0), distinct sizes.
+fn held(
+    cx: &Ctx<'_>,
+    m: &RawRegionMap,
+    written: &[Size],
+    servers: usize,
+) -> Result<Vec<Held>, ExperimentError> {
+    let mut out: Vec<Held> = Vec::new();
+    for (i, h) in m.held.iter().flatten().enumerate() {
+        let key = |k: &str| format!("region_map.held[{i}].{k}");
+        let size = Size::from_f64(h.size)
+            .filter(|s| written.contains(s))
+            .ok_or_else(|| {
+                cx.bad(
+                    &key("size"),
+                    "one of the sizes of workload.sizes (the type to hold)",
+                    h.size,
+                )
+            })?;
+        if out.iter().any(|o| o.size == size) {
+            return Err(cx.bad(
+                &key("size"),
+                "distinct held sizes",
+                format!("{} twice", h.size),
+            ));
+        }
+        if !(h.rate.is_finite() && h.rate > 0.0) {
+            return Err(cx.bad(
+                &key("rate"),
+                "a rate > 0, λ/μ over the whole cluster (jobs per mean service time, the plane's \
+                 unit)",
+                h.rate,
+            ));
+        }
+        out.push(Held {
+            size,
+            per_server: h.rate / servers as f64,
+        });
+    }
+    Ok(out)
 }
 
 /// The directions in degrees: `rays = N` evenly from 0 to 90 (both axes included), or
@@ -322,7 +492,7 @@ fn search(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<SearchSpec, ExperimentError>
 /// The ray at `degrees` and its exact boundaries.
 fn ray(
     cx: &Ctx<'_>,
-    sizes: [Size; 2],
+    (sizes, held): ([Size; 2], &[Held]),
     degrees: f64,
     j: u32,
     restriction: Restriction<'_>,
@@ -335,7 +505,11 @@ fn ray(
         dyadic: 0.0,
         restricted: None,
         rho: 0.0,
+        held_guarantees: None,
     };
+    if !held.is_empty() {
+        return held_ray(cx, ray, (sizes, held), j, restriction);
+    }
     let atoms = ray.atoms(sizes);
     let mean = ray.mean_size(sizes);
     let lp = |e: crate::configurations::region::RegionError| {
@@ -370,6 +544,89 @@ fn ray(
         ray.rho = traffic;
     }
     Ok(ray)
+}
+
+/// The boundaries of `ray` with the `held` types at their rates: each region's slice along
+/// the ray ([`slice`]).
+fn held_ray(
+    cx: &Ctx<'_>,
+    mut ray: Ray,
+    (sizes, held): ([Size; 2], &[Held]),
+    j: u32,
+    restriction: Restriction<'_>,
+) -> Result<Ray, ExperimentError> {
+    let degrees = ray.degrees;
+    let along = |c_of: &BoundaryOf<'_>| {
+        slice(sizes, ray.mix, held, c_of).map_err(|e| {
+            cx.bad(
+                "region_map",
+                "a workload whose configuration LP solves",
+                format!("at {degrees}°: {e}"),
+            )
+        })
+    };
+    let outside = |what: &str| {
+        cx.bad(
+            "region_map.held",
+            &format!(
+                "rates inside the {what}: the held types alone must be supportable \
+                 (λ/μ over the whole cluster)"
+            ),
+            "rates outside it",
+        )
+    };
+    let boundaries = held_boundaries(j, restriction);
+    ray.capacity = along(&boundaries[0])?.ok_or_else(|| outside("capacity region"))?;
+    ray.kred = along(&boundaries[1])?.unwrap_or(0.0);
+    ray.dyadic = along(&boundaries[2])?.unwrap_or(0.0);
+    ray.held_guarantees = Some((along(&boundaries[3])?, along(&boundaries[4])?));
+    if let Some(c_of) = boundaries.get(5) {
+        let what = match restriction {
+            Restriction::Constraints(_) => "capacity under the placement constraints",
+            _ => "node-feasible capacity",
+        };
+        ray.restricted = Some(along(c_of)?.ok_or_else(|| outside(what))?);
+    }
+    ray.rho = ray.limit_capacity() * ray.mean_size(sizes);
+    Ok(ray)
+}
+
+/// The boundary along a law (jobs per server per mean service time) of the capacity region,
+/// K_RED's over X_J, the dyadic set's, 1/2 and 2/3 of the capacity region and, with a
+/// restriction, the restricted region: what [`slice`] cuts at the held rates.
+pub(crate) type Boundary<'a> = Box<BoundaryOf<'a>>;
+
+/// A region's boundary along the law of `atoms` (size, probability), jobs per server per mean
+/// service time.
+pub(crate) type BoundaryOf<'a> = dyn Fn(&[(Size, f64)]) -> Result<f64, String> + 'a;
+
+/// See [`Boundary`].
+pub(crate) fn held_boundaries(j: u32, restriction: Restriction<'_>) -> Vec<Boundary<'_>> {
+    let capacity = |a: &[(Size, f64)]| rho_star(a).map(|r| r.per_server).map_err(|e| e.to_string());
+    let reduced = move |p: Partition| {
+        move |a: &[(Size, f64)]| {
+            rho_reduced(a, &p, 1.0)
+                .map(|r| r.per_server)
+                .map_err(|e| e.to_string())
+        }
+    };
+    let mut out: Vec<Boundary<'_>> = vec![
+        Box::new(capacity),
+        Box::new(reduced(Partition::universal(j))),
+        Box::new(reduced(Partition::dyadic(j))),
+        Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 0.5 * c)),
+        Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 2.0 / 3.0 * c)),
+    ];
+    if !matches!(restriction, Restriction::None) {
+        out.push(Box::new(move |a: &[(Size, f64)]| {
+            let mean: f64 = a.iter().map(|(s, p)| s.as_f64() * p).sum();
+            restriction
+                .traffic(a)
+                .expect("a restriction")
+                .map(|t| t / mean)
+        }));
+    }
+    out
 }
 
 /// What limits the servers beyond capacity 1, if anything: the boundary a map's policies are

@@ -42,6 +42,15 @@ pub(in crate::experiment::queueing) struct RawRegionMap {
     pub(in crate::experiment::queueing) max_probes: Option<i64>,
     pub(in crate::experiment::queueing) rounds: Option<i64>,
     pub(in crate::experiment::queueing) title: Option<String>,
+    pub(in crate::experiment::queueing) held: Option<Vec<RawHeld>>,
+}
+
+/// `[[region_map.held]]`: a job type held at a fixed rate while the map's two free types vary.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::experiment::queueing) struct RawHeld {
+    pub(in crate::experiment::queueing) size: f64,
+    pub(in crate::experiment::queueing) rate: f64,
 }
 
 /// `[numa]`: NUMA nodes on every server and the share of jobs that must run inside one.

@@ -276,3 +276,76 @@ rays = 5
         assert!((r.rho - c * r.mean_size(map.sizes)).abs() < 1e-9);
     }
 }
+
+/// A map of sizes 0.45 and 0.55 on one server with a third type, size 0.5, held at λ/μ = 0.2.
+const HELD: &str = r#"
+name = "held-map"
+seed = 12
+[cluster]
+servers = 1
+[workload]
+sizes = { dist = "discrete", values = [0.45, 0.55, 0.5], probs = [0.4, 0.4, 0.2] }
+service = { dist = "geometric", mean = 10.0 }
+[run]
+slots = 200_000
+warmup = 20_000
+replications = 3
+queue_cap = 20_000
+[[policy]]
+name = "vqs"
+J = 4
+[region_map]
+angles = [45.0]
+resolution = 0.03
+max_probes = 8
+[[region_map.held]]
+size = 0.5
+rate = 0.2
+"#;
+
+/// The slice at the held rate, by hand at 45° (t/2 jobs of 0.45 and of 0.55, 0.2 of 0.5 per
+/// mean service time; every size exceeds 1/3, so a server holds two jobs at most, and 0.55
+/// pairs only with 0.45): the capacity region needs t/2 servers of (0.45, 0.55) and 0.1 of
+/// (0.5, 0.5), so t/2 + 0.1 ≤ 1 and t* = 1.8; 1/2 and 2/3 of it, t/2 + 0.1 ≤ 1/2 and 2/3: 0.8
+/// and 17/15. K_RED over X_4 rounds 0.45 and 0.5 up to 1/2 and 0.55 up to 1 ("two of the
+/// middle class" or "one large"): (t/2 + 0.2)/2 + t/2 ≤ 1, t* = 1.2, 2/3 of the capacity.
+/// Without the held type K_RED's would be 4/3, 0.74 of 1.8: VQS's interval, containing 2/3,
+/// shows the runs carry the held type.
+#[test]
+fn a_held_type_slices_the_regions_and_rides_along_in_the_runs() {
+    let exp = Experiment::parse(Path::new("held-map.toml"), HELD).unwrap();
+    let map = exp.region_map.as_ref().unwrap();
+    assert_eq!(map.held.len(), 1);
+    let r = &map.rays[0];
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    assert!(close(r.capacity, 1.8), "{r:?}");
+    assert!(close(r.kred, 1.2), "{r:?}");
+    assert!(close(r.half().unwrap(), 0.8), "{r:?}");
+    assert!(close(r.two_thirds().unwrap(), 17.0 / 15.0), "{r:?}");
+    // the probes' law: the free types' traffic x with the held type on top
+    let (atoms, total) = map.law_at(0, 1.0);
+    assert!(close(total, 1.2));
+    assert!(
+        atoms
+            .iter()
+            .any(|a| a.0.as_f64() == 0.5 && close(a.1, 0.2 / 1.2))
+    );
+    let out = execute(&exp, None).unwrap();
+    let m = &out.map[0];
+    assert!(
+        m.fractions.0 <= 2.0 / 3.0 && 2.0 / 3.0 <= m.fractions.1 && m.upper_shown,
+        "VQS's [{:.4}, {:.4}] misses K_RED's 2/3",
+        m.fractions.0,
+        m.fractions.1
+    );
+    // bad held types, by key
+    for (from, to, key) in [
+        ("size = 0.5\n", "size = 0.3\n", "region_map.held[0].size"),
+        ("rate = 0.2", "rate = 0", "region_map.held[0].rate"),
+        ("rate = 0.2", "rate = 2.5", "region_map.held"),
+    ] {
+        let text = HELD.replace(from, to);
+        let e = Experiment::parse(Path::new("held-map.toml"), &text).unwrap_err();
+        assert!(e.to_string().contains(key), "{key}: {e}");
+    }
+}
