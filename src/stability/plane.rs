@@ -103,6 +103,27 @@ pub(crate) fn configurations(sizes: [Size; 2]) -> Vec<(u32, u32)> {
     out
 }
 
+/// The maximal configurations (k₁, k₂) of two request vectors on one server of capacity 1 in
+/// every resource: for each k₁, the most of type 2 that still fit in every resource (exact, in
+/// fixed point). `dims` resources are compared; a vector requesting nothing of a resource
+/// takes none of it.
+pub(crate) fn vector_configurations(v: [[u64; 3]; 2], dims: usize) -> Vec<(u32, u32)> {
+    let most = |left: &[u64; 3], r: &[u64; 3]| {
+        (0..dims)
+            .filter(|&d| r[d] > 0)
+            .map(|d| left[d] / r[d])
+            .min()
+            .unwrap_or(0)
+    };
+    let full = [Size::UNIT; 3];
+    let mut out = Vec::new();
+    for k1 in 0..=most(&full, &v[0]) {
+        let left: [u64; 3] = std::array::from_fn(|d| Size::UNIT - k1 * v[0][d]);
+        out.push((k1 as u32, most(&left, &v[1]) as u32));
+    }
+    out
+}
+
 /// The configurations of the reduced set of `p` (K_RED on X_J, homogeneous otherwise) as counts
 /// of the two types: a configuration's count in a type's class goes to that type; when both
 /// types share a class, every split of its count.

@@ -11,7 +11,9 @@ use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
 use crate::experiment::queueing::spec::{held_boundaries, slice};
 use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
-use crate::stability::plane::{Polygon, configurations, reduced_configurations};
+use crate::stability::plane::{
+    Polygon, configurations, reduced_configurations, vector_configurations,
+};
 
 /// The exact regions of the map's two types, per server.
 #[derive(Clone, Debug)]
@@ -57,6 +59,18 @@ pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapP
     } else {
         held_slices(map, restriction)
     };
+    if let Some(v) = map.vectors {
+        // request vectors: the capacity polygon only (K_RED and the dyadic set are of one
+        // resource; the same polygon stands in their fields and is not drawn)
+        let capacity = Polygon::of(&vector_configurations(v.0, v.1));
+        return Some(MapPolygons {
+            kred: capacity.clone(),
+            dyadic: capacity.clone(),
+            capacity,
+            restricted: None,
+            slices: None,
+        });
+    }
     Some(MapPolygons {
         capacity: Polygon::of(&configurations(map.sizes)),
         kred: Polygon::of(&reduced_configurations(

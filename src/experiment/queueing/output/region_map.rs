@@ -23,8 +23,9 @@ struct MapRow {
     share_1: F6,
     share_2: F6,
     capacity: F6,
-    kred: F6,
-    dyadic: F6,
+    /// Empty for request vectors (K_RED is of one resource), likewise `dyadic`.
+    kred: Option<F6>,
+    dyadic: Option<F6>,
     /// Empty where the held types alone are outside 1/2 of the capacity region.
     half: Option<F6>,
     two_thirds: Option<F6>,
@@ -75,8 +76,8 @@ pub(super) fn write_table(
                 share_1: F6(r.mix.0),
                 share_2: F6(r.mix.1),
                 capacity: F6(r.capacity * l),
-                kred: F6(r.kred * l),
-                dyadic: F6(r.dyadic * l),
+                kred: Some(r.kred).filter(|k| k.is_finite()).map(|k| F6(k * l)),
+                dyadic: Some(r.dyadic).filter(|k| k.is_finite()).map(|k| F6(k * l)),
                 half: r.half().map(|c| F6(c * l)),
                 two_thirds: r
                     .two_thirds()
@@ -173,7 +174,11 @@ pub(super) fn draw(
         ],
     };
     let mut outlines = vec![Outline {
-        label: "capacity region (all configurations)".into(),
+        label: if map.vectors.is_some() {
+            "capacity region (all configurations, every resource)".into()
+        } else {
+            "capacity region (all configurations)".into()
+        },
         points: capacity,
         colour: (0, 0, 0),
         dashed: false,
@@ -182,7 +187,7 @@ pub(super) fn draw(
     // K_RED, the dyadic set and the 1/2 and 2/3 guarantees are of servers that take any job
     // (VQS and VQS-BF have no constrained form): under placement constraints they are not
     // drawn beside the constrained capacity (region_map.csv keeps their columns)
-    let any_job = exp.constraints.is_none();
+    let any_job = exp.constraints.is_none() && map.vectors.is_none();
     if any_job {
         outlines.extend([
             Outline {
@@ -290,10 +295,10 @@ pub(super) fn draw(
     let plot = RegionPlot {
         title: map.title.clone().unwrap_or_else(|| {
             format!(
-                "{}: stability regions, sizes {} and {}",
+                "{}: stability regions, {} and {}",
                 exp.header.name,
-                map.sizes[0].as_f64(),
-                map.sizes[1].as_f64()
+                map.type_words(0),
+                map.type_words(1)
             )
         }),
         note: Some(format!(
@@ -311,8 +316,8 @@ pub(super) fn draw(
             },
             held_words(map, l, "; ")
         )),
-        x_label: format!("λ₁/μ (type 1, size {})", map.sizes[0].as_f64()),
-        y_label: format!("λ₂/μ (type 2, size {})", map.sizes[1].as_f64()),
+        x_label: format!("λ₁/μ (type 1, {})", map.type_words(0)),
+        y_label: format!("λ₂/μ (type 2, {})", map.type_words(1)),
         outlines,
         vertices,
         bands,
@@ -333,62 +338,82 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    r.line(format!(
-        "\n## Region map\n\nThe plane of the two job types' arrival rates over the mean service \
-         rate, (λ₁/μ, λ₂/μ), on {} server{} (sizes {} and {}). Along each ray θ the arrivals mix \
-         the two types in proportion (cos θ, sin θ). The capacity region is L times the convex \
-         hull of the configurations, per server: vertices {}; K_RED's over X_{}: {}; the dyadic \
-         set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
-         limit search (lower end shown stable, upper end shown unstable), here as fractions of \
-         the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
-         every probe.{}{}\n",
-        exp.servers,
-        if exp.servers == 1 { "" } else { "s" },
-        map.sizes[0].as_f64(),
-        map.sizes[1].as_f64(),
-        verts(&polys.capacity),
-        map.j,
-        verts(&polys.kred),
-        verts(&polys.dyadic),
-        if map.two_thirds_applies() {
-            format!("applies (both sizes exceed 2^−{})", map.j)
-        } else {
-            format!("does not apply (a size is at most 2^−{})", map.j)
-        },
-        match &exp.numa {
-            Some(n) => format!(
-                " The servers have NUMA nodes and {}% of the jobs must run inside one: the \
-                 fractions are of the node-feasible capacity along each ray (the LP over nodes), \
-                 and the K_RED and dyadic columns stay relative to the capacity without nodes.",
-                (n.strict * 100.0).round()
-            ),
-            None if exp.constraints.is_some() => " Jobs have placement constraints: the \
-                 fractions are of the capacity under the constraints along each ray (the LP over \
-                 server groups of the ground truth's servers and job classes), and the K_RED and \
-                 dyadic columns stay relative to the capacity without them."
-                .to_string(),
-            None => String::new(),
-        },
-        if map.held.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " The map is a slice: {}. The vertices above are of the two free types alone; \
-                 with the held types the regions are cut at their rates, and every boundary \
-                 along a ray (the capacity region's, K_RED's, the dyadic set's and the \
-                 guarantees', 1/2 and 2/3 of the capacity region cut at the same rates) is \
-                 found by bisection over the configuration LP of all the types. The \
-                 fractions are of the sliced capacity along the ray.",
-                held_words(map, l, "")
-            )
-        },
-    ));
-    let mut header = vec![
-        "θ".to_string(),
-        "capacity λ/μ".into(),
-        "K_RED / capacity".into(),
-        "dyadic / capacity".into(),
-    ];
+    if let Some((_, dims)) = map.vectors {
+        r.line(format!(
+            "\n## Region map\n\nThe plane of the two job types' arrival rates over the mean \
+             service rate, (λ₁/μ, λ₂/μ), on {} server{} (type 1: {}; type 2: {}; {dims} \
+             resources). Along each ray θ the arrivals mix the two types in proportion (cos θ, \
+             sin θ). The capacity region is L times the convex hull of the configurations \
+             (k₁, k₂) that fit a server in every resource, per server: vertices {}. K_RED, the \
+             dyadic set and the 1/2 and 2/3 guarantees are of one resource and are not defined \
+             for request vectors; a search's load counts the bottleneck resource of the ray's \
+             mix. Each policy's limit along a ray is an interval from the limit search (lower \
+             end shown stable, upper end shown unstable), here as fractions of the exact \
+             capacity along the ray (the configuration LP); `region_map.csv` has them in the \
+             plane's units with every probe.\n",
+            exp.servers,
+            if exp.servers == 1 { "" } else { "s" },
+            map.type_words(0),
+            map.type_words(1),
+            verts(&polys.capacity),
+        ));
+    } else {
+        r.line(format!(
+            "\n## Region map\n\nThe plane of the two job types' arrival rates over the mean service \
+             rate, (λ₁/μ, λ₂/μ), on {} server{} (sizes {} and {}). Along each ray θ the arrivals mix \
+             the two types in proportion (cos θ, sin θ). The capacity region is L times the convex \
+             hull of the configurations, per server: vertices {}; K_RED's over X_{}: {}; the dyadic \
+             set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
+             limit search (lower end shown stable, upper end shown unstable), here as fractions of \
+             the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
+             every probe.{}{}\n",
+            exp.servers,
+            if exp.servers == 1 { "" } else { "s" },
+            map.sizes[0].as_f64(),
+            map.sizes[1].as_f64(),
+            verts(&polys.capacity),
+            map.j,
+            verts(&polys.kred),
+            verts(&polys.dyadic),
+            if map.two_thirds_applies() {
+                format!("applies (both sizes exceed 2^−{})", map.j)
+            } else {
+                format!("does not apply (a size is at most 2^−{})", map.j)
+            },
+            match &exp.numa {
+                Some(n) => format!(
+                    " The servers have NUMA nodes and {}% of the jobs must run inside one: the \
+                     fractions are of the node-feasible capacity along each ray (the LP over nodes), \
+                     and the K_RED and dyadic columns stay relative to the capacity without nodes.",
+                    (n.strict * 100.0).round()
+                ),
+                None if exp.constraints.is_some() => " Jobs have placement constraints: the \
+                     fractions are of the capacity under the constraints along each ray (the LP over \
+                     server groups of the ground truth's servers and job classes), and the K_RED and \
+                     dyadic columns stay relative to the capacity without them."
+                    .to_string(),
+                None => String::new(),
+            },
+            if map.held.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " The map is a slice: {}. The vertices above are of the two free types alone; \
+                     with the held types the regions are cut at their rates, and every boundary \
+                     along a ray (the capacity region's, K_RED's, the dyadic set's and the \
+                     guarantees', 1/2 and 2/3 of the capacity region cut at the same rates) is \
+                     found by bisection over the configuration LP of all the types. The \
+                     fractions are of the sliced capacity along the ray.",
+                    held_words(map, l, "")
+                )
+            },
+        ));
+    }
+    let one_resource = map.vectors.is_none();
+    let mut header = vec!["θ".to_string(), "capacity λ/μ".into()];
+    if one_resource {
+        header.extend(["K_RED / capacity".into(), "dyadic / capacity".into()]);
+    }
     if exp.numa.is_some() {
         header.push("with nodes / capacity".into());
     } else if exp.constraints.is_some() {
@@ -397,12 +422,13 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
     header.extend(map.policies.iter().map(|&p| exp.labels[p].clone()));
     let mut tab = MdTable::new(header);
     for (i, ray) in map.rays.iter().enumerate() {
-        let mut row = vec![
-            degrees(ray.degrees),
-            format!("{:.4}", ray.capacity * l),
-            format!("{:.4}", ray.kred / ray.capacity),
-            format!("{:.4}", ray.dyadic / ray.capacity),
-        ];
+        let mut row = vec![degrees(ray.degrees), format!("{:.4}", ray.capacity * l)];
+        if one_resource {
+            row.extend([
+                format!("{:.4}", ray.kred / ray.capacity),
+                format!("{:.4}", ray.dyadic / ray.capacity),
+            ]);
+        }
         if let Some(c) = ray.restricted {
             row.push(format!("{:.4}", c / ray.capacity));
         }

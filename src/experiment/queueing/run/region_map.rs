@@ -25,7 +25,38 @@ fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
     let map = exp.region_map.as_ref().expect("a map's unit");
     let r = &map.rays[ray];
     let mut e = exp.clone();
-    set_law(&mut e, r.atoms(map.sizes));
+    match (&map.vectors, &mut e.workload) {
+        // two request vectors: drawn with the ray's shares, the load counted on the mix's
+        // bottleneck resource
+        (
+            Some((v, dims)),
+            Workload::Requests {
+                requests,
+                weights,
+                sizes,
+                ..
+            },
+        ) => {
+            let kept: Vec<(usize, f64)> = [(0, r.mix.0), (1, r.mix.1)]
+                .into_iter()
+                .filter(|k| k.1 > 0.0)
+                .collect();
+            *requests = kept.iter().map(|&(k, _)| v[k]).collect();
+            *weights = Some(kept.iter().map(|k| k.1).collect());
+            let mean = |d: usize| r.mix.0 * v[0][d] as f64 + r.mix.1 * v[1][d] as f64;
+            let b = (0..*dims)
+                .max_by(|&a, &c| mean(a).total_cmp(&mean(c)))
+                .unwrap_or(0);
+            *sizes = SizeLaw::discrete(
+                kept.iter()
+                    .map(|&(k, _)| crate::model::Size(v[k][b]))
+                    .collect(),
+                kept.iter().map(|k| k.1).collect(),
+            )
+            .expect("a mix with a positive share");
+        }
+        _ => set_law(&mut e, r.atoms(map.sizes)),
+    }
     e.rho_star = Some((r.rho, r.rho));
     e.header.seed = derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]);
     e.header.name = format!("{} at {}", exp.header.name, degrees(r.degrees));

@@ -159,12 +159,15 @@ pub(in crate::experiment::queueing) fn run_at(
                     seed,
                 )?
             } else {
-                let v = VectorJobSource::new(
+                let mut v = VectorJobSource::new(
                     w.requests().to_vec(),
                     w.service().clone(),
                     arrivals,
                     seed,
                 );
+                if let Some(weights) = w.request_weights() {
+                    v = v.weighted(weights);
+                }
                 run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
         }

@@ -59,8 +59,12 @@ pub(crate) enum Workload {
     /// Request vectors drawn from the tasks of a packing source; `sizes` is the law of the
     /// bottleneck resource (the one with the largest mean request), which the load counts.
     Requests {
-        /// The request vectors jobs are drawn from, uniformly.
+        /// The request vectors jobs are drawn from, uniformly unless `weights` is given.
         requests: Vec<Resources>,
+        /// The probabilities of the request vectors (set along a region map's ray; the file's
+        /// own request vectors are drawn uniformly).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        weights: Option<Vec<f64>>,
         /// Resources per job (2 or 3).
         dims: usize,
         /// The law of the bottleneck resource's request.
@@ -106,6 +110,14 @@ impl Workload {
             Workload::Requests { dims, .. } => *dims,
             Workload::Trace(t) if t.0.size == SizeMode::Both => 2,
             Workload::Trace(_) => 1,
+        }
+    }
+
+    /// The probabilities of the request vectors, if they are not drawn uniformly.
+    pub(crate) fn request_weights(&self) -> Option<&[f64]> {
+        match self {
+            Workload::Requests { weights, .. } => weights.as_deref(),
+            _ => None,
         }
     }
 

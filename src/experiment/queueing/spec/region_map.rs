@@ -28,10 +28,11 @@ pub(crate) struct Ray {
     /// The capacity region's boundary along the ray: c = λ*/(μ L), jobs per server per mean
     /// service time, over all feasible configurations.
     pub(crate) capacity: f64,
-    /// K_RED's boundary over X_J, same unit (the region VQS and VQS-BF are guaranteed).
+    /// K_RED's boundary over X_J, same unit (the region VQS and VQS-BF are guaranteed); NaN for
+    /// request vectors (K_RED is of one resource).
     pub(crate) kred: f64,
     /// The dyadic set's boundary (homogeneous configurations of sizes rounded up to powers of
-    /// two), same unit.
+    /// two), same unit; NaN for request vectors.
     pub(crate) dyadic: f64,
     /// The boundary of restricted servers, same unit: with `[numa]`, of servers with the file's
     /// NUMA nodes and share of strict jobs (the node-feasible configuration LP); with
@@ -42,11 +43,12 @@ pub(crate) struct Ray {
     /// `[constraints]`, of the restricted boundary): the load the search is relative to. With
     /// held types, the free types' traffic at the boundary (the held types' comes on top).
     pub(crate) rho: f64,
-    /// With held types: the boundaries along the ray of 1/2 and 2/3 of the capacity region
-    /// (its slice at the held rates, `None` where the held types alone are outside it), same
-    /// unit as `capacity`; without, these are `capacity` scaled.
+    /// The boundaries along the ray of 1/2 and 2/3 of the capacity region when they are not
+    /// `capacity` scaled: with held types its slice at the held rates (`None` where the held
+    /// types alone are outside it); for request vectors none (the guarantees are of one
+    /// resource). Same unit as `capacity`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) held_guarantees: Option<(Option<f64>, Option<f64>)>,
+    pub(crate) guarantees: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl Ray {
@@ -77,7 +79,7 @@ impl Ray {
     /// The boundary along the ray of 1/2 of the capacity region (BF-J/S's guarantee), same
     /// unit as `capacity`; `None` where the held types alone are outside it.
     pub(crate) fn half(&self) -> Option<f64> {
-        match self.held_guarantees {
+        match self.guarantees {
             Some((h, _)) => h,
             None => Some(0.5 * self.capacity),
         }
@@ -85,7 +87,7 @@ impl Ray {
 
     /// The same for 2/3 of it (VQS's guarantee, where it applies).
     pub(crate) fn two_thirds(&self) -> Option<f64> {
-        match self.held_guarantees {
+        match self.guarantees {
             Some((_, t)) => t,
             None => Some(2.0 / 3.0 * self.capacity),
         }
@@ -121,6 +123,11 @@ pub(crate) struct RegionMapSpec {
     /// The types held at fixed rates (`[[region_map.held]]`), in the file's order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) held: Vec<Held>,
+    /// A map of two request vectors (the multi-resource path): the vectors (fixed point, per
+    /// resource) and how many resources they have; `sizes` then holds each one's largest
+    /// request, for labels only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) vectors: Option<([[u64; 3]; 2], usize)>,
 }
 
 impl RegionMapSpec {
@@ -128,7 +135,9 @@ impl RegionMapSpec {
     /// Theorem 3 with Proposition 1).
     pub(crate) fn two_thirds_applies(&self) -> bool {
         let floor = Size::ratio(1, 1 << self.j);
-        self.sizes.iter().all(|&s| s > floor) && self.held.iter().all(|h| h.size > floor)
+        self.vectors.is_none()
+            && self.sizes.iter().all(|&s| s > floor)
+            && self.held.iter().all(|h| h.size > floor)
     }
 
     /// The ray at `degrees` (to [`ANGLE_TOLERANCE`], so that a claim may name the rays of
@@ -137,6 +146,21 @@ impl RegionMapSpec {
         self.rays
             .iter()
             .position(|r| (r.degrees - degrees).abs() < ANGLE_TOLERANCE)
+    }
+
+    /// Type `k` (0 or 1) in words: its size, or its request vector.
+    pub(crate) fn type_words(&self, k: usize) -> String {
+        match &self.vectors {
+            Some((v, dims)) => format!(
+                "request ({})",
+                v[k][..*dims]
+                    .iter()
+                    .map(|&x| Size(x).as_f64().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => format!("size {}", self.sizes[k].as_f64()),
+        }
     }
 
     /// The held types' rate in total, jobs per server per mean service time.
@@ -238,6 +262,9 @@ pub(in crate::experiment::queueing) fn region_map(
     let Some(m) = raw else {
         return Ok(None);
     };
+    if let Workload::Requests { requests, dims, .. } = workload {
+        return vector_map(cx, m, (requests, *dims), labels, restriction).map(Some);
+    }
     // the distinct sizes in the file's order: the first written is type 1 (the x axis)
     let written = match workload {
         Workload::Sampled {
@@ -298,7 +325,32 @@ pub(in crate::experiment::queueing) fn region_map(
         }
     };
     let degrees = directions(cx, m)?;
-    let policies = match &m.policies {
+    let policies = map_policies(cx, m, labels)?;
+    let j = map_j(cx, m)?;
+    let search = search(cx, m)?;
+    let rays = degrees
+        .into_iter()
+        .map(|d| ray(cx, (sizes, &held), d, j, restriction))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(RegionMapSpec {
+        sizes,
+        rays,
+        policies,
+        j,
+        search,
+        title: m.title.clone(),
+        held,
+        vectors: None,
+    }))
+}
+
+/// `region_map.policies`: labels of the file's policies, distinct (all when absent).
+fn map_policies(
+    cx: &Ctx<'_>,
+    m: &RawRegionMap,
+    labels: &[String],
+) -> Result<Vec<usize>, ExperimentError> {
+    Ok(match &m.policies {
         None => (0..labels.len()).collect(),
         Some(names) => {
             if names.is_empty() {
@@ -324,8 +376,12 @@ pub(in crate::experiment::queueing) fn region_map(
             }
             out
         }
-    };
-    let j = match m.j {
+    })
+}
+
+/// `region_map.J` (default 4).
+fn map_j(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<u32, ExperimentError> {
+    Ok(match m.j {
         None => 4,
         Some(j) if (1..=crate::configurations::MAX_J as i64).contains(&j) => j as u32,
         Some(j) => {
@@ -338,21 +394,105 @@ pub(in crate::experiment::queueing) fn region_map(
                 j,
             ));
         }
+    })
+}
+
+/// A map of two request vectors: the file's `tasks` law must hold exactly two distinct
+/// vectors; the boundary along each ray is the configuration LP over their configurations
+/// (exact, in fixed point, every resource). No K_RED, dyadic set or guarantees (they are of
+/// one resource), no held types, NUMA nodes or placement constraints.
+fn vector_map(
+    cx: &Ctx<'_>,
+    m: &RawRegionMap,
+    (requests, dims): (&[[u64; 3]], usize),
+    labels: &[String],
+    restriction: Restriction<'_>,
+) -> Result<RegionMapSpec, ExperimentError> {
+    let mut v: Vec<[u64; 3]> = Vec::new();
+    for r in requests {
+        if !v.contains(r) {
+            v.push(*r);
+        }
+    }
+    let [a, b] = v[..] else {
+        return Err(cx.bad(
+            "workload.sizes",
+            "two distinct request vectors for a [region_map] of request vectors (its two job \
+             types)",
+            format!("{} distinct request vectors", v.len()),
+        ));
     };
-    let search = search(cx, m)?;
-    let rays = degrees
+    if m.held.as_ref().is_some_and(|h| !h.is_empty()) {
+        return Err(cx.bad(
+            "region_map.held",
+            "no held types with request vectors (a slice needs the one-resource LP)",
+            "held types",
+        ));
+    }
+    if !matches!(restriction, Restriction::None) {
+        return Err(cx.bad(
+            "region_map",
+            "a map of request vectors on servers without NUMA nodes or placement constraints",
+            "[numa] or [constraints]",
+        ));
+    }
+    let vectors = [a, b];
+    let rays = directions(cx, m)?
         .into_iter()
-        .map(|d| ray(cx, (sizes, &held), d, j, restriction))
+        .map(|d| vector_ray(cx, (vectors, dims), d))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some(RegionMapSpec {
-        sizes,
+    let largest = |r: &[u64; 3]| Size(r[..dims].iter().copied().max().unwrap_or(0));
+    Ok(RegionMapSpec {
+        sizes: [largest(&a), largest(&b)],
         rays,
-        policies,
-        j,
-        search,
+        policies: map_policies(cx, m, labels)?,
+        j: map_j(cx, m)?,
+        search: search(cx, m)?,
         title: m.title.clone(),
-        held,
-    }))
+        held: Vec::new(),
+        vectors: Some((vectors, dims)),
+    })
+}
+
+/// The mean request of the bottleneck resource (the largest mean) of the two vectors mixed in
+/// proportion `mix`: the load of request vectors counts it.
+pub(crate) fn bottleneck_mean((v, dims): ([[u64; 3]; 2], usize), mix: (f64, f64)) -> f64 {
+    (0..dims)
+        .map(|d| mix.0 * Size(v[0][d]).as_f64() + mix.1 * Size(v[1][d]).as_f64())
+        .fold(0.0, f64::max)
+}
+
+/// The ray of two request vectors at `degrees`: its boundary by the LP over the vectors'
+/// configurations.
+fn vector_ray(
+    cx: &Ctx<'_>,
+    (v, dims): ([[u64; 3]; 2], usize),
+    degrees: f64,
+) -> Result<Ray, ExperimentError> {
+    let mix = mix(degrees);
+    let configs: Vec<Vec<u32>> = crate::stability::plane::vector_configurations(v, dims)
+        .into_iter()
+        .map(|(a, b)| vec![a, b])
+        .collect();
+    let capacity = crate::configurations::region::restricted(&configs, &[mix.0, mix.1])
+        .map_err(|e| {
+            cx.bad(
+                "region_map",
+                "request vectors whose configuration LP solves",
+                format!("at {degrees}°: {e}"),
+            )
+        })?
+        .per_server;
+    Ok(Ray {
+        degrees,
+        mix,
+        capacity,
+        kred: f64::NAN,
+        dyadic: f64::NAN,
+        restricted: None,
+        rho: capacity * bottleneck_mean((v, dims), mix),
+        guarantees: Some((None, None)),
+    })
 }
 
 /// `[[region_map.held]]`: each a size of the workload's law and a rate, λ/μ over the cluster
@@ -505,7 +645,7 @@ fn ray(
         dyadic: 0.0,
         restricted: None,
         rho: 0.0,
-        held_guarantees: None,
+        guarantees: None,
     };
     if !held.is_empty() {
         return held_ray(cx, ray, (sizes, held), j, restriction);
@@ -579,7 +719,7 @@ fn held_ray(
     ray.capacity = along(&boundaries[0])?.ok_or_else(|| outside("capacity region"))?;
     ray.kred = along(&boundaries[1])?.unwrap_or(0.0);
     ray.dyadic = along(&boundaries[2])?.unwrap_or(0.0);
-    ray.held_guarantees = Some((along(&boundaries[3])?, along(&boundaries[4])?));
+    ray.guarantees = Some((along(&boundaries[3])?, along(&boundaries[4])?));
     if let Some(c_of) = boundaries.get(5) {
         let what = match restriction {
             Restriction::Constraints(_) => "capacity under the placement constraints",

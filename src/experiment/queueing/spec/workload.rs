@@ -70,6 +70,7 @@ pub(in crate::experiment::queueing) fn workload(
             };
             Workload::Requests {
                 requests,
+                weights: None,
                 dims,
                 sizes,
                 service: service_law(cx, service.clone())?,

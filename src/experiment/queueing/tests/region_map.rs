@@ -349,3 +349,63 @@ fn a_held_type_slices_the_regions_and_rides_along_in_the_runs() {
         assert!(e.to_string().contains(key), "{key}: {e}");
     }
 }
+
+/// A map of two request vectors, (0.6, 0.2) and (0.2, 0.6) of CPU and memory: a server holds
+/// one of each at most ((1, 1) uses 0.8 of both; two of either need 1.2 of one resource), so
+/// the capacity region per server is the unit square, vertices (0, 1), (1, 1), (1, 0), and
+/// its boundary along a ray mixing the two in proportion (m₁, m₂) is 1 / max(m₁, m₂): checked
+/// against the LP over the vectors' configurations and the polygon. The load counts the
+/// bottleneck resource (0.4 of either at 45°). Best fit pairs the two: its interval reaches the
+/// boundary on the diagonal.
+#[test]
+fn a_map_of_two_request_vectors_has_the_capacity_of_both_resources() {
+    let dir = std::env::temp_dir().join(format!("packlab-vector-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("two.csv"),
+        "kind,job,cpu,memory,disk,count\nmachine,,1,1,,1\ntask,1,0.6,0.2,,1\ntask,2,0.2,0.6,,1\n",
+    )
+    .unwrap();
+    let text = r#"
+name = "vector-map"
+seed = 13
+[cluster]
+servers = 2
+[workload]
+sizes = { dist = "tasks", source = "csv", file = "two.csv" }
+service = { dist = "geometric", mean = 10.0 }
+[run]
+slots = 100_000
+warmup = 10_000
+replications = 3
+queue_cap = 5_000
+[[policy]]
+name = "bf-js"
+score = "bestfit-v1"
+[region_map]
+angles = [0.0, 30.0, 45.0]
+resolution = 0.03
+max_probes = 7
+"#;
+    let path = dir.join("vector-map.toml");
+    let exp = Experiment::parse(&path, text).unwrap();
+    let map = exp.region_map.as_ref().unwrap();
+    let (v, dims) = map.vectors.expect("a map of request vectors");
+    assert_eq!(dims, 2);
+    let polygon = crate::stability::plane::Polygon::of(
+        &crate::stability::plane::vector_configurations(v, dims),
+    );
+    assert_eq!(polygon.vertices, vec![(0, 1), (1, 1), (1, 0)]);
+    for r in &map.rays {
+        let exact = 1.0 / r.mix.0.max(r.mix.1);
+        assert!((r.capacity - exact).abs() < 1e-9, "{r:?}");
+        assert!((polygon.along(r.mix.0, r.mix.1) - exact).abs() < 1e-9);
+        assert!(r.kred.is_nan() && r.half().is_none());
+    }
+    let diagonal = &map.rays[2];
+    assert!((diagonal.rho - 2.0 * 0.4).abs() < 1e-9, "{diagonal:?}");
+    let out = execute(&exp, None).unwrap();
+    let m = out.map.iter().find(|m| m.ray == 2).unwrap();
+    assert!(m.fractions.0 >= 0.9, "{:?}", m.fractions);
+    let _ = std::fs::remove_dir_all(&dir);
+}
