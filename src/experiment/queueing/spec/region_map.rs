@@ -290,9 +290,8 @@ pub(in crate::experiment::queueing) fn region_map(
             ),
             _ => cx.bad(
                 "region_map",
-                "sampled sizes of one resource (a map of request vectors or of a replayed \
-                 trace is not built)",
-                "request vectors or a trace",
+                "sampled sizes or two request vectors (a map of a replayed trace is not built)",
+                "a trace",
             ),
         });
     };
@@ -412,6 +411,9 @@ fn vector_map(
     for r in requests {
         if !v.contains(r) {
             v.push(*r);
+            if v.len() > 2 {
+                break; // too many already: no need to read the rest
+            }
         }
     }
     let [a, b] = v[..] else {
@@ -419,7 +421,11 @@ fn vector_map(
             "workload.sizes",
             "two distinct request vectors for a [region_map] of request vectors (its two job \
              types)",
-            format!("{} distinct request vectors", v.len()),
+            if v.len() > 2 {
+                "more than two distinct request vectors".to_string()
+            } else {
+                format!("{} distinct request vector", v.len())
+            },
         ));
     };
     if m.held.as_ref().is_some_and(|h| !h.is_empty()) {
