@@ -4,7 +4,9 @@
 //! Units: a point of the plane is (λ₁/μ, λ₂/μ) over the whole cluster, jobs per mean service
 //! time; along a ray, a load x (traffic intensity) is x·L/E\[R\] of them in total, and its
 //! fraction of the capacity along the ray is x/ρ*, ρ* being exact there (with NUMA nodes or
-//! placement constraints, the restricted capacity: fractions are of it).
+//! placement constraints, the restricted capacity: fractions are of it). With held types x is
+//! the free types' traffic (the held types' comes on top); for request vectors E\[R\] is the
+//! mean request of the mix's bottleneck resource.
 
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
@@ -53,12 +55,6 @@ pub(crate) struct HeldSlices {
 /// The polygons of the regions of `exp`'s map.
 pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapPolygons> {
     let map = exp.region_map.as_ref()?;
-    let restriction = Restriction::of(exp.numa.as_ref(), exp.constraints.as_ref());
-    let (restricted, slices) = if map.held.is_empty() {
-        (restricted(map, restriction), None)
-    } else {
-        held_slices(map, restriction)
-    };
     if let Some(v) = map.vectors {
         // request vectors: the capacity polygon only (K_RED and the dyadic set are of one
         // resource; the same polygon stands in their fields and is not drawn)
@@ -71,6 +67,12 @@ pub(in crate::experiment::queueing) fn polygons(exp: &Experiment) -> Option<MapP
             slices: None,
         });
     }
+    let restriction = Restriction::of(exp.numa.as_ref(), exp.constraints.as_ref());
+    let (restricted, slices) = if map.held.is_empty() {
+        (restricted(map, restriction), None)
+    } else {
+        held_slices(map, restriction)
+    };
     Some(MapPolygons {
         capacity: Polygon::of(&configurations(map.sizes)),
         kred: Polygon::of(&reduced_configurations(
