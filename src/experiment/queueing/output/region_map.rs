@@ -185,8 +185,9 @@ pub(super) fn draw(
         width: 2,
     }];
     // K_RED, the dyadic set and the 1/2 and 2/3 guarantees are of servers that take any job
-    // (VQS and VQS-BF have no constrained form): under placement constraints they are not
-    // drawn beside the constrained capacity (region_map.csv keeps their columns)
+    // (VQS and VQS-BF have no constrained form) of one resource: under placement constraints
+    // they are not drawn beside the constrained capacity (region_map.csv keeps their columns),
+    // and for request vectors they are not defined
     let any_job = exp.constraints.is_none() && map.vectors.is_none();
     if any_job {
         outlines.extend([
