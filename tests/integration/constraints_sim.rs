@@ -396,6 +396,23 @@ fn constraint_delays_carry_their_verdict() {
         assert_eq!(*v, expected, "{csv}");
     }
     assert!(verdicts.iter().any(|(l, _)| *l != first), "{csv}");
+    // a sweep of fractions names each point's fraction of ρ* beside its load: the same ρ*
+    // (load / fraction) on every row
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    assert!(lines.next().unwrap().ends_with(",fraction"), "{summary}");
+    let rows: Vec<(f64, f64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].parse().unwrap(), f.last().unwrap().parse().unwrap())
+        })
+        .collect();
+    let fractions: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    assert_eq!(fractions, vec![0.5, 1.5], "{summary}");
+    assert!(
+        (rows[0].0 / rows[0].1 - rows[1].0 / rows[1].1).abs() < 1e-5,
+        "{summary}"
+    );
     // the report's table is at the last point, where bf-js is unstable: no delay quoted
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("| — (unstable) |"), "{report}");

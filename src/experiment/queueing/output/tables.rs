@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, write_claims, write_csv};
 use crate::experiment::queueing::analysis::Outcome;
-use crate::experiment::queueing::{Experiment, Point};
+use crate::experiment::queueing::{Experiment, Point, SweepKind};
 use crate::multi::NumaTally;
 
 /// `runs.csv`: one row per run.
@@ -33,6 +33,9 @@ struct RunRow {
     /// With a trace: time-average work waiting, servers.
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_queued_work: Option<F6>,
+    /// With `sweep.fraction`: the point's fraction of ρ*, as written in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fraction: Option<F6>,
 }
 
 /// `summary.csv`: one row per (policy, point).
@@ -61,6 +64,9 @@ struct SummaryCsvRow {
     scaling: Option<F6>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_queued_work: Option<F6>,
+    /// With `sweep.fraction`: the point's fraction of ρ*, as written in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fraction: Option<F6>,
 }
 
 /// `timeseries.csv`: the sampled queue of every run.
@@ -228,9 +234,15 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
                 verdict: r.verdict.to_string(),
                 scaling,
                 mean_queued_work,
+                fraction: fraction(exp, &p),
             }
         })
         .collect()
+}
+
+/// The fraction of ρ* of point `p` in a sweep of `fraction`s (`None` in any other sweep).
+fn fraction(exp: &Experiment, p: &Point) -> Option<F6> {
+    (exp.sweep == SweepKind::Fraction).then_some(F6(p.key))
 }
 
 fn numa_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<NumaRow<'a>> {
@@ -284,6 +296,7 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 growth_ci95_high: r.growth_ci95.map(|c| F6(c.1)),
                 scaling,
                 mean_queued_work,
+                fraction: fraction(exp, &p),
             }
         })
         .collect()
