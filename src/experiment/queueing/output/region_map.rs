@@ -176,6 +176,8 @@ pub(super) fn draw(
     let mut outlines = vec![Outline {
         label: if map.vectors.is_some() {
             "capacity region (all configurations, every resource)".into()
+        } else if !map.held.is_empty() {
+            "capacity region at the held rates (all configurations)".into()
         } else {
             "capacity region (all configurations)".into()
         },
