@@ -27,7 +27,7 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 pub(crate) use spec::{
     ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
-    RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, degrees, mix,
+    RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, bottleneck, degrees, mix,
 };
 
 use super::ExperimentError;

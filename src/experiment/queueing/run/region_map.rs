@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::limit::{ThresholdResult, limit_search};
 use crate::experiment::ExperimentError;
-use crate::experiment::queueing::{Experiment, Workload, degrees};
+use crate::experiment::queueing::{Experiment, Workload, bottleneck, degrees};
 use crate::rng::derive_seed;
 use crate::workload::SizeLaw;
 
@@ -43,10 +43,7 @@ fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
                 .collect();
             *requests = kept.iter().map(|&(k, _)| v[k]).collect();
             *weights = Some(kept.iter().map(|k| k.1).collect());
-            let mean = |d: usize| r.mix.0 * v[0][d] as f64 + r.mix.1 * v[1][d] as f64;
-            let b = (0..*dims)
-                .max_by(|&a, &c| mean(a).total_cmp(&mean(c)))
-                .unwrap_or(0);
+            let (b, _) = bottleneck((*v, *dims), r.mix);
             *sizes = SizeLaw::discrete(
                 kept.iter()
                     .map(|&(k, _)| crate::model::Size(v[k][b]))

@@ -287,6 +287,17 @@ pub(crate) fn constrained_rho(
     classes: &JobClasses,
     atoms: &[(Size, f64)],
 ) -> Result<(f64, f64), String> {
+    let constrained = constrained_traffic(classes, atoms)?;
+    let free = rho_star(atoms).map_err(|e| e.to_string())?.traffic;
+    Ok((constrained, free))
+}
+
+/// ρ* (traffic intensity) of size law `atoms` with the job classes' constraints only (the
+/// first of [`constrained_rho`]'s pair, without the programme that finds the second).
+pub(crate) fn constrained_traffic(
+    classes: &JobClasses,
+    atoms: &[(Size, f64)],
+) -> Result<f64, String> {
     let (group_of_kind, allowed) = classes.table.groups();
     let mut shares = vec![0.0; allowed.first().map_or(0, |r| r.len())];
     let l = classes.kind.len() as f64;
@@ -306,8 +317,7 @@ pub(crate) fn constrained_rho(
         group_shares: &shares,
     })
     .map_err(|e| e.to_string())?;
-    let free = rho_star(atoms).map_err(|e| e.to_string())?.traffic;
-    Ok((constrained * mean, free))
+    Ok(constrained * mean)
 }
 
 /// With a re-synthesis: every policy again, on the re-synthesised cluster, labelled

@@ -7,7 +7,7 @@
 //! server groups), which the policies' limits are then compared with. The run stage searches
 //! each listed policy's limit along each direction.
 
-use super::constraints::constrained_rho;
+use super::constraints::constrained_traffic;
 use super::schema::RawRegionMap;
 use super::{QueueConstraints, QueueNuma, SearchSpec, Workload};
 use crate::configurations::Partition;
@@ -460,12 +460,15 @@ fn vector_map(
     })
 }
 
-/// The mean request of the bottleneck resource (the largest mean) of the two vectors mixed in
-/// proportion `mix`: the load of request vectors counts it.
-pub(crate) fn bottleneck_mean((v, dims): ([[u64; 3]; 2], usize), mix: (f64, f64)) -> f64 {
-    (0..dims)
-        .map(|d| mix.0 * Size(v[0][d]).as_f64() + mix.1 * Size(v[1][d]).as_f64())
-        .fold(0.0, f64::max)
+/// The bottleneck resource of the two vectors mixed in proportion `mix` (the largest mean
+/// request; the last of equal ones) and its mean request: the load of request vectors counts
+/// it.
+pub(crate) fn bottleneck((v, dims): ([[u64; 3]; 2], usize), mix: (f64, f64)) -> (usize, f64) {
+    let mean = |d: usize| mix.0 * Size(v[0][d]).as_f64() + mix.1 * Size(v[1][d]).as_f64();
+    let b = (0..dims)
+        .max_by(|&a, &c| mean(a).total_cmp(&mean(c)))
+        .unwrap_or(0);
+    (b, mean(b))
 }
 
 /// The ray of two request vectors at `degrees`: its boundary by the LP over the vectors'
@@ -496,7 +499,7 @@ fn vector_ray(
         kred: f64::NAN,
         dyadic: f64::NAN,
         restricted: None,
-        rho: capacity * bottleneck_mean((v, dims), mix),
+        rho: capacity * bottleneck((v, dims), mix).1,
         guarantees: Some((None, None)),
     })
 }
@@ -806,9 +809,7 @@ impl<'a> Restriction<'a> {
         match self {
             Restriction::None => None,
             Restriction::Nodes(n) => Some(node_traffic(atoms, n)),
-            Restriction::Constraints(q) => {
-                Some(constrained_rho(&q.truth.classes, atoms).map(|(constrained, _)| constrained))
-            }
+            Restriction::Constraints(q) => Some(constrained_traffic(&q.truth.classes, atoms)),
         }
     }
 }
