@@ -8,25 +8,39 @@
 //! - *shown stable* if S > N/2 and U = 0;
 //! - *shown unstable* if U > N/2 and S = 0;
 //! - otherwise another round, up to `rounds`; then *undecided* (x is close to the limit, at
-//!   the resolution the horizon allows). A probe stops early, undecided, as soon as no
-//!   outcome of its remaining rounds could decide it (a stable and an unstable run both seen,
-//!   or too few stable or unstable runs for a majority even if every later run agreed): the
-//!   decision is the one the remaining rounds would have reached, so the search takes the same
-//!   path and gives the same interval, for fewer slots.
+//!   the resolution the horizon allows).
 //!
-//! If a single run at or above the limit is called stable with probability at most p (the
-//! calibration in `proofs/verdict_calibration.md` measures about 2 % at the critical load and
-//! 0 beyond ±1 %), a probe is wrongly shown stable with probability at most
-//! P(Bin(N, p) > N/2); [`probe_error`] states it with p = [`RUN_ERROR`] = 5 %, the target the
-//! calibration meets, and likewise for a wrong "shown unstable".
+//! A probe stops early, undecided, when more rounds cannot decide it or are bound not to:
+//! - *cannot*: a stable and an unstable run both seen, or too few stable or unstable runs for
+//!   a majority even if every later run agreed. The remaining rounds would have reached the
+//!   same decision.
+//! - *bound not to*: every run so far ended inconclusive, and the remaining rounds would
+//!   decide it with probability below 5 % ([`hopeless`]). A run ends inconclusive only at the
+//!   longest horizon allowed, so x is within what that horizon resolves. With rounds of 5,
+//!   after one round of 5 inconclusive runs a decision needs 8 of the next 10 runs to agree
+//!   and none to contradict, while a run decides at all with probability at most 45 % (95 %
+//!   confidence): together below 3 %.
+//!
+//! Neither stop changes how a decided probe was decided, so the error stated for it holds
+//! as before: if a single run at or above the limit is called stable with probability at most
+//! p (the calibration in `proofs/verdict_calibration.md` measures about 2 % at the critical
+//! load and 0 beyond ±1 %), a probe decided stable on N runs is wrong with probability at most
+//! P(Bin(N, p) > N/2), since all its more than N/2 stable runs would be wrong calls;
+//! [`probe_error`] states it with p = [`RUN_ERROR`] = 5 %, the target the calibration meets,
+//! and likewise for a wrong "shown unstable".
 //!
 //! **The search** keeps lower (shown stable; 0 to start, stable by theory) and upper (shown
 //! unstable; ρ*'s upper end to start, beyond which no policy is stable) and the undecided loads
 //! between them. Each probe goes to the midpoint of the widest gap between consecutive known
 //! loads (ties: the lowest), so an undecided load is approached from both sides (the noisy
 //! bisection of Waeber, Frazier & Henderson, "Bisection search with noisy responses", SIAM J.
-//! Control Optim. 51(3), 2013, with a three-valued answer in place of a coin). It stops when
-//! upper − lower is at most `resolution` × ρ*, when no gap is wider than a quarter of that, or after
+//! Control Optim. 51(3), 2013, with a three-valued answer in place of a coin). Only gaps whose
+//! probe could move an end are tried: a gap between two undecided loads is passed over unless
+//! the lower one *leans stable* or the upper one *leans unstable* (one more round of agreeing
+//! runs would have decided it). A run at a higher load is no more likely to be called stable,
+//! nor one at a lower load unstable, so a load between two undecided probes that came nowhere
+//! near a decision is bound to be undecided too. The search stops when upper − lower is at
+//! most `resolution` × ρ*, when no gap worth a probe is wider than a quarter of that, or after
 //! `max_probes` probes.
 
 use std::borrow::Cow;
@@ -148,16 +162,7 @@ impl ThresholdResult {
 /// The probability that a probe of `n` runs is decided wrongly when each run is wrong with
 /// probability [`RUN_ERROR`]: P(Bin(n, p) > n/2).
 pub(crate) fn probe_error(n: usize) -> f64 {
-    let p = RUN_ERROR;
-    let mut total = 0.0;
-    for k in n / 2 + 1..=n {
-        let mut c = 1.0;
-        for i in 0..k {
-            c *= (n - i) as f64 / (i + 1) as f64;
-        }
-        total += c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32);
-    }
-    total
+    (n / 2 + 1..=n).map(|k| binomial(n, k, RUN_ERROR)).sum()
 }
 
 /// The decision on runs with `counts` = [stable, unstable, inconclusive].
@@ -181,6 +186,45 @@ fn decidable(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
     let more = n * rounds_left;
     let could = |mine: usize, contrary: usize| contrary == 0 && 2 * mine + more > total;
     could(counts[0], counts[1]) || could(counts[1], counts[0])
+}
+
+/// Whether an undecided probe with `counts` leans toward `side` (0: stable, 1: unstable): one
+/// more round of `n` runs, all on that side, would have decided it.
+fn leans(counts: [usize; 3], n: usize, side: usize) -> bool {
+    let total: usize = counts.iter().sum();
+    counts[1 - side] == 0 && 2 * (counts[side] + n) > total + n
+}
+
+/// The chance below which more rounds are bound not to decide a probe (see [`hopeless`]).
+const HOPELESS: f64 = 0.05;
+
+/// Whether more rounds are bound not to decide a probe whose runs so far, `counts`, were all
+/// inconclusive, with `rounds_left` rounds of `n` runs left: with m = N inconclusive runs, a
+/// run decides at all with probability at most d = 1 − 0.05^(1/m) (the one-sided 95 % upper
+/// confidence bound), and the remaining rounds decide the probe with probability at most
+/// Σₖ P(Bin(n·k, d) > (m + n·k)/2) over k = 1 … `rounds_left` (a majority of all its runs
+/// must agree), which must be below [`HOPELESS`]. With rounds of 5, after one round: 8 of the
+/// next 10 runs must agree, with probability below 3 %.
+fn hopeless(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
+    let m = counts[2];
+    if m == 0 || counts[0] + counts[1] > 0 {
+        return false;
+    }
+    let d = 1.0 - 0.05f64.powf(1.0 / m as f64);
+    let chance: f64 = (1..=rounds_left)
+        .map(|k| {
+            let more = n * k;
+            let need = (m + more) / 2 + 1;
+            (need..=more).map(|j| binomial(more, j, d)).sum::<f64>()
+        })
+        .sum();
+    chance < HOPELESS
+}
+
+/// P(Bin(n, p) = k).
+fn binomial(n: usize, k: usize, p: f64) -> f64 {
+    let c: f64 = (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product();
+    c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
 }
 
 /// The system a probe at load x runs: the experiment (whose size law may depend on x, as on a
@@ -225,7 +269,10 @@ fn probe(
         }
         decision = decide(counts);
         let left = (search.rounds - round - 1) as usize;
-        if decision != Decision::Undecided || !decidable(counts, n as usize, left) {
+        if decision != Decision::Undecided
+            || !decidable(counts, n as usize, left)
+            || hopeless(counts, n as usize, left)
+        {
             break;
         }
     }
@@ -235,6 +282,36 @@ fn probe(
         counts,
         slots,
     })
+}
+
+/// The gap whose midpoint the next probe tries: the widest (ties: the lowest) of the gaps
+/// between consecutive known loads whose probe could move an end, if one is wider than
+/// `target` / 4. A gap can move the lower end if its lower load is `lower` or leans stable,
+/// the upper end if its upper load is `upper` or leans unstable ([`leans`], rounds of `n`).
+fn next_gap(
+    lower: f64,
+    upper: f64,
+    undecided: &[(f64, [usize; 3])],
+    n: usize,
+    target: f64,
+) -> Option<(f64, f64)> {
+    // each known load with whether it leans stable, unstable
+    let mut known = vec![(lower, true, false)];
+    known.extend(
+        undecided
+            .iter()
+            .map(|&(x, c)| (x, leans(c, n, 0), leans(c, n, 1))),
+    );
+    known.push((upper, false, true));
+    known
+        .windows(2)
+        .filter(|w| w[0].1 || w[1].2)
+        .map(|w| (w[0].0, w[1].0))
+        .fold(None, |best: Option<(f64, f64)>, g| match best {
+            Some(b) if g.1 - g.0 <= b.1 - b.0 => Some(b),
+            _ => Some(g),
+        })
+        .filter(|g| g.1 - g.0 > target / 4.0)
 }
 
 /// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
@@ -248,22 +325,15 @@ pub(crate) fn limit_search(
 ) -> Result<ThresholdResult, ExperimentError> {
     let (mut lower, mut upper) = (0.0, rho.1);
     let mut upper_shown = false;
-    let mut undecided: Vec<f64> = Vec::new();
+    // undecided loads between lower and upper, ascending, with their runs' counts
+    let mut undecided: Vec<(f64, [usize; 3])> = Vec::new();
     let mut probes = Vec::new();
     let target = search.resolution * rho.1;
+    let n = exp.run.replications as usize;
     while (probes.len() as u32) < search.max_probes && upper - lower > target {
-        let mut known = vec![lower];
-        known.extend(&undecided);
-        known.push(upper);
-        let (a, b) = known
-            .windows(2)
-            .map(|w| (w[0], w[1]))
-            .fold((0.0, 0.0), |best, g| {
-                if g.1 - g.0 > best.1 - best.0 { g } else { best }
-            });
-        if b - a <= target / 4.0 {
+        let Some((a, b)) = next_gap(lower, upper, &undecided, n, target) else {
             break;
-        }
+        };
         let mid = (a + b) / 2.0;
         let part = crate::progress::current()
             .map(|s| s.part(probes.len() as u64, u64::from(search.max_probes)));
@@ -281,16 +351,16 @@ pub(crate) fn limit_search(
         match p.decision {
             Decision::Stable => {
                 lower = mid;
-                undecided.retain(|&u| u > mid);
+                undecided.retain(|u| u.0 > mid);
             }
             Decision::Unstable => {
                 upper = mid;
                 upper_shown = true;
-                undecided.retain(|&u| u < mid);
+                undecided.retain(|u| u.0 < mid);
             }
             Decision::Undecided => {
-                undecided.push(mid);
-                undecided.sort_by(f64::total_cmp);
+                undecided.push((mid, p.counts));
+                undecided.sort_by(|x, y| x.0.total_cmp(&y.0));
             }
         }
         probes.push(p);
@@ -366,6 +436,65 @@ mod tests {
         assert!(!decidable([0, 0, 10], 5, 1));
         assert!(decidable([0, 0, 5], 5, 2));
         assert!(!decidable([1, 1, 3], 5, 2));
+    }
+
+    /// A probe whose runs were all inconclusive stops when its remaining rounds are bound
+    /// not to decide it: with rounds of 5 after one round, 8 of 10 agreeing runs are needed,
+    /// P(Bin(10, 0.451) ≥ 8) ≈ 0.029; with rounds of 3, 5 of 6, P(Bin(6, 0.632) ≥ 5) ≈ 0.28.
+    #[test]
+    fn a_probe_of_inconclusive_runs_stops_only_when_deciding_is_improbable() {
+        assert!(hopeless([0, 0, 5], 5, 2));
+        assert!(!hopeless([0, 0, 3], 3, 2));
+        // a decided run is not the all-inconclusive case: the majority rule alone governs
+        assert!(!hopeless([1, 0, 4], 5, 2));
+        assert!(!hopeless([0, 1, 4], 5, 2));
+        // the bound of the 5-run case, computed the long way
+        let d = 1.0 - 0.05f64.powf(0.2);
+        let tail: f64 = (8..=10).map(|j| binomial(10, j, d)).sum();
+        assert!(tail < HOPELESS && tail > 0.02, "{tail}");
+        // n = 3 at no stage: one round left after 6 inconclusive runs cannot decide anyway
+        assert!(!decidable([0, 0, 6], 3, 1));
+    }
+
+    /// The next probe skips gaps between two undecided loads that lean neither way, and the
+    /// search stops when every gap worth a probe is narrow.
+    #[test]
+    fn gaps_between_undecided_loads_that_lean_neither_way_are_passed_over() {
+        let target = 0.01;
+        // lower 0.957, undecided 0.9609 (0/0/5), 0.9688 (2/1/7), 0.9766 (0/2/8), upper 0.9844:
+        // only the gaps at the two ends are worth a probe; the upper one is wider
+        let und = [
+            (0.9609, [0, 0, 5]),
+            (0.9688, [2, 1, 7]),
+            (0.9766, [0, 2, 8]),
+        ];
+        assert_eq!(
+            next_gap(0.957, 0.9844, &und, 5, target),
+            Some((0.9766, 0.9844))
+        );
+        // an undecided load one round from stable (7/0/8) makes the gap above it worth one
+        let und = [(0.9609, [7, 0, 8]), (0.9688, [0, 0, 10])];
+        assert!(leans([7, 0, 8], 5, 0) && !leans([7, 0, 8], 5, 1));
+        assert_eq!(
+            next_gap(0.9590, 0.9727, &und, 5, target),
+            Some((0.9609, 0.9688))
+        );
+        // one round from unstable (0/6/9) likewise for the gap below it
+        assert!(leans([0, 6, 9], 5, 1));
+        let und = [(0.9883, [0, 0, 10]), (0.9922, [0, 6, 9])];
+        assert_eq!(
+            next_gap(0.9863, 0.9941, &und, 5, target),
+            Some((0.9883, 0.9922))
+        );
+        // every gap worth a probe at most target / 4 wide: the search stops
+        let und = [
+            (0.9590, [1, 1, 3]),
+            (0.9805, [0, 2, 8]),
+            (0.9824, [0, 0, 5]),
+        ];
+        assert_eq!(next_gap(0.957, 0.9844, &und, 5, target), None);
+        // with nothing undecided it is plain bisection
+        assert_eq!(next_gap(0.5, 0.75, &[], 5, target), Some((0.5, 0.75)));
     }
 
     #[test]
