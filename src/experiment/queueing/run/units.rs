@@ -143,6 +143,12 @@ fn per_slot(lambda: f64) -> f64 {
     (2.0 * lambda).min(1.0) + 2.0 * lambda
 }
 
+/// A limit search's cost, in runs to `max_slots` per replication at the near-limit price of a
+/// slot. Fitted to the measured CPU time of thresholds_uniform_small and _large, at the
+/// per-slot prices of `budget.rs` (which overprice these slots about twofold: the eight
+/// searches simulated 1.7 to 10 runs' worth, 5.9 on average).
+const LIMIT_MAX_SLOTS: f64 = 2.8;
+
 /// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the
 /// configuration-based ones); a
 /// limit search as its probes' runs near the limit, which often double their horizon.
@@ -163,23 +169,26 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
                 * factor(policy)
                 * twins
         }
-        // most probes are decided at the first horizon, a few near the limit run to max_slots
-        // for two or three rounds: the divisor is measured on thresholds_uniform_small and
-        // _large (estimated CPU time / measured 1.05 and 0.95 on two cores)
-        &Unit::Limit { policy, search } => {
-            search.max_probes as f64 * reps * 2.0 * max_slots as f64 * near_limit * factor(policy)
-                / 7.0
+        // most probes are decided at the first horizon; the few near the limit run to
+        // max_slots, and a search stops spending where its probes stay undecided, so its cost
+        // does not grow with max_probes: LIMIT_MAX_SLOTS runs' worth of max_slots per
+        // replication, measured on thresholds_uniform_small and _large
+        &Unit::Limit { policy, .. } => {
+            LIMIT_MAX_SLOTS * reps * max_slots as f64 * near_limit * factor(policy)
         }
         &Unit::Ray { policy, .. } => ray_slots(exp) * near_limit * factor(policy),
         Unit::Saturation { .. } => max_slots as f64 * near_limit,
+        // a study's search: every probe of its `limit_steps` all its rounds at max_slots (a
+        // study's runs are not extended, so near the limit its probes stay undecided to the
+        // end): stability_vs_packing, the shipped study, took 681 s on two cores (26 November
+        // 2026) against 10 minutes estimated; its estimate was a quarter of that before
         Unit::Study { policy, spec, .. } => {
             spec.limit.max_probes as f64
                 * reps
-                * 2.0
+                * f64::from(spec.limit.rounds)
                 * max_slots as f64
                 * near_limit
                 * factor(*policy)
-                / 4.0
         }
     }
 }
