@@ -440,7 +440,7 @@ mod tests {
 
     /// A probe whose runs were all inconclusive stops when its remaining rounds are bound
     /// not to decide it: with rounds of 5 after one round, 8 of 10 agreeing runs are needed,
-    /// P(Bin(10, 0.451) ≥ 8) ≈ 0.029; with rounds of 3, 5 of 6, P(Bin(6, 0.632) ≥ 5) ≈ 0.28.
+    /// P(Bin(10, 0.451) ≥ 8) ≈ 0.028; with rounds of 3, 5 of 6, P(Bin(6, 0.632) ≥ 5) ≈ 0.29.
     #[test]
     fn a_probe_of_inconclusive_runs_stops_only_when_deciding_is_improbable() {
         assert!(hopeless([0, 0, 5], 5, 2));

@@ -178,10 +178,10 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
         }
         &Unit::Ray { policy, .. } => ray_slots(exp) * near_limit * factor(policy),
         Unit::Saturation { .. } => max_slots as f64 * near_limit,
-        // a study's search: every probe of its `limit_steps` all its rounds at max_slots (a
-        // study's runs are not extended, so near the limit its probes stay undecided to the
-        // end): stability_vs_packing, the shipped study, took 681 s on two cores (26 November
-        // 2026) against 10 minutes estimated; its estimate was a quarter of that before
+        // a study's search: every probe of its `limit_steps` all its rounds at max_slots
+        // (fitted on stability_vs_packing, the shipped study, whose runs are not extended and
+        // whose probes near the limit stay undecided to the end: 681 s on two cores on 26
+        // November 2026 against 10 minutes estimated; a quarter of that before)
         Unit::Study { policy, spec, .. } => {
             spec.limit.max_probes as f64
                 * reps
