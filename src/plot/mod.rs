@@ -1,6 +1,8 @@
 //! Figures with plotters, PNG and SVG, with an embedded font (DejaVu Sans, in `assets/`) so
-//! they render on machines without system fonts.
+//! they render on machines without system fonts. PNG text is drawn glyph by glyph at each
+//! glyph's exact position (`glyphs.rs`), so its letters are evenly spaced.
 
+mod glyphs;
 mod region;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +24,14 @@ fn register_font() {
         plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
             .unwrap_or_else(|_| panic!("the embedded font is valid"));
     });
+}
+
+/// The drawing area of a PNG of `size` pixels at `path`, its text drawn with even spacing.
+fn png_area(
+    path: &Path,
+    size: (u32, u32),
+) -> DrawingArea<glyphs::EvenText<'static, BitMapBackend<'_>>, Shift> {
+    glyphs::EvenText::new(BitMapBackend::new(path, size), FONT).into_drawing_area()
 }
 
 /// A figure that could not be drawn or written: what plotters said.
@@ -537,10 +547,7 @@ pub(crate) fn render(chart: &Chart, stem: &Path) -> Result<[PathBuf; 2], PlotErr
     register_font();
     let png = suffixed(stem, "png");
     let svg = suffixed(stem, "svg");
-    draw(
-        BitMapBackend::new(&png, (1000, 600)).into_drawing_area(),
-        chart,
-    )?;
+    draw(png_area(&png, (1000, 600)), chart)?;
     draw(
         SVGBackend::new(&svg, (1000, 600)).into_drawing_area(),
         chart,
@@ -649,10 +656,7 @@ pub(crate) fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], P
     let png = suffixed(stem, "png");
     let svg = suffixed(stem, "svg");
     let h = (120 + 36 * plot.rows.len() as u32).max(300);
-    draw_dots(
-        BitMapBackend::new(&png, (1000, h)).into_drawing_area(),
-        plot,
-    )?;
+    draw_dots(png_area(&png, (1000, h)), plot)?;
     draw_dots(SVGBackend::new(&svg, (1000, h)).into_drawing_area(), plot)?;
     Ok([png, svg])
 }

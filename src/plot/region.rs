@@ -251,7 +251,7 @@ pub(crate) fn render_region(plot: &RegionPlot, stem: &Path) -> Result<[PathBuf; 
     let png = suffixed(stem, "png");
     let svg = suffixed(stem, "svg");
     let size = (1000, 780);
-    draw(BitMapBackend::new(&png, size).into_drawing_area(), plot)?;
+    draw(super::png_area(&png, size), plot)?;
     draw(SVGBackend::new(&svg, size).into_drawing_area(), plot)?;
     Ok([png, svg])
 }
