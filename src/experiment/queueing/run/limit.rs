@@ -177,22 +177,25 @@ fn decide(counts: [usize; 3]) -> Decision {
     }
 }
 
-/// Whether runs with `counts` = [stable, unstable, inconclusive] could still be decided by
-/// `rounds_left` more rounds of `n` runs: shown stable needs no unstable run and a strict
-/// majority, 2S + n·k > N after k more rounds if every one of their runs is stable (the
-/// best case, easiest at k = `rounds_left`), and likewise for unstable.
-fn decidable(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
+/// Whether runs with `counts` = [stable, unstable, inconclusive] could be decided toward
+/// `side` (0: stable, 1: unstable) by `more` further runs: no contrary run and a strict
+/// majority, 2(S + `more`) > N + `more`, if every further run is on that side (the best
+/// case; S counts the runs on that side).
+fn within_reach(counts: [usize; 3], side: usize, more: usize) -> bool {
     let total: usize = counts.iter().sum();
-    let more = n * rounds_left;
-    let could = |mine: usize, contrary: usize| contrary == 0 && 2 * mine + more > total;
-    could(counts[0], counts[1]) || could(counts[1], counts[0])
+    counts[1 - side] == 0 && 2 * counts[side] + more > total
+}
+
+/// Whether runs with `counts` could still be decided by `rounds_left` more rounds of `n` runs,
+/// either way ([`within_reach`] is easiest with every round left).
+fn decidable(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
+    (0..2).any(|side| within_reach(counts, side, n * rounds_left))
 }
 
 /// Whether an undecided probe with `counts` leans toward `side` (0: stable, 1: unstable): one
 /// more round of `n` runs, all on that side, would have decided it.
 fn leans(counts: [usize; 3], n: usize, side: usize) -> bool {
-    let total: usize = counts.iter().sum();
-    counts[1 - side] == 0 && 2 * (counts[side] + n) > total + n
+    within_reach(counts, side, n)
 }
 
 /// The chance below which more rounds are bound not to decide a probe (see [`hopeless`]).
