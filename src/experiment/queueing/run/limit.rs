@@ -7,10 +7,10 @@
 //! so far with S stable, U unstable:
 //! - *shown stable* if S > N/2 and U = 0;
 //! - *shown unstable* if U > N/2 and S = 0;
-//! - otherwise another round, up to `rounds`; then *undecided* (x is close to the limit, at
-//!   the resolution the horizon allows).
+//! - otherwise *undecided*: another round may follow, up to `rounds`, while the probe is
+//!   *open* (below); x is close to the limit, at the resolution the horizon allows.
 //!
-//! A probe stops early, undecided, when more rounds cannot decide it or are bound not to:
+//! A probe is closed, undecided, when more rounds cannot decide it or are bound not to:
 //! - *cannot*: a stable and an unstable run both seen, or too few stable or unstable runs for
 //!   a majority even if every later run agreed. The remaining rounds would have reached the
 //!   same decision.
@@ -21,11 +21,12 @@
 //!   and none to contradict, while a run decides at all with probability at most 45 % (95 %
 //!   confidence): together below 3 %.
 //!
-//! Neither stop changes how a decided probe was decided, so the error stated for it holds
-//! as before: if a single run at or above the limit is called stable with probability at most
-//! p (the calibration in `proofs/verdict_calibration.md` measures about 2 % at the critical
-//! load and 0 beyond ±1 %), a probe decided stable on N runs is wrong with probability at most
-//! P(Bin(N, p) > N/2), since all its more than N/2 stable runs would be wrong calls;
+//! Neither stop, nor when a probe's later rounds run (below), changes how a decided probe is
+//! decided, so the error stated for it holds as before: if a single run at or above the
+//! limit is called stable with probability at most p (the calibration in
+//! `proofs/verdict_calibration.md` measures about 2 % at the critical load and 0 beyond
+//! ±1 %), a probe decided stable on N runs is wrong with probability at most P(Bin(N, p) >
+//! N/2), since all its more than N/2 stable runs would be wrong calls;
 //! [`probe_error`] states it with p = [`RUN_ERROR`] = 5 %, the target the calibration meets,
 //! and likewise for a wrong "shown unstable".
 //!
@@ -40,8 +41,20 @@
 //! runs would have decided it). A run at a higher load is no more likely to be called stable,
 //! nor one at a lower load unstable, so a load between two undecided probes that came nowhere
 //! near a decision is bound to be undecided too. The search stops when upper − lower is at
-//! most `resolution` × ρ*, when no gap worth a probe is wider than a quarter of that, or after
-//! `max_probes` probes.
+//! most `resolution` × ρ*, or when no gap worth a probe is wider than a quarter of that (or
+//! `max_probes` loads were tried) and no probe is open.
+//!
+//! **Later rounds wait.** A probe undecided after a round stays open, and the search first
+//! tries new loads: its later rounds run only when no gap is left worth a probe, the open
+//! probe closest to a decision first (2·S − N or 2·U − N, with no contrary run). A search that
+//! ends before needing them never pays for them, and near the limit, where a round of
+//! inconclusive runs costs `replications` × `run.max_slots` slots, they are the dearest runs
+//! of a search. An open probe's lean is provisional (after one round nearly every probe
+//! leans), so a gap next to one is tried only if it touches an end or if its midpoint, decided
+//! on a side it can move, would end the search; other gaps wait until the probes beside them
+//! are closed and lean by all their runs. This is a bet, not a bound: a deferred round might
+//! have decided its probe and ended the search at once (`docs/performance.md` measures both
+//! ways).
 
 use std::borrow::Cow;
 
@@ -113,7 +126,7 @@ pub(crate) struct ThresholdResult {
     pub(crate) upper: f64,
     /// Whether `upper` was shown unstable by a probe (not only by theory).
     pub(crate) upper_shown: bool,
-    /// Every probe, in the order tried.
+    /// Every probe, in the order first tried.
     pub(crate) probes: Vec<Probe>,
 }
 
@@ -234,87 +247,153 @@ fn binomial(n: usize, k: usize, p: f64) -> f64 {
 /// region map with held types) and the arrival rate, jobs per slot.
 pub(crate) type ProbeAt<'a> = dyn Fn(f64) -> (Cow<'a, Experiment>, f64) + Sync + 'a;
 
-/// Probes load `load` for `policy`: rounds of the file's replications until decisive, or
-/// until no later round could decide it. `exp` names the search and seeds its runs; `at` gives
-/// the system at the load.
-fn probe(
+/// Runs round `round` of the probe at `load` for `policy` (the file's replications, in
+/// parallel): the runs' verdicts added to `p`. `exp` names the search and seeds its runs; `at`
+/// gives the system at the load.
+fn run_round(
     exp: &Experiment,
     policy: usize,
-    load: f64,
-    search: &SearchSpec,
+    p: &mut Probe,
+    round: u32,
     at: &ProbeAt<'_>,
-) -> Result<Probe, ExperimentError> {
+) -> Result<(), ExperimentError> {
+    let load = p.load;
     let (system, rate) = at(load);
     let n = exp.run.replications;
-    let mut counts = [0usize; 3];
-    let mut slots = 0u64;
-    let mut decision = Decision::Undecided;
-    // this probe's part of the search's progress, shared by its runs on every thread
+    // this round's part of the search's progress, shared by its runs on every thread
     let span = crate::progress::current();
-    for round in 0..search.rounds {
-        let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
-            .into_par_iter()
-            .map(|rep| {
-                let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
-                let part = span.as_ref().map(|s| {
-                    s.part(u64::from(round), u64::from(search.rounds))
-                        .part(u64::from(rep - round * n), u64::from(n))
-                });
-                crate::progress::within(part, || {
-                    super::simulate::run_at(&system, policy, rate, seed, (0, false))
-                        .map(|r| (r.verdict, r.slots))
-                })
+    let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
+        .into_par_iter()
+        .map(|rep| {
+            let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
+            let part = span
+                .as_ref()
+                .map(|s| s.part(u64::from(rep - round * n), u64::from(n)));
+            crate::progress::within(part, || {
+                super::simulate::run_at(&system, policy, rate, seed, (0, false))
+                    .map(|r| (r.verdict, r.slots))
             })
-            .collect();
-        for (v, s) in runs? {
-            counts[v as usize] += 1;
-            slots += s;
-        }
-        decision = decide(counts);
-        let left = (search.rounds - round - 1) as usize;
-        if decision != Decision::Undecided
-            || !decidable(counts, n as usize, left)
-            || hopeless(counts, n as usize, left)
-        {
-            break;
-        }
+        })
+        .collect();
+    for (v, s) in runs? {
+        p.counts[v as usize] += 1;
+        p.slots += s;
     }
-    Ok(Probe {
-        load,
-        decision,
-        counts,
-        slots,
-    })
+    p.decision = decide(p.counts);
+    Ok(())
+}
+
+/// Whether an undecided probe `p` may run another round: rounds are left, and they could
+/// decide it ([`decidable`]) and are not bound not to ([`hopeless`]).
+fn open(p: &Probe, n: usize, rounds: u32) -> bool {
+    let done = p.runs() / n;
+    let left = (rounds as usize).saturating_sub(done);
+    p.decision == Decision::Undecided
+        && left > 0
+        && decidable(p.counts, n, left)
+        && !hopeless(p.counts, n, left)
+}
+
+/// How close runs with `counts` are to a decision: the larger of 2·S − N (if no run was
+/// unstable) and 2·U − N (if none was stable); a probe is decided when it is positive.
+fn closeness(counts: [usize; 3]) -> i64 {
+    let total: usize = counts.iter().sum();
+    (0..2)
+        .filter(|&side| counts[1 - side] == 0)
+        .map(|side| 2 * counts[side] as i64 - total as i64)
+        .max()
+        .unwrap_or(i64::MIN)
 }
 
 /// The gap whose midpoint the next probe tries: the widest (ties: the lowest) of the gaps
 /// between consecutive known loads whose probe could move an end, if one is wider than
-/// `target` / 4. A gap can move the lower end if its lower load is `lower` or leans stable,
-/// the upper end if its upper load is `upper` or leans unstable ([`leans`], rounds of `n`).
+/// `target` / 4. `undecided` holds the undecided loads between the ends, ascending, with their
+/// runs' counts and whether the probe is open (may run more rounds).
+///
+/// A gap can move the lower end if its lower load is `lower` or leans stable, the upper end
+/// if its upper load is `upper` or leans unstable ([`leans`], rounds of `n`). Next to an open
+/// probe, whose lean is provisional, a gap is tried only if it touches an end, or if its
+/// midpoint, decided on a side it can move, would end the search (within `target` of the
+/// other end).
 fn next_gap(
     lower: f64,
     upper: f64,
-    undecided: &[(f64, [usize; 3])],
+    undecided: &[(f64, [usize; 3], bool)],
     n: usize,
     target: f64,
 ) -> Option<(f64, f64)> {
-    // each known load with whether it leans stable, unstable
-    let mut known = vec![(lower, true, false)];
+    // each known load with whether it leans stable, unstable, and is open
+    let mut known = vec![(lower, true, false, false)];
     known.extend(
         undecided
             .iter()
-            .map(|&(x, c)| (x, leans(c, n, 0), leans(c, n, 1))),
+            .map(|&(x, c, open)| (x, leans(c, n, 0), leans(c, n, 1), open)),
     );
-    known.push((upper, false, true));
+    known.push((upper, false, true, false));
+    let last = known.len() - 2;
     known
         .windows(2)
-        .filter(|w| w[0].1 || w[1].2)
-        .map(|w| (w[0].0, w[1].0))
+        .enumerate()
+        .filter(|(_, w)| w[0].1 || w[1].2)
+        .filter(|&(k, w)| {
+            let mid = (w[0].0 + w[1].0) / 2.0;
+            let finishes = (w[0].1 && upper - mid <= target) || (w[1].2 && mid - lower <= target);
+            !(w[0].3 || w[1].3) || k == 0 || k == last || finishes
+        })
+        .map(|(_, w)| (w[0].0, w[1].0))
         .fold(None, |best: Option<(f64, f64)>, g| match best {
             Some(b) if g.1 - g.0 <= b.1 - b.0 => Some(b),
             _ => Some(g),
         })
         .filter(|g| g.1 - g.0 > target / 4.0)
+}
+
+/// What the search does next: a new probe at a load, or another round of the probe at an
+/// index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    New(f64),
+    Again(usize),
+}
+
+/// The search's next step (see the module doc): the midpoint of the gap [`next_gap`] picks
+/// while probes are left; otherwise another round of the open probe between the ends that is
+/// closest to a decision ([`closeness`]; ties: the lowest load); otherwise none.
+fn next_step(
+    probes: &[Probe],
+    lower: f64,
+    upper: f64,
+    search: &SearchSpec,
+    n: usize,
+    target: f64,
+) -> Option<Step> {
+    let mut undecided: Vec<usize> = (0..probes.len())
+        .filter(|&i| {
+            let p = &probes[i];
+            p.decision == Decision::Undecided && p.load > lower && p.load < upper
+        })
+        .collect();
+    undecided.sort_by(|&a, &b| probes[a].load.total_cmp(&probes[b].load));
+    if (probes.len() as u32) < search.max_probes {
+        let known: Vec<(f64, [usize; 3], bool)> = undecided
+            .iter()
+            .map(|&i| {
+                let p = &probes[i];
+                (p.load, p.counts, open(p, n, search.rounds))
+            })
+            .collect();
+        if let Some((a, b)) = next_gap(lower, upper, &known, n, target) {
+            return Some(Step::New((a + b) / 2.0));
+        }
+    }
+    undecided
+        .into_iter()
+        .filter(|&i| open(&probes[i], n, search.rounds))
+        .fold(None, |best: Option<usize>, i| match best {
+            Some(b) if closeness(probes[i].counts) <= closeness(probes[b].counts) => Some(b),
+            _ => Some(i),
+        })
+        .map(Step::Again)
 }
 
 /// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
@@ -328,45 +407,64 @@ pub(crate) fn limit_search(
 ) -> Result<ThresholdResult, ExperimentError> {
     let (mut lower, mut upper) = (0.0, rho.1);
     let mut upper_shown = false;
-    // undecided loads between lower and upper, ascending, with their runs' counts
-    let mut undecided: Vec<(f64, [usize; 3])> = Vec::new();
-    let mut probes = Vec::new();
+    let mut probes: Vec<Probe> = Vec::new();
     let target = search.resolution * rho.1;
     let n = exp.run.replications as usize;
-    while (probes.len() as u32) < search.max_probes && upper - lower > target {
-        let Some((a, b)) = next_gap(lower, upper, &undecided, n, target) else {
+    // rounds run so far: each is a 1 / max_probes share of the search's progress
+    let mut steps = 0u64;
+    while upper - lower > target {
+        let Some(step) = next_step(&probes, lower, upper, &search, n, target) else {
             break;
         };
-        let mid = (a + b) / 2.0;
-        let part = crate::progress::current()
-            .map(|s| s.part(probes.len() as u64, u64::from(search.max_probes)));
-        let p = crate::progress::within(part, || probe(exp, policy, mid, &search, at))?;
+        let i = match step {
+            Step::New(load) => {
+                probes.push(Probe {
+                    load,
+                    decision: Decision::Undecided,
+                    counts: [0; 3],
+                    slots: 0,
+                });
+                probes.len() - 1
+            }
+            Step::Again(i) => i,
+        };
+        let round = (probes[i].runs() / n) as u32;
+        let part = crate::progress::current().map(|s| s.part(steps, u64::from(search.max_probes)));
+        steps += 1;
+        crate::progress::within(part, || run_round(exp, policy, &mut probes[i], round, at))?;
+        let p = &probes[i];
         crate::progress::note(|| {
             format!(
-                "{}: limit of {}: probe {} at load {mid:.4} {} ({} runs)",
+                "{}: limit of {}: probe {} at load {:.4}{} {} ({}/{}/{} stable/unstable/\
+                 inconclusive runs, {:.2e} slots)",
                 exp.header.name,
                 exp.labels[policy],
-                probes.len() + 1,
-                p.decision.as_str(),
-                p.runs()
+                i + 1,
+                p.load,
+                if round > 0 {
+                    format!(", round {}", round + 1)
+                } else {
+                    String::new()
+                },
+                if open(p, n, search.rounds) {
+                    "undecided so far"
+                } else {
+                    p.decision.as_str()
+                },
+                p.counts[0],
+                p.counts[1],
+                p.counts[2],
+                p.slots as f64
             )
         });
         match p.decision {
-            Decision::Stable => {
-                lower = mid;
-                undecided.retain(|u| u.0 > mid);
-            }
+            Decision::Stable => lower = p.load,
             Decision::Unstable => {
-                upper = mid;
+                upper = p.load;
                 upper_shown = true;
-                undecided.retain(|u| u.0 < mid);
             }
-            Decision::Undecided => {
-                undecided.push((mid, p.counts));
-                undecided.sort_by(|x, y| x.0.total_cmp(&y.0));
-            }
+            Decision::Undecided => {}
         }
-        probes.push(p);
     }
     Ok(ThresholdResult {
         policy,
@@ -467,16 +565,16 @@ mod tests {
         // lower 0.957, undecided 0.9609 (0/0/5), 0.9688 (2/1/7), 0.9766 (0/2/8), upper 0.9844:
         // only the gaps at the two ends are worth a probe; the upper one is wider
         let und = [
-            (0.9609, [0, 0, 5]),
-            (0.9688, [2, 1, 7]),
-            (0.9766, [0, 2, 8]),
+            (0.9609, [0, 0, 5], false),
+            (0.9688, [2, 1, 7], false),
+            (0.9766, [0, 2, 8], false),
         ];
         assert_eq!(
             next_gap(0.957, 0.9844, &und, 5, target),
             Some((0.9766, 0.9844))
         );
         // an undecided load one round from stable (7/0/8) makes the gap above it worth one
-        let und = [(0.9609, [7, 0, 8]), (0.9688, [0, 0, 10])];
+        let und = [(0.9609, [7, 0, 8], false), (0.9688, [0, 0, 10], false)];
         assert!(leans([7, 0, 8], 5, 0) && !leans([7, 0, 8], 5, 1));
         assert_eq!(
             next_gap(0.9590, 0.9727, &und, 5, target),
@@ -484,20 +582,109 @@ mod tests {
         );
         // one round from unstable (0/6/9) likewise for the gap below it
         assert!(leans([0, 6, 9], 5, 1));
-        let und = [(0.9883, [0, 0, 10]), (0.9922, [0, 6, 9])];
+        let und = [(0.9883, [0, 0, 10], false), (0.9922, [0, 6, 9], false)];
         assert_eq!(
             next_gap(0.9863, 0.9941, &und, 5, target),
             Some((0.9883, 0.9922))
         );
         // every gap worth a probe at most target / 4 wide: the search stops
         let und = [
-            (0.9590, [1, 1, 3]),
-            (0.9805, [0, 2, 8]),
-            (0.9824, [0, 0, 5]),
+            (0.9590, [1, 1, 3], false),
+            (0.9805, [0, 2, 8], false),
+            (0.9824, [0, 0, 5], false),
         ];
         assert_eq!(next_gap(0.957, 0.9844, &und, 5, target), None);
         // with nothing undecided it is plain bisection
         assert_eq!(next_gap(0.5, 0.75, &[], 5, target), Some((0.5, 0.75)));
+    }
+
+    /// Next to an open probe (rounds left), whose lean is provisional, a gap is tried only if
+    /// it touches an end or its probe could end the search; inner gaps between closed probes
+    /// follow the lean of their final counts.
+    #[test]
+    fn gaps_next_to_an_open_probe_are_tried_only_at_an_end_or_to_finish() {
+        let target = 0.01;
+        // undecided 0.9688 (2/0/3, leans stable) and 0.9766 (0/2/3) between 0.9622 and
+        // 0.9840: closed, the inner gap is the widest and is tried
+        let und = [(0.9688, [2, 0, 3], false), (0.9766, [0, 2, 3], false)];
+        assert_eq!(
+            next_gap(0.9622, 0.9840, &und, 5, target),
+            Some((0.9688, 0.9766))
+        );
+        // open, their leans are provisional and the inner gap's probe (0.9727) could not end
+        // the search either way (more than 0.01 from each end): an end gap instead
+        let und = [(0.9688, [2, 0, 3], true), (0.9766, [0, 2, 3], true)];
+        assert_eq!(
+            next_gap(0.9622, 0.9840, &und, 5, target),
+            Some((0.9766, 0.9840))
+        );
+        // an inner gap whose probe, shown stable, ends the search (upper by theory at 1,
+        // 0.99 within 0.01 of it) is tried next to an open probe that leans stable
+        let und = [
+            (0.98828125, [2, 0, 3], true),
+            (0.9921875, [1, 0, 4], true),
+            (0.99609375, [0, 2, 3], true),
+        ];
+        assert_eq!(
+            next_gap(0.986328125, 1.0, &und, 5, target),
+            Some((0.98828125, 0.9921875))
+        );
+        // but not when neither of its loads leans its way (a contrary run below)
+        let und = [(0.98828125, [1, 1, 3], false), (0.9921875, [1, 0, 4], true)];
+        assert_eq!(
+            next_gap(0.986328125, 1.0, &und, 5, target),
+            Some((0.9921875, 1.0))
+        );
+    }
+
+    fn probe(load: f64, counts: [usize; 3]) -> Probe {
+        Probe {
+            load,
+            decision: decide(counts),
+            counts,
+            slots: 0,
+        }
+    }
+
+    /// With no gap left worth a probe, the open probe closest to a decision runs its next
+    /// round; closed probes and probes outside the ends never do.
+    #[test]
+    fn an_open_probe_runs_its_next_round_when_no_gap_is_left() {
+        let search = SearchSpec {
+            resolution: 0.01,
+            rounds: 3,
+            max_probes: 28,
+        };
+        let probes = [
+            probe(0.9570, [4, 0, 1]),
+            probe(0.9590, [1, 1, 3]),
+            probe(0.9609, [0, 0, 5]),
+            probe(0.9688, [1, 0, 4]),
+            probe(0.9766, [0, 2, 3]),
+            probe(0.9805, [0, 2, 3]),
+            probe(0.9824, [0, 0, 5]),
+            probe(0.9844, [0, 3, 2]),
+        ];
+        // 0.9766 and 0.9805 are equally close (2·2 − 5), 0.9688 less (2·1 − 5): the lowest
+        assert_eq!(closeness([0, 2, 3]), -1);
+        assert_eq!(closeness([1, 0, 4]), -3);
+        assert_eq!(closeness([1, 1, 3]), i64::MIN);
+        assert_eq!(
+            next_step(&probes, 0.9570, 0.9844, &search, 5, 0.01),
+            Some(Step::Again(4))
+        );
+        // probes out of rounds, or that cannot be decided, are closed: nothing left
+        let mut closed = probes.clone();
+        closed[3].counts = [2, 1, 7];
+        closed[4].counts = [0, 2, 8];
+        closed[5].counts = [0, 2, 8];
+        assert_eq!(next_step(&closed, 0.9570, 0.9844, &search, 5, 0.01), None);
+        // no open probe and a wide gap: a new probe at its midpoint
+        let first = [probe(0.953125, [5, 0, 0])];
+        assert_eq!(
+            next_step(&first, 0.953125, 1.0, &search, 5, 0.01),
+            Some(Step::New(0.9765625))
+        );
     }
 
     #[test]
