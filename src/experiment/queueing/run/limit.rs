@@ -405,34 +405,13 @@ pub(crate) fn limit_search(
     rho: (f64, f64),
     at: &ProbeAt<'_>,
 ) -> Result<ThresholdResult, ExperimentError> {
-    let (mut lower, mut upper) = (0.0, rho.1);
-    let mut upper_shown = false;
-    let mut probes: Vec<Probe> = Vec::new();
-    let target = search.resolution * rho.1;
     let n = exp.run.replications as usize;
     // rounds run so far: each is a 1 / max_probes share of the search's progress
     let mut steps = 0u64;
-    while upper - lower > target {
-        let Some(step) = next_step(&probes, lower, upper, &search, n, target) else {
-            break;
-        };
-        let i = match step {
-            Step::New(load) => {
-                probes.push(Probe {
-                    load,
-                    decision: Decision::Undecided,
-                    counts: [0; 3],
-                    slots: 0,
-                });
-                probes.len() - 1
-            }
-            Step::Again(i) => i,
-        };
-        let round = (probes[i].runs() / n) as u32;
+    let ends = search_rounds(&search, n, rho, |i, p, round| {
         let part = crate::progress::current().map(|s| s.part(steps, u64::from(search.max_probes)));
         steps += 1;
-        crate::progress::within(part, || run_round(exp, policy, &mut probes[i], round, at))?;
-        let p = &probes[i];
+        crate::progress::within(part, || run_round(exp, policy, p, round, at))?;
         crate::progress::note(|| {
             format!(
                 "{}: limit of {}: probe {} at load {:.4}{} {} ({}/{}/{} stable/unstable/\
@@ -457,6 +436,59 @@ pub(crate) fn limit_search(
                 p.slots as f64
             )
         });
+        Ok(())
+    })?;
+    Ok(ThresholdResult {
+        policy,
+        rho_star: rho,
+        search,
+        lower: ends.lower,
+        upper: ends.upper,
+        upper_shown: ends.upper_shown,
+        probes: ends.probes,
+    })
+}
+
+/// Where a search ended: its ends and every probe, in the order first tried.
+struct Ends {
+    lower: f64,
+    upper: f64,
+    upper_shown: bool,
+    probes: Vec<Probe>,
+}
+
+/// The search of the module doc over [0, `rho`.1] with rounds of `n` runs, apart from how a
+/// round runs: `round(i, p, r)` runs round r of probe i, adding its runs to `p` and deciding
+/// it.
+fn search_rounds(
+    search: &SearchSpec,
+    n: usize,
+    rho: (f64, f64),
+    mut round: impl FnMut(usize, &mut Probe, u32) -> Result<(), ExperimentError>,
+) -> Result<Ends, ExperimentError> {
+    let (mut lower, mut upper) = (0.0, rho.1);
+    let mut upper_shown = false;
+    let mut probes: Vec<Probe> = Vec::new();
+    let target = search.resolution * rho.1;
+    while upper - lower > target {
+        let Some(step) = next_step(&probes, lower, upper, search, n, target) else {
+            break;
+        };
+        let i = match step {
+            Step::New(load) => {
+                probes.push(Probe {
+                    load,
+                    decision: Decision::Undecided,
+                    counts: [0; 3],
+                    slots: 0,
+                });
+                probes.len() - 1
+            }
+            Step::Again(i) => i,
+        };
+        let r = (probes[i].runs() / n) as u32;
+        round(i, &mut probes[i], r)?;
+        let p = &probes[i];
         match p.decision {
             Decision::Stable => lower = p.load,
             Decision::Unstable => {
@@ -466,10 +498,7 @@ pub(crate) fn limit_search(
             Decision::Undecided => {}
         }
     }
-    Ok(ThresholdResult {
-        policy,
-        rho_star: rho,
-        search,
+    Ok(Ends {
         lower,
         upper,
         upper_shown,
@@ -685,6 +714,80 @@ mod tests {
             next_step(&first, 0.953125, 1.0, &search, 5, 0.01),
             Some(Step::New(0.9765625))
         );
+    }
+
+    /// The search against a synthetic system whose limit is known: runs at load x are
+    /// inconclusive with probability e^(−|x − θ| / w), otherwise called on the right side of θ
+    /// except with probability `err`. Over many systems, budgets and round sizes: every end is
+    /// a decided probe (or theory's), no probe runs more rounds than allowed, a search stops
+    /// short of its resolution only when its budget is spent or nothing is left to run, and
+    /// without wrong calls the interval contains θ.
+    #[test]
+    fn the_search_keeps_its_invariants_on_synthetic_systems() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        for case in 0..2000 {
+            let theta: f64 = rng.random_range(0.05..0.995);
+            let w: f64 = rng.random_range(0.0005..0.02);
+            let err = if case % 2 == 0 { 0.0 } else { 0.05 };
+            let n = rng.random_range(1..=5usize);
+            let search = SearchSpec {
+                resolution: [0.005, 0.01, 0.02][case % 3],
+                rounds: rng.random_range(1..=3),
+                max_probes: rng.random_range(4..=28),
+            };
+            let mut runs = rand_pcg::Pcg64::seed_from_u64(rng.random());
+            let ends = search_rounds(&search, n, (1.0, 1.0), |_, p, _| {
+                for _ in 0..n {
+                    let v = if runs.random::<f64>() < (-(p.load - theta).abs() / w).exp() {
+                        2
+                    } else {
+                        let stable = (p.load < theta) != (runs.random::<f64>() < err);
+                        if stable { 0 } else { 1 }
+                    };
+                    p.counts[v] += 1;
+                    p.slots += 1;
+                }
+                p.decision = decide(p.counts);
+                Ok(())
+            })
+            .expect("the synthetic rounds never fail");
+            let Ends {
+                lower,
+                upper,
+                upper_shown,
+                probes,
+            } = ends;
+            let msg = format!("case {case}: θ {theta}, w {w}, n {n}, {search:?}");
+            assert!(lower < upper, "{msg}");
+            assert!(probes.len() <= search.max_probes as usize, "{msg}");
+            for p in &probes {
+                assert!(
+                    p.runs() % n == 0 && p.runs() <= n * search.rounds as usize,
+                    "{msg}"
+                );
+                assert_eq!(p.decision, decide(p.counts), "{msg}");
+            }
+            let shown = |x: f64, d: Decision| probes.iter().any(|p| p.load == x && p.decision == d);
+            assert!(lower == 0.0 || shown(lower, Decision::Stable), "{msg}");
+            assert_eq!(upper_shown, shown(upper, Decision::Unstable), "{msg}");
+            assert!(upper_shown || upper == 1.0, "{msg}");
+            // no decided probe inside the interval, and nothing left to run when it stopped
+            // short of its resolution
+            for p in probes.iter().filter(|p| p.load > lower && p.load < upper) {
+                assert_eq!(p.decision, Decision::Undecided, "{msg}");
+            }
+            if upper - lower > search.resolution {
+                assert_eq!(
+                    next_step(&probes, lower, upper, &search, n, search.resolution),
+                    None,
+                    "{msg}"
+                );
+            }
+            if err == 0.0 {
+                assert!(lower <= theta && theta <= upper, "{msg}");
+            }
+        }
     }
 
     #[test]
