@@ -11,7 +11,7 @@
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
-use crate::experiment::queueing::spec::{held_boundaries, slice};
+use crate::experiment::queueing::spec::{BoundaryOf, held_boundaries, slice};
 use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
 use crate::stability::plane::{
     Polygon, configurations, reduced_configurations, vector_configurations,
@@ -95,27 +95,28 @@ fn held_slices(
     restriction: Restriction<'_>,
 ) -> (Option<Vec<(f64, f64)>>, Option<HeldSlices>) {
     let boundaries = held_boundaries(map.j, restriction);
-    let mut points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); boundaries.len()];
-    for d in 0..=90 {
-        let m = mix(f64::from(d));
-        for (b, out) in boundaries.iter().zip(&mut points) {
-            // validated on the map's rays; a failure here leaves the point out
-            if let Ok(Some(t)) = slice(map.sizes, m, &map.held, b.as_ref()) {
-                out.push((t * m.0, t * m.1));
-            }
-        }
-    }
-    let restricted = (points.len() > 5).then(|| points.pop().unwrap_or_default());
-    let mut p = points.into_iter();
-    let mut next = || p.next().unwrap_or_default();
-    let slices = HeldSlices {
-        capacity: next(),
-        kred: next(),
-        dyadic: next(),
-        half: next(),
-        two_thirds: next(),
+    // a boundary's slice on every whole degree; validated on the map's rays, so a failure
+    // here leaves the point out
+    let cut = |b: &BoundaryOf<'_>| -> Vec<(f64, f64)> {
+        (0..=90)
+            .filter_map(|d| {
+                let m = mix(f64::from(d));
+                match slice(map.sizes, m, &map.held, b) {
+                    Ok(Some(t)) => Some((t * m.0, t * m.1)),
+                    _ => None,
+                }
+            })
+            .collect()
     };
-    (restricted, Some(slices))
+    let [capacity, kred, dyadic, half, two_thirds] = boundaries.regions().map(cut);
+    let slices = HeldSlices {
+        capacity,
+        kred,
+        dyadic,
+        half,
+        two_thirds,
+    };
+    (boundaries.restricted.as_deref().map(cut), Some(slices))
 }
 
 /// The restricted region's boundary on the rays of every whole degree, if any.

@@ -22,7 +22,7 @@ use std::path::Path;
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{
-    RegionMapSpec, Restriction, bottleneck, degrees, held_boundaries, mix, slice,
+    BoundaryOf, RegionMapSpec, Restriction, bottleneck, degrees, held_boundaries, mix, slice,
 };
 
 use crate::experiment::ExperimentError;

@@ -725,11 +725,11 @@ fn held_ray(
         )
     };
     let boundaries = held_boundaries(j, restriction);
-    ray.capacity = along(&boundaries[0])?.ok_or_else(|| outside("capacity region"))?;
-    ray.kred = along(&boundaries[1])?.unwrap_or(0.0);
-    ray.dyadic = along(&boundaries[2])?.unwrap_or(0.0);
-    ray.guarantees = Some((along(&boundaries[3])?, along(&boundaries[4])?));
-    if let Some(c_of) = boundaries.get(5) {
+    ray.capacity = along(&boundaries.capacity)?.ok_or_else(|| outside("capacity region"))?;
+    ray.kred = along(&boundaries.kred)?.unwrap_or(0.0);
+    ray.dyadic = along(&boundaries.dyadic)?.unwrap_or(0.0);
+    ray.guarantees = Some((along(&boundaries.half)?, along(&boundaries.two_thirds)?));
+    if let Some(c_of) = &boundaries.restricted {
         let what = match restriction {
             Restriction::Constraints(_) => "capacity under the placement constraints",
             _ => "node-feasible capacity",
@@ -749,8 +749,37 @@ pub(crate) type Boundary<'a> = Box<BoundaryOf<'a>>;
 /// service time.
 pub(crate) type BoundaryOf<'a> = dyn Fn(&[(Size, f64)]) -> Result<f64, String> + 'a;
 
-/// See [`Boundary`].
-pub(crate) fn held_boundaries(j: u32, restriction: Restriction<'_>) -> Vec<Boundary<'_>> {
+/// The boundaries [`slice`] cuts at the held rates (see [`Boundary`]).
+pub(crate) struct HeldBoundaries<'a> {
+    /// The capacity region's.
+    pub(crate) capacity: Boundary<'a>,
+    /// K_RED's over X_J.
+    pub(crate) kred: Boundary<'a>,
+    /// The dyadic set's.
+    pub(crate) dyadic: Boundary<'a>,
+    /// 1/2 of the capacity region's (BF-J/S's guarantee).
+    pub(crate) half: Boundary<'a>,
+    /// 2/3 of the capacity region's (VQS's guarantee).
+    pub(crate) two_thirds: Boundary<'a>,
+    /// The restricted region's, with a restriction.
+    pub(crate) restricted: Option<Boundary<'a>>,
+}
+
+impl HeldBoundaries<'_> {
+    /// The unrestricted boundaries, in the order capacity, K_RED, dyadic, 1/2, 2/3.
+    pub(crate) fn regions(&self) -> [&BoundaryOf<'_>; 5] {
+        [
+            self.capacity.as_ref(),
+            self.kred.as_ref(),
+            self.dyadic.as_ref(),
+            self.half.as_ref(),
+            self.two_thirds.as_ref(),
+        ]
+    }
+}
+
+/// See [`HeldBoundaries`].
+pub(crate) fn held_boundaries(j: u32, restriction: Restriction<'_>) -> HeldBoundaries<'_> {
     let capacity = |a: &[(Size, f64)]| rho_star(a).map(|r| r.per_server).map_err(|e| e.to_string());
     let reduced = move |p: Partition| {
         move |a: &[(Size, f64)]| {
@@ -759,23 +788,23 @@ pub(crate) fn held_boundaries(j: u32, restriction: Restriction<'_>) -> Vec<Bound
                 .map_err(|e| e.to_string())
         }
     };
-    let mut out: Vec<Boundary<'_>> = vec![
-        Box::new(capacity),
-        Box::new(reduced(Partition::universal(j))),
-        Box::new(reduced(Partition::dyadic(j))),
-        Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 0.5 * c)),
-        Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 2.0 / 3.0 * c)),
-    ];
-    if !matches!(restriction, Restriction::None) {
-        out.push(Box::new(move |a: &[(Size, f64)]| {
+    let restricted = (!matches!(restriction, Restriction::None)).then(|| {
+        Box::new(move |a: &[(Size, f64)]| {
             let mean: f64 = a.iter().map(|(s, p)| s.as_f64() * p).sum();
             restriction
                 .traffic(a)
                 .expect("a restriction")
                 .map(|t| t / mean)
-        }));
+        }) as Boundary<'_>
+    });
+    HeldBoundaries {
+        capacity: Box::new(capacity),
+        kred: Box::new(reduced(Partition::universal(j))),
+        dyadic: Box::new(reduced(Partition::dyadic(j))),
+        half: Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 0.5 * c)),
+        two_thirds: Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 2.0 / 3.0 * c)),
+        restricted,
     }
-    out
 }
 
 /// What limits the servers beyond capacity 1, if anything: the boundary a map's policies are
