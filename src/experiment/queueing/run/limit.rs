@@ -190,13 +190,19 @@ fn decide(counts: [usize; 3]) -> Decision {
     }
 }
 
-/// Whether runs with `counts` = [stable, unstable, inconclusive] could be decided toward
-/// `side` (0: stable, 1: unstable) by `more` further runs: no contrary run and a strict
-/// majority, 2(S + `more`) > N + `more`, if every further run is on that side (the best
-/// case; S counts the runs on that side).
-fn within_reach(counts: [usize; 3], side: usize, more: usize) -> bool {
+/// How far runs with `counts` = [stable, unstable, inconclusive] are from a majority toward
+/// `side` (0: stable, 1: unstable): 2·S − N with S the runs on that side, positive when they
+/// have one; none if a run went the other way.
+fn margin(counts: [usize; 3], side: usize) -> Option<i64> {
     let total: usize = counts.iter().sum();
-    counts[1 - side] == 0 && 2 * counts[side] + more > total
+    (counts[1 - side] == 0).then(|| 2 * counts[side] as i64 - total as i64)
+}
+
+/// Whether runs with `counts` could be decided toward `side` by `more` further runs if every
+/// one of them were on that side (the best case): no contrary run and a strict majority,
+/// 2(S + `more`) > N + `more`, that is [`margin`] + `more` positive.
+fn within_reach(counts: [usize; 3], side: usize, more: usize) -> bool {
+    margin(counts, side).is_some_and(|m| m + more as i64 > 0)
 }
 
 /// Whether runs with `counts` could still be decided by `rounds_left` more rounds of `n` runs,
@@ -294,13 +300,12 @@ fn open(p: &Probe, n: usize, rounds: u32) -> bool {
         && !hopeless(p.counts, n, left)
 }
 
-/// How close runs with `counts` are to a decision: the larger of 2·S − N (if no run was
-/// unstable) and 2·U − N (if none was stable); a probe is decided when it is positive.
+/// How close runs with `counts` are to a decision: the larger [`margin`] of the two sides
+/// (2·S − N if no run was unstable, 2·U − N if none was stable); a probe is decided when it is
+/// positive.
 fn closeness(counts: [usize; 3]) -> i64 {
-    let total: usize = counts.iter().sum();
     (0..2)
-        .filter(|&side| counts[1 - side] == 0)
-        .map(|side| 2 * counts[side] as i64 - total as i64)
+        .filter_map(|side| margin(counts, side))
         .max()
         .unwrap_or(i64::MIN)
 }
