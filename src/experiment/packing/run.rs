@@ -83,7 +83,11 @@ pub(crate) fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
     let per_task = |share: f64| {
         let machines = (share * m).max(2.0);
         // a tree search costs about as much as scoring 4.3 machines per level
-        if tree { 4.3 * machines.log2() } else { machines }
+        if tree {
+            4.3 * machines.log2()
+        } else {
+            machines
+        }
     };
     // a compaction trial: the doubling, then a binary search over twice the cluster
     let search = (2.0 * m).log2() + 2.0;
