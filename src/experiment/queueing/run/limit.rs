@@ -44,6 +44,16 @@
 //! most `resolution` × ρ*, or when no gap worth a probe is wider than a quarter of that (or
 //! `max_probes` loads were tried) and no probe is open.
 //!
+//! **The last probe under ρ\*.** While no probe has shown instability, the upper end is ρ*'s,
+//! and a policy may be stable right up to it (BF-J/S nearly is), so the loads just below it
+//! are the ones no run can decide. Once one decided probe can end the search (upper − lower at
+//! most twice the resolution), and the probe that showed the lower end stable had an
+//! inconclusive run (the longest horizon barely resolves loads that close to the limit), the
+//! probe goes not to the midpoint but to the lowest load that ends the search if shown stable
+//! ([`below_theory`], a load on the bisection's own lattice), the farthest such load from ρ*.
+//! The interval is then as wide as the resolution asks; after a lower end every run decided,
+//! the midpoint is likely decided too and gives a narrower one.
+//!
 //! **Later rounds wait.** A probe undecided after a round stays open, and the search first
 //! tries new loads: its later rounds run only when no gap is left worth a probe, the open
 //! probe closest to a decision first (2·S − N or 2·U − N, with no contrary run). A search that
@@ -353,6 +363,35 @@ fn next_gap(
         .filter(|g| g.1 - g.0 > target / 4.0)
 }
 
+/// The load of the last probe under ρ*'s upper end `upper` (no probe has shown instability,
+/// `upper_shown` false) once one decided probe can end the search (`upper` − `lower` at most
+/// twice `target`), when the probe that showed `lower` stable had an inconclusive run
+/// (`lower_strained`): the lowest load that ends the search if shown stable, on the search's
+/// lattice of `upper` / 2^k loads no coarser than `target` / 4 (so loads stay those a
+/// bisection tries). None otherwise: the midpoint then.
+///
+/// A policy may be stable right up to ρ*, and the closer a load is to its limit, the longer a
+/// run must be to decide it. A lower end whose runs were not all decided within the longest
+/// horizon says that horizon barely resolves loads that close: the midpoint, closer still, is
+/// likely undecided, and the lowest load that ends the search is the farthest such load from
+/// ρ*. A lower end decided by every run says the midpoint is likely decided too, and it gives
+/// the narrower interval.
+fn below_theory(
+    (lower, upper, upper_shown): (f64, f64, bool),
+    lower_strained: bool,
+    target: f64,
+) -> Option<f64> {
+    if upper_shown || !lower_strained || upper - lower > 2.0 * target {
+        return None;
+    }
+    let mut step = upper;
+    while step > target / 4.0 {
+        step /= 2.0;
+    }
+    let x = upper - (target / step).floor() * step;
+    (x > lower).then_some(x)
+}
+
 /// What the search does next: a new probe at a load, or another round of the probe at an
 /// index.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -366,8 +405,7 @@ enum Step {
 /// closest to a decision ([`closeness`]; ties: the lowest load); otherwise none.
 fn next_step(
     probes: &[Probe],
-    lower: f64,
-    upper: f64,
+    (lower, upper, upper_shown): (f64, f64, bool),
     search: &SearchSpec,
     n: usize,
     target: f64,
@@ -380,6 +418,14 @@ fn next_step(
         .collect();
     undecided.sort_by(|&a, &b| probes[a].load.total_cmp(&probes[b].load));
     if (probes.len() as u32) < search.max_probes {
+        let strained = probes
+            .iter()
+            .any(|p| p.load == lower && p.decision == Decision::Stable && p.counts[2] > 0);
+        if let Some(x) = below_theory((lower, upper, upper_shown), strained, target)
+            && !probes.iter().any(|p| p.load == x)
+        {
+            return Some(Step::New(x));
+        }
         let known: Vec<(f64, [usize; 3], bool)> = undecided
             .iter()
             .map(|&i| {
@@ -476,7 +522,7 @@ fn search_rounds(
     let mut probes: Vec<Probe> = Vec::new();
     let target = search.resolution * rho.1;
     while upper - lower > target {
-        let Some(step) = next_step(&probes, lower, upper, search, n, target) else {
+        let Some(step) = next_step(&probes, (lower, upper, upper_shown), search, n, target) else {
             break;
         };
         let i = match step {
@@ -704,7 +750,7 @@ mod tests {
         assert_eq!(closeness([1, 0, 4]), -3);
         assert_eq!(closeness([1, 1, 3]), i64::MIN);
         assert_eq!(
-            next_step(&probes, 0.9570, 0.9844, &search, 5, 0.01),
+            next_step(&probes, (0.9570, 0.9844, true), &search, 5, 0.01),
             Some(Step::Again(4))
         );
         // probes out of rounds, or that cannot be decided, are closed: nothing left
@@ -712,12 +758,63 @@ mod tests {
         closed[3].counts = [2, 1, 7];
         closed[4].counts = [0, 2, 8];
         closed[5].counts = [0, 2, 8];
-        assert_eq!(next_step(&closed, 0.9570, 0.9844, &search, 5, 0.01), None);
+        assert_eq!(
+            next_step(&closed, (0.9570, 0.9844, true), &search, 5, 0.01),
+            None
+        );
         // no open probe and a wide gap: a new probe at its midpoint
         let first = [probe(0.953125, [5, 0, 0])];
         assert_eq!(
-            next_step(&first, 0.953125, 1.0, &search, 5, 0.01),
+            next_step(&first, (0.953125, 1.0, false), &search, 5, 0.01),
             Some(Step::New(0.9765625))
+        );
+    }
+
+    /// Under ρ*'s upper end, once one probe can end the search and the lower end's probe had
+    /// an inconclusive run, it goes to the lowest load that ends it if stable, a load of the
+    /// bisection's lattice; not under a shown upper end, nor after a lower end every run
+    /// decided, nor while the gap is wider, nor twice at one load.
+    #[test]
+    fn the_last_probe_under_rho_star_is_the_lowest_that_ends_the_search() {
+        // lattice step 1/512 (at most 0.01 / 4): 1 − 5/512, the midpoint of 0.98828125 and
+        // 0.9921875, within 0.01 of 1
+        let at = |lower, upper, shown, strained, target| {
+            below_theory((lower, upper, shown), strained, target)
+        };
+        assert_eq!(at(0.984375, 1.0, false, true, 0.01), Some(0.990234375));
+        assert_eq!(at(0.984375, 1.0, true, true, 0.01), None);
+        assert_eq!(at(0.984375, 1.0, false, false, 0.01), None);
+        assert_eq!(at(0.96875, 1.0, false, true, 0.01), None);
+        // a map's 2 % of a capacity of 5: step 5/256, 5 − 5 · 5/256
+        assert_eq!(
+            at(4.84375, 5.0, false, true, 0.1),
+            Some(5.0 * 251.0 / 256.0)
+        );
+        // just above the lowest load that ends the search: none below it is left
+        assert_eq!(at(0.9902, 1.0, false, true, 0.01), Some(0.990234375));
+        assert_eq!(at(0.9903, 1.0, false, true, 0.01), None);
+        let search = SearchSpec {
+            resolution: 0.01,
+            rounds: 3,
+            max_probes: 28,
+        };
+        let ends = (0.984375, 1.0, false);
+        let mut probes = vec![probe(0.984375, [4, 0, 1])];
+        assert_eq!(
+            next_step(&probes, ends, &search, 5, 0.01),
+            Some(Step::New(0.990234375))
+        );
+        // a lower end every run decided: the midpoint
+        let clean = [probe(0.984375, [5, 0, 0])];
+        assert_eq!(
+            next_step(&clean, ends, &search, 5, 0.01),
+            Some(Step::New(0.9921875))
+        );
+        // tried and undecided: the gaps as usual, the widest first (its midpoint)
+        probes.push(probe(0.990234375, [0, 0, 5]));
+        assert_eq!(
+            next_step(&probes, ends, &search, 5, 0.01),
+            Some(Step::New(0.9951171875))
         );
     }
 
@@ -784,7 +881,13 @@ mod tests {
             }
             if upper - lower > search.resolution {
                 assert_eq!(
-                    next_step(&probes, lower, upper, &search, n, search.resolution),
+                    next_step(
+                        &probes,
+                        (lower, upper, upper_shown),
+                        &search,
+                        n,
+                        search.resolution
+                    ),
                     None,
                     "{msg}"
                 );

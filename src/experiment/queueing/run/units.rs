@@ -145,9 +145,10 @@ fn per_slot(lambda: f64) -> f64 {
 
 /// A limit search's cost, in runs to `max_slots` per replication at the near-limit price of a
 /// slot. Fitted to the measured CPU time of thresholds_uniform_small and _large, at the
-/// per-slot prices of `budget.rs` (which overprice these slots about twofold: the eight
-/// searches simulated 1.7 to 10 runs' worth, 5.9 on average).
-const LIMIT_MAX_SLOTS: f64 = 2.8;
+/// per-slot prices of `budget.rs` (which overprice these slots about twofold): 2.8 until the
+/// last probe under ρ* went below the midpoint, then 2.3, so that both files' estimates are
+/// within a factor 1.2 of their CPU time on 26 November 2026 (285 and 95 s).
+const LIMIT_MAX_SLOTS: f64 = 2.3;
 
 /// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the
 /// configuration-based ones); a
