@@ -70,7 +70,9 @@ pub(crate) fn cost(exp: &PackingExperiment, i: usize) -> f64 {
 /// τ of the tasks seen, ln(f / start) / τ times, so ln(f / start) packings' worth whatever
 /// τ; a scan over (start + f) / 2 of the machines on average. Measured on the committed files
 /// on 26 November 2026 (CPU time, one core): `numa_google2011` 57 s (estimated 74),
-/// `packing_google2011` 76 s (76), `numa_alibaba_gpu` 2.2 s (5).
+/// `packing_google2011` 76 s (76), `numa_alibaba_gpu` 2.2 s (under the 20 s an estimate is
+/// shown for on two threads); 84 minutes and 5 minutes were announced for the first and the
+/// last when every expansion trial was priced as 1/τ packings.
 pub(crate) fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
     let e = &exp.evaluate;
     let snap = &exp.snapshot;
