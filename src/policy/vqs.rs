@@ -508,24 +508,46 @@ impl Policy for VqsBf {
         for d in view.departures {
             self.c.depart(d);
         }
-        for &i in view.departed {
-            self.c.settle(i, cluster);
-            self.refresh(i, cluster);
-        }
         if self.c.stall.is_some() {
+            for &i in view.departed {
+                self.c.settle(i, cluster);
+                self.refresh(i, cluster);
+            }
             for i in 0..cluster.servers() as ServerId {
                 self.visit(i, cluster, view.now);
             }
         } else {
             // A visit places something iff the smallest waiting job fits in the server's free
-            // capacity (an empty server renews and then always takes a job).
-            let mut from = 0;
+            // capacity (an empty server renews and then always takes a job). With a long queue
+            // nearly every server with a departure is visited: those servers are met in index
+            // order beside the tree, whose offers for them stay stale (below their free
+            // capacity) until their visit publishes them, so each offer is written once, not
+            // twice. With a short one most are not visited, and their offers go first.
+            let long = self.waiting() > SMALL;
+            for &i in view.departed {
+                self.c.settle(i, cluster);
+                if !long {
+                    self.refresh(i, cluster);
+                }
+            }
+            let departed = if long { view.departed } else { &[] };
+            let (mut from, mut k) = (0, 0);
             while let Some(min) = self.min_size() {
-                let Some(i) = self.free.first_fit_from(from, min) else {
+                // a server with less room than the smallest job has none later in the slot
+                while k < departed.len() && (departed[k] < from || cluster.free(departed[k]) < min)
+                {
+                    k += 1;
+                }
+                let tree = self.free.first_fit_from(from, min);
+                let Some(i) = departed.get(k).copied().into_iter().chain(tree).min() else {
                     break;
                 };
                 self.visit(i, cluster, view.now);
                 from = i + 1;
+            }
+            // the offers of the servers not visited
+            for &i in departed {
+                self.refresh(i, cluster);
             }
         }
         if self.sorted.is_active() {

@@ -54,21 +54,44 @@ pub(crate) const BUCKETS: usize = 4096;
 /// The width W of a bucket, fixed-point units.
 const WIDTH: u64 = Size::UNIT / BUCKETS as u64;
 
+/// Bits of a group's slot in a [`Long`] key, below the size's offset in its bucket.
+const SLOT_BITS: u32 = 30;
+
 /// The long form of a [`SizeQueue`].
+///
+/// A bucket keeps only keys, one per distinct size: the size's offset from the bucket's start
+/// above the slot of its group (`offset << SLOT_BITS | slot`), in increasing order. Searches
+/// and shifts touch 8 bytes a size, so the keys of 10⁵ waiting jobs stay in a core's own
+/// cache; the jobs themselves wait in `groups`, where a freed slot is reused first, so that
+/// an insert writes where a take just read.
 #[derive(Clone, Debug)]
 struct Long {
-    /// Per bucket, its distinct sizes in increasing order, each with its jobs.
-    buckets: Vec<Vec<(u64, Group)>>,
+    /// Per bucket, its keys in increasing order of size.
+    buckets: Vec<Vec<u64>>,
     /// The non-empty buckets.
     used: Bitmap,
+    /// Per slot, the waiting jobs of one size (a free slot's group is stale).
+    groups: Vec<Group>,
+    /// The free slots, the last freed at the end.
+    free_slots: Vec<u32>,
+    /// The smallest size waiting (`u64::MAX` when none): a server with less room is answered
+    /// without a look at the buckets.
+    min: u64,
 }
 
 impl Long {
     fn new() -> Self {
         const _: () = assert!(Size::UNIT.is_multiple_of(BUCKETS as u64));
+        // the offset of a size in its bucket (a full server's in the last) fits above a slot
+        const _: () = assert!(WIDTH < 1 << (64 - SLOT_BITS));
+        // more distinct sizes than a queue may hold jobs never wait at once
+        const _: () = assert!(crate::limits::MAX_QUEUE_CAP < 1 << SLOT_BITS);
         Long {
             buckets: vec![Vec::new(); BUCKETS],
             used: Bitmap::new(BUCKETS),
+            groups: Vec::new(),
+            free_slots: Vec::new(),
+            min: u64::MAX,
         }
     }
 
@@ -77,14 +100,44 @@ impl Long {
         ((size / WIDTH) as usize).min(BUCKETS - 1)
     }
 
+    /// The size's offset from the start of its bucket `b`.
+    #[inline]
+    fn offset(size: u64, b: usize) -> u64 {
+        size - b as u64 * WIDTH
+    }
+
+    /// The size of key `k` in bucket `b`.
+    #[inline]
+    fn size_of(k: u64, b: usize) -> u64 {
+        (k >> SLOT_BITS) + b as u64 * WIDTH
+    }
+
+    /// The slot of key `k`.
+    #[inline]
+    fn slot(k: u64) -> usize {
+        (k & ((1 << SLOT_BITS) - 1)) as usize
+    }
+
     fn add(&mut self, size: u64, w: Waiting) {
+        self.min = self.min.min(size);
         let b = Self::bucket(size);
+        let off = Self::offset(size, b);
         let v = &mut self.buckets[b];
-        let p = v.partition_point(|e| e.0 < size);
-        match v.get_mut(p) {
-            Some(e) if e.0 == size => e.1.add(w),
+        let p = v.partition_point(|&k| k >> SLOT_BITS < off);
+        match v.get(p) {
+            Some(&k) if k >> SLOT_BITS == off => self.groups[Self::slot(k)].add(w),
             _ => {
-                v.insert(p, (size, Group::One(w)));
+                let slot = match self.free_slots.pop() {
+                    Some(s) => {
+                        self.groups[s as usize] = Group::One(w);
+                        s as u64
+                    }
+                    None => {
+                        self.groups.push(Group::One(w));
+                        (self.groups.len() - 1) as u64
+                    }
+                };
+                v.insert(p, off << SLOT_BITS | slot);
                 if v.len() == 1 {
                     self.used.insert(b);
                 }
@@ -95,8 +148,12 @@ impl Long {
     /// The bucket and position of the largest size ≤ `free`.
     #[inline]
     fn find(&self, free: u64) -> Option<(usize, usize)> {
+        if free < self.min {
+            return None;
+        }
         let b = Self::bucket(free);
-        let p = self.buckets[b].partition_point(|e| e.0 <= free);
+        let off = Self::offset(free, b);
+        let p = self.buckets[b].partition_point(|&k| k >> SLOT_BITS <= off);
         if p > 0 {
             return Some((b, p - 1));
         }
@@ -104,10 +161,47 @@ impl Long {
         Some((b, self.buckets[b].len() - 1))
     }
 
+    /// The size at position `p` of bucket `b`.
+    #[inline]
+    fn size_at(&self, b: usize, p: usize) -> u64 {
+        Self::size_of(self.buckets[b][p], b)
+    }
+
+    /// The earliest job of the size at position `p` of bucket `b`, removed with its size.
+    #[inline]
+    fn take(&mut self, b: usize, p: usize) -> Waiting {
+        let v = &mut self.buckets[b];
+        let slot = Self::slot(v[p]);
+        let (w, emptied) = self.groups[slot].pop();
+        if emptied {
+            let size = Self::size_of(v[p], b);
+            v.remove(p);
+            if v.is_empty() {
+                self.used.remove(b);
+            }
+            self.free_slots.push(slot as u32);
+            if size == self.min {
+                self.min = self
+                    .used
+                    .first_from(0)
+                    .map_or(u64::MAX, |b| Self::size_of(self.buckets[b][0], b));
+            }
+        }
+        w
+    }
+
     /// The smallest size.
+    #[inline]
     fn min_size(&self) -> Option<u64> {
-        let b = self.used.first_from(0)?;
-        Some(self.buckets[b][0].0)
+        (self.min != u64::MAX).then_some(self.min)
+    }
+
+    /// Every size with its group, from the smallest.
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = (u64, &Group)> + '_ {
+        (self.buckets.iter().enumerate())
+            .flat_map(move |(b, v)| v.iter().map(move |&k| (b, k)))
+            .map(|(b, k)| (Self::size_of(k, b), &self.groups[Self::slot(k)]))
     }
 }
 
@@ -259,8 +353,8 @@ impl SizeQueue {
         }
         let long = self.long.as_ref()?;
         let (b, p) = long.find(free.0)?;
-        let (s, g) = &long.buckets[b][p];
-        Some(g.front().job(*s))
+        let s = long.size_at(b, p);
+        Some(long.groups[Long::slot(long.buckets[b][p])].front().job(s))
     }
 
     /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
@@ -298,18 +392,11 @@ impl SizeQueue {
     fn take_largest_long(&mut self, above: Option<Size>, free: Size) -> Option<Job> {
         let long = self.long.as_mut()?;
         let (b, p) = long.find(free.0)?;
-        let v = &mut long.buckets[b];
-        let s = v[p].0;
+        let s = long.size_at(b, p);
         if above.is_some_and(|a| s <= a.0) {
             return None;
         }
-        let (w, emptied) = v[p].1.pop();
-        if emptied {
-            v.remove(p);
-            if v.is_empty() {
-                long.used.remove(b);
-            }
-        }
+        let w = long.take(b, p);
         self.len -= 1;
         Some(w.job(s))
     }
@@ -319,18 +406,15 @@ impl SizeQueue {
     pub(crate) fn iter(&self) -> impl Iterator<Item = Job> + '_ {
         let small = self.small.iter().copied();
         let long = self.long.iter().filter(|_| self.is_long());
-        let grouped = long
-            .flat_map(|l| l.buckets.iter().flatten())
-            .flat_map(|(s, g)| {
-                let s = *s;
-                let (one, many) = match g {
-                    Group::One(w) => (Some(*w), None),
-                    Group::Many(q) => (None, Some(q.iter().copied())),
-                };
-                one.into_iter()
-                    .chain(many.into_iter().flatten())
-                    .map(move |w| w.job(s))
-            });
+        let grouped = long.flat_map(|l| l.iter()).flat_map(|(s, g)| {
+            let (one, many) = match g {
+                Group::One(w) => (Some(*w), None),
+                Group::Many(q) => (None, Some(q.iter().copied())),
+            };
+            one.into_iter()
+                .chain(many.into_iter().flatten())
+                .map(move |w| w.job(s))
+        });
         small.chain(grouped)
     }
 }
