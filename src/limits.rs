@@ -47,13 +47,19 @@ pub const MAX_SHARDS: u32 = 10_000;
 /// Worker threads per available core.
 pub const THREADS_PER_CORE: usize = 4;
 
-/// Measured costs for the time estimate printed before a long run (one core, `cargo bench
-/// --bench policies`): an empty slot and a job's arrival, placement and departure.
-pub const NS_PER_SLOT: f64 = 25.0;
+/// Costs for the time estimate printed before a long run, on the machine its prices were
+/// fitted on (two cores, 27 November 2026): an empty slot and a job's arrival, placement and
+/// departure, fitted on the shipped files with limit searches (at about twice what `cargo bench
+/// --bench policies` measures for a run at load 0.7, since near a limit a job costs more). The
+/// estimate multiplies them by this machine's pace against that one, from a reference run of
+/// about 30 ms timed before it is printed.
+pub const NS_PER_SLOT: f64 = 12.5;
 /// See [`NS_PER_SLOT`].
-pub const NS_PER_JOB: f64 = 300.0;
-/// Measured cost of scoring one machine for one task in a packing evaluator.
-pub const NS_PER_MACHINE_SCORED: f64 = 8.0;
+pub const NS_PER_JOB: f64 = 150.0;
+/// Cost of scoring one machine for one task in a packing evaluator, for best fit, on the same
+/// machine (fitted on the shipped packing files; other scorers cost a multiple of it, and a
+/// first-fit tree search about 5.7 machines' worth per level of the tree).
+pub const NS_PER_MACHINE_SCORED: f64 = 3.1;
 
 /// A duration in words: "40 s", "12 min", "3.5 h", "2.1 days".
 pub fn duration_words(seconds: f64) -> String {

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 
 use super::folder::Folder;
 use super::journal::{self, Journal, JournalHeader};
+use super::pace;
 use super::{ClaimResult, ExperimentError, Header, VERSION};
 use crate::progress::Progress;
 use crate::sim::cancel;
@@ -55,14 +56,16 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
 }
 
 /// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
-/// more than a minute.
+/// more than 10 seconds, at this machine's pace (a reference run of about 30 ms, timed only
+/// when the work could take that long here).
 fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     let Some(cpu) = exp.estimated_seconds() else {
         return;
     };
-    if crate::progress::quiet() {
+    if crate::progress::quiet() || cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0 {
         return;
     }
+    let cpu = cpu * pace::pace();
     let wall = cpu * share / threads.max(1) as f64;
     if wall > 10.0 {
         eprintln!(

@@ -60,35 +60,46 @@ pub(crate) fn cost(exp: &PackingExperiment, i: usize) -> f64 {
     exp.snapshot.tasks.len() as f64 * evaluators as f64 * scan
 }
 
+/// What scoring a machine costs with `scorer`, in best fit's scores: measured one scheduler at a
+/// time on one thread over `packing_alibaba_gpu`'s evaluators (26 November 2026: best fit V3
+/// and V4 37 and 41 s, dot product 41, E-PVM 52, sum-of-squares 87), whose per-machine share
+/// `cargo bench --bench scorers` shows alone (sum-of-squares looks up its bucket counts twice
+/// for every machine: 2.9 and 3.8 times best fit's price on the two real snapshots).
+fn price(scorer: Scorer) -> f64 {
+    match scorer {
+        Scorer::SumOfSquares(_) => 2.2,
+        Scorer::Epvm => 1.3,
+        Scorer::DotProduct => 1.05,
+        _ => 1.0,
+    }
+}
+
 /// Expected CPU seconds of scheduler `i`'s evaluators: packings × tasks × the cost of choosing
 /// a machine (a scan of every machine for the scoring rules, a tree search for first fit),
-/// at [`NS_PER_MACHINE_SCORED`](crate::limits::NS_PER_MACHINE_SCORED) per machine scored.
+/// at [`NS_PER_MACHINE_SCORED`](crate::limits::NS_PER_MACHINE_SCORED) per machine scored
+/// times the scorer's [`price`].
 ///
 /// An expansion trial is one pass over the tasks on a cluster that grows from the `start`
 /// share of the machines to about the share f the workload needs (its busiest resource's
 /// demand over the capacity), plus the retries of the pending tasks after each growth: about
 /// τ of the tasks seen, ln(f / start) / τ times, so ln(f / start) packings' worth whatever
-/// τ; a scan over (start + f) / 2 of the machines on average. Measured on the committed files
-/// on 26 November 2026 (CPU time, one core): `numa_google2011` 57 s (estimated 74),
-/// `packing_google2011` 76 s (76), `numa_alibaba_gpu` 2.2 s (under the 20 s an estimate is
-/// shown for on two threads); 84 minutes and 5 minutes were announced for the first and the
-/// last when every expansion trial was priced as 1/τ packings.
+/// τ; a scan over (start + f) / 2 of the machines on average (84 minutes and 5 minutes were
+/// announced for `numa_google2011` and `numa_alibaba_gpu`, which take under a minute, when
+/// every expansion trial was priced as 1/τ packings).
 pub(crate) fn seconds(exp: &PackingExperiment, i: usize) -> f64 {
     let e = &exp.evaluate;
     let snap = &exp.snapshot;
     let m = snap.machines.len().max(2) as f64;
-    let tree = matches!(
-        exp.schedulers[i].scorer,
-        Scorer::FirstFit | Scorer::RandomFirstFit
-    );
+    let scorer = exp.schedulers[i].scorer;
+    let tree = matches!(scorer, Scorer::FirstFit | Scorer::RandomFirstFit);
     // a packing on `share` of the machines, in machines scored per task
     let per_task = |share: f64| {
         let machines = (share * m).max(2.0);
-        // a tree search costs about as much as scoring 4.3 machines per level
+        // a tree search costs about as much as scoring 5.7 machines per level
         if tree {
-            4.3 * machines.log2()
+            5.7 * machines.log2()
         } else {
-            machines
+            machines * price(scorer)
         }
     };
     // a compaction trial: the doubling, then a binary search over twice the cluster

@@ -56,12 +56,14 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
     Ok(())
 }
 
-/// CPU cost of a slot of a region map's search and of a job in it, ns (one core, fitted on
-/// the committed maps: 33, 48 and 333 ns per slot at 0.18, 0.3 and 3 jobs per slot, one and
-/// ten servers).
-const MAP_NS_PER_SLOT: f64 = 13.5;
+/// CPU cost of a slot of a region map's search and of a job in it, ns, on the machine the
+/// prices of [`limits::NS_PER_SLOT`] were fitted on (fitted on the committed maps: on an
+/// earlier machine 33, 48 and 333 ns per slot at 0.18, 0.3 and 3 jobs per slot, one and ten
+/// servers; scaled on 27 November 2026 so that the five maps' estimated wall times on two
+/// cores are within a factor 1.5 of the measured, 8.5 to 52 s).
+const MAP_NS_PER_SLOT: f64 = 7.9;
 /// See [`MAP_NS_PER_SLOT`].
-const MAP_NS_PER_JOB: f64 = 106.0;
+const MAP_NS_PER_JOB: f64 = 62.0;
 /// How much more a slot costs on the multi-resource path (scored policies, NUMA nodes):
 /// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot).
 const MAP_MULTI_RESOURCE: f64 = 2.4;

@@ -144,10 +144,10 @@ fn per_slot(lambda: f64) -> f64 {
 }
 
 /// A limit search's cost, in runs to `max_slots` per replication at the near-limit price of a
-/// slot. Fitted to the measured CPU time of thresholds_uniform_small and _large, at the
-/// per-slot prices of `budget.rs` (which overprice these slots about twofold): 2.8 until the
+/// slot. Fitted to the measured CPU time of thresholds_uniform_small and _large: 2.8 until the
 /// last probe under ρ* went below the midpoint, then 2.3, so that both files' estimates are
-/// within a factor 1.2 of their CPU time on 26 November 2026 (285 and 95 s).
+/// within a factor 1.2 of their CPU time (130 and 49 s on 27 November 2026, on the machine
+/// the prices of [`crate::limits::NS_PER_SLOT`] were fitted on).
 const LIMIT_MAX_SLOTS: f64 = 2.3;
 
 /// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the

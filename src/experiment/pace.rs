@@ -1,0 +1,73 @@
+//! How fast this machine runs packlab, against the machine on which the time estimate's prices
+//! were measured: a short reference run, timed once before a long run's estimate is printed.
+//!
+//! The same build ran the same experiment files twice as fast on one two-core machine as on
+//! another of the same kind (26 and 27 November 2026), so fixed prices in nanoseconds could
+//! not be right on both. The estimate multiplies its prices by this pace instead.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use crate::model::Size;
+use crate::policy::BestFitJS;
+use crate::sim::{Cluster, RunConfig};
+use crate::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
+
+/// Nanoseconds per job of [`reference_run`] on the machine the estimate's prices were fitted on
+/// (the best of three, 27 November 2026; `packlab` release build).
+const REFERENCE_NS_PER_JOB: f64 = 105.0;
+
+/// The slowest pace [`pace`] reports (and the fastest is 1/4).
+pub(crate) const SLOWEST: f64 = 8.0;
+
+/// Jobs of one reference run: about 10 ms.
+const JOBS: f64 = 1e5;
+
+/// This machine's time over the reference machine's (2 means twice as slow), from the best of
+/// three reference runs; measured once per process, kept within [1/4, [`SLOWEST`]].
+pub(crate) fn pace() -> f64 {
+    static PACE: OnceLock<f64> = OnceLock::new();
+    *PACE.get_or_init(|| {
+        let best = (0..3)
+            .map(|_| reference_run().unwrap_or(REFERENCE_NS_PER_JOB))
+            .fold(f64::INFINITY, f64::min);
+        (best / REFERENCE_NS_PER_JOB).clamp(0.25, SLOWEST)
+    })
+}
+
+/// Nanoseconds per job of BF-J/S on 100 servers, sizes Unif[0.1, 0.9], geometric service of
+/// mean 100 slots, Poisson arrivals at load 0.7 (the setting of `cargo bench --bench
+/// policies`), for about [`JOBS`] jobs; `None` if the run could not be made.
+fn reference_run() -> Option<f64> {
+    let (servers, mean_service, load) = (100, 100.0, 0.7);
+    let sizes = SizeLaw::uniform(Size::ratio(1, 10), Size::ratio(9, 10));
+    let rate = load * servers as f64 / (sizes.mean() * mean_service);
+    let arrivals = Arrivals::new(ArrivalProcess::Poisson, rate).ok()?;
+    let slots = (JOBS / rate).ceil() as u64;
+    let cfg = RunConfig {
+        slots,
+        warmup: slots / 10,
+        queue_cap: 1_000_000,
+        samples: 10,
+        check_every_slot: false,
+        max_slots: 0,
+        mean_service: 1.0,
+    };
+    let mut source = JobSource::new(sizes, ServiceLaw::geometric(mean_service), arrivals, 1);
+    let mut cluster = Cluster::new(servers, mean_service);
+    let mut policy = BestFitJS::new(servers);
+    let start = Instant::now();
+    let r = crate::policy::run(&mut policy, &mut source, &mut cluster, &cfg).ok()?;
+    Some(start.elapsed().as_secs_f64() * 1e9 / r.arrived.max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_run_runs() {
+        let ns = reference_run().expect("the reference setting is valid");
+        assert!(ns.is_finite() && ns > 0.0, "{ns}");
+    }
+}
