@@ -28,9 +28,10 @@ use crate::model::{Job, ServerId, Size};
 /// and a queue that keeps emptying and refilling stays cheap. Above, jobs are grouped by exact
 /// size, each group in arrival order, and the sizes are kept in [`BUCKETS`] buckets of equal
 /// width with a bitmap of the non-empty ones (`Long`): a query is one division, a search in one
-/// short sorted vector, and at most a predecessor in the bitmap, whatever the queue's length.
-/// A workload with few distinct sizes (a trace, a discrete law) costs one entry per size and
-/// 24 bytes per job; a continuous law one entry per job, about 25 per bucket at 10⁵ waiting.
+/// short sorted vector of 8-byte keys, and at most a predecessor in the bitmap, whatever the
+/// queue's length. A workload with few distinct sizes (a trace, a discrete law) costs one key
+/// per size and 24 bytes per job; a continuous law one key per job, about 25 per bucket at 10⁵
+/// waiting.
 /// (A `BTreeMap` by size did the same in O(log n) with node moves per insert and remove; near a
 /// policy's limit, with thousands of distinct sizes waiting, it was most of BF-J/S's time.)
 #[derive(Clone, Debug, Default)]
