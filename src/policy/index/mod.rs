@@ -62,9 +62,9 @@ const SLOT_BITS: u32 = 30;
 ///
 /// A bucket keeps only keys, one per distinct size: the size's offset from the bucket's start
 /// above the slot of its group (`offset << SLOT_BITS | slot`), in increasing order. Searches
-/// and shifts touch 8 bytes a size, so the keys of 10⁵ waiting jobs stay in a core's own
-/// cache; the jobs themselves wait in `groups`, where a freed slot is reused first, so that
-/// an insert writes where a take just read.
+/// and shifts touch 8 bytes a size (48 when each size was kept beside its jobs); the jobs
+/// wait in `groups`, where a freed slot is reused first, so that an insert writes where a take
+/// just read.
 #[derive(Clone, Debug)]
 struct Long {
     /// Per bucket, its keys in increasing order of size.
@@ -134,6 +134,11 @@ impl Long {
                         s as u64
                     }
                     None => {
+                        // the run loop cuts a queue off at 10⁷ jobs, far below
+                        assert!(
+                            self.groups.len() < 1 << SLOT_BITS,
+                            "more than 2^30 distinct sizes waiting"
+                        );
                         self.groups.push(Group::One(w));
                         (self.groups.len() - 1) as u64
                     }
