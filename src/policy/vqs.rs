@@ -532,14 +532,24 @@ impl Policy for VqsBf {
             }
             let departed = if long { view.departed } else { &[] };
             let (mut from, mut k) = (0, 0);
+            // The tree's last answer (`None` before it is asked). Within a slot the offers of
+            // the servers not yet visited only stay or shrink, and the smallest waiting size
+            // only grows: so "none from here on" stays true, and an answer stays the first
+            // until it is passed or its offer falls below the smallest size.
+            let mut tree: Option<Option<ServerId>> = None;
             while let Some(min) = self.min_size() {
                 // a server with less room than the smallest job has none later in the slot
                 while k < departed.len() && (departed[k] < from || cluster.free(departed[k]) < min)
                 {
                     k += 1;
                 }
-                let tree = self.free.first_fit_from(from, min);
-                let Some(i) = departed.get(k).copied().into_iter().chain(tree).min() else {
+                let next = match tree {
+                    Some(None) => None,
+                    Some(Some(t)) if t >= from && self.free.offer(t) >= min => Some(t),
+                    _ => self.free.first_fit_from(from, min),
+                };
+                tree = Some(next);
+                let Some(i) = departed.get(k).copied().into_iter().chain(next).min() else {
                     break;
                 };
                 self.visit(i, cluster, view.now);

@@ -803,6 +803,12 @@ impl FirstFitServers {
         Size(self.tree[1])
     }
 
+    /// What server `i` offers (its free capacity as last updated).
+    #[inline]
+    pub(crate) fn offer(&self, i: ServerId) -> Size {
+        Size(self.tree[self.leaves + i as usize])
+    }
+
     /// The free capacities, by server.
     fn leaves(&self) -> &[u64] {
         &self.tree[self.leaves..self.leaves + self.n]
