@@ -11,7 +11,7 @@
 
 use super::entry::PolicyEntry;
 use super::index::{
-    ArrivalIndex, BestFitServers, FirstFitServers, SizeQueue, SortedBatch, give_back,
+    ArrivalIndex, BestFitServers, FirstFitServers, SMALL, SizeQueue, SortedBatch, give_back,
 };
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
@@ -156,6 +156,16 @@ impl Policy for BestFitJS {
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
         let large = self.batch.len() > BATCH_SCAN;
+        // with a long queue, servers change many times between queries that can find one:
+        // their keys move in the best-fit order only when needed
+        let defer = self.queue.len() > SMALL;
+        let update = |servers: &mut BestFitServers, i: ServerId, free: Size| {
+            if defer {
+                servers.defer(i, free);
+            } else {
+                servers.update(i, free);
+            }
+        };
         if large && !view.departed.is_empty() {
             self.sorted.fill(&self.batch);
         }
@@ -167,7 +177,7 @@ impl Policy for BestFitJS {
             } else {
                 self.best_fit_server_with_batch(cluster, i, view.now);
             }
-            self.servers.update(i, cluster.free(i));
+            update(&mut self.servers, i, cluster.free(i));
         }
         let sorted = self.sorted.is_active();
         for (pos, job) in self.batch.drain(..).enumerate() {
@@ -177,7 +187,7 @@ impl Policy for BestFitJS {
             match self.servers.best_fit(job.size) {
                 Some(i) => {
                     cluster.place(i, &job, view.now);
-                    self.servers.update(i, cluster.free(i));
+                    update(&mut self.servers, i, cluster.free(i));
                 }
                 None => {
                     self.queue.insert(job);

@@ -180,6 +180,36 @@ fn bf_js_matches_reference_on_large_batches() {
     );
 }
 
+/// Above 16 servers best fit keeps the servers in order by free capacity rather than scanning
+/// them, and near or over the limit (queues of hundreds of jobs) BF-J/S moves a server in that
+/// order only when a query could find it.
+fn large_cluster_instance(rng: &mut Pcg64Mcg) -> Instance {
+    let mut inst = Instance::random(rng);
+    let servers = rng.random_range(17..=120);
+    let load = rng.random_range(0.85..1.3);
+    inst.rate = load * servers as f64 / (inst.sizes.mean() * inst.service.mean());
+    inst.servers = servers;
+    inst
+}
+
+#[test]
+fn bf_js_matches_reference_on_large_clusters() {
+    compare_on(
+        PolicySpec::from_name("bf-js").unwrap(),
+        Rule::BfJs,
+        large_cluster_instance,
+    );
+}
+
+#[test]
+fn bf_j_matches_reference_on_large_clusters() {
+    compare_on(
+        PolicySpec::from_name("bf-j").unwrap(),
+        Rule::BfJ,
+        large_cluster_instance,
+    );
+}
+
 #[test]
 fn bf_j_matches_reference() {
     compare(PolicySpec::from_name("bf-j").unwrap(), Rule::BfJ);

@@ -433,10 +433,24 @@ impl SizeQueue {
 /// even when many servers share a free capacity. Above, in `SortedBlocks`, where an update and
 /// a query cost O(log L + B) with a fixed block size B, and no update moves more than one
 /// block.
+///
+/// Above `SCAN` servers an update can be deferred ([`Self::defer`]): the server is marked
+/// stale, and the order is brought up to date only when a query could find a server. A query
+/// for more than every server's free capacity (an upper bound kept beside the order) is
+/// answered "none" at once. Near a policy's limit nothing waiting fits anywhere after a slot
+/// and arrivals rarely fit, so a server that changes several times between two queries that
+/// can find one moves in the order once, or not at all.
 #[derive(Clone, Debug)]
 pub struct BestFitServers {
     free: Vec<Size>,
     order: Order,
+    /// Servers whose key in `order` is out of date, each with the free capacity it holds
+    /// there.
+    stale: Vec<(ServerId, Size)>,
+    /// `is_stale[i]`: server `i` is in `stale`.
+    is_stale: Vec<bool>,
+    /// At least every server's free capacity.
+    bound: Size,
 }
 
 /// The sorted keys (free, index) of [`BestFitServers`]: up to [`SCAN`] servers, unsorted and
@@ -478,6 +492,9 @@ impl BestFitServers {
         let ids = 0..servers as ServerId;
         BestFitServers {
             free: vec![Size::ONE; servers],
+            stale: Vec::new(),
+            is_stale: vec![false; servers],
+            bound: Size::ONE,
             order: if servers <= SCAN {
                 Order::Scan(ids.map(|i| scan_key(Size::ONE, i)).collect())
             } else if servers <= 1 << NARROW_INDEX_BITS {
@@ -494,8 +511,31 @@ impl BestFitServers {
         let old = std::mem::replace(&mut self.free[i as usize], free);
         match &mut self.order {
             Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
-            _ if old != free => self.reorder(i, old, free),
-            _ => {}
+            _ => {
+                self.bound = self.bound.max(free);
+                if old != free && !self.is_stale[i as usize] {
+                    self.reorder(i, old, free);
+                }
+            }
+        }
+    }
+
+    /// Server `i` now has `free` capacity, as [`Self::update`], but its key moves in the order
+    /// only at the next query that could find a server: the cheaper choice when servers change
+    /// several times between queries, or when queries are mostly for more than any server has
+    /// (a long queue, near a policy's limit).
+    #[inline]
+    pub fn defer(&mut self, i: ServerId, free: Size) {
+        let old = std::mem::replace(&mut self.free[i as usize], free);
+        match &mut self.order {
+            Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
+            _ => {
+                self.bound = self.bound.max(free);
+                if old != free && !self.is_stale[i as usize] {
+                    self.is_stale[i as usize] = true;
+                    self.stale.push((i, old));
+                }
+            }
         }
     }
 
@@ -510,9 +550,31 @@ impl BestFitServers {
         }
     }
 
+    /// Moves every stale server's key to its free capacity in the sorted order.
+    #[inline]
+    fn refresh(&mut self) {
+        if !self.stale.is_empty() {
+            self.move_stale();
+        }
+    }
+
+    /// [`Self::refresh`]'s work, out of line.
+    #[inline(never)]
+    fn move_stale(&mut self) {
+        let mut stale = std::mem::take(&mut self.stale);
+        for (i, old) in stale.drain(..) {
+            self.is_stale[i as usize] = false;
+            let free = self.free[i as usize];
+            if old != free {
+                self.reorder(i, old, free);
+            }
+        }
+        self.stale = stale;
+    }
+
     /// The server with the least free capacity ≥ `size` (lowest index among ties).
     #[inline]
-    pub fn best_fit(&self, size: Size) -> Option<ServerId> {
+    pub fn best_fit(&mut self, size: Size) -> Option<ServerId> {
         match &self.order {
             Order::Scan(keys) => {
                 // the least key (free, index) among the servers that fit, without branches: a
@@ -529,18 +591,30 @@ impl BestFitServers {
         }
     }
 
-    /// [`Self::best_fit`] over the sorted keys (out of line: the scanned case stays short).
+    /// [`Self::best_fit`] over the sorted keys: none at once when `size` is above the bound,
+    /// otherwise after a refresh; a miss tightens the bound to the largest free capacity (out
+    /// of line: the scanned case stays short).
     #[inline(never)]
-    fn best_fit_ordered(&self, size: Size) -> Option<ServerId> {
-        match &self.order {
+    fn best_fit_ordered(&mut self, size: Size) -> Option<ServerId> {
+        if size > self.bound {
+            return None;
+        }
+        self.refresh();
+        let found = match &self.order {
             Order::Scan(_) => unreachable!("scanned clusters are searched inline"),
             Order::Narrow(o) => o.best_fit(size),
             Order::Wide(o) => o.successor(wide(size, 0)).map(|k| k as ServerId),
+        };
+        if found.is_none() {
+            self.bound = self.max_free();
         }
+        found
     }
 
     /// The largest free capacity of any server.
-    pub fn max_free(&self) -> Size {
+    #[inline]
+    pub fn max_free(&mut self) -> Size {
+        self.refresh();
         match &self.order {
             Order::Narrow(o) => o.max_free(),
             Order::Wide(o) => o.last().map_or(Size::ZERO, |k| Size((k >> 32) as u64)),
@@ -751,11 +825,22 @@ pub(super) fn climb(mut v: usize, mut recompute: impl FnMut(usize) -> bool) {
 
 /// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
 /// to [`SCAN`] servers).
+///
+/// An update can be deferred ([`Self::defer`]): the leaf is written at once, the climb waits
+/// until a query asks for no more than some value, old or new, of a leaf not yet climbed. A
+/// query above all of them cannot tell those leaves' old values from their new ones, so the
+/// inner nodes still answer it exactly.
 #[derive(Clone, Debug)]
 pub(crate) struct FirstFitServers {
     n: usize,
     leaves: usize,
     tree: Vec<u64>,
+    /// Servers whose leaf was written without a climb.
+    stale: Vec<ServerId>,
+    /// `is_stale[i]`: server `i` is in `stale`.
+    is_stale: Vec<bool>,
+    /// At least every value a stale leaf had since its last climb (zero without stale leaves).
+    stale_bound: u64,
 }
 
 impl FirstFitServers {
@@ -773,7 +858,50 @@ impl FirstFitServers {
             n: servers,
             leaves,
             tree,
+            stale: Vec::new(),
+            is_stale: vec![false; servers],
+            stale_bound: 0,
         }
+    }
+
+    /// Server `i` now has `free` capacity, as [`Self::update`], but the inner nodes above it
+    /// are brought up to date only before a query that could tell: the cheaper choice when a
+    /// server changes several times between such queries, or when the queries ask for more
+    /// than any of these servers had (a long queue, near a policy's limit).
+    #[inline]
+    pub(crate) fn defer(&mut self, i: ServerId, free: Size) {
+        let v = self.leaves + i as usize;
+        let old = std::mem::replace(&mut self.tree[v], free.0);
+        if old == free.0 || self.n <= SCAN {
+            return;
+        }
+        self.stale_bound = self.stale_bound.max(old).max(free.0);
+        if !self.is_stale[i as usize] {
+            self.is_stale[i as usize] = true;
+            self.stale.push(i);
+        }
+    }
+
+    /// Climbs from every stale leaf, when a query for `size` could tell.
+    #[inline]
+    fn climb_stale_for(&mut self, size: Size) {
+        if size.0 <= self.stale_bound {
+            self.climb_stale();
+        }
+    }
+
+    /// [`Self::climb_stale_for`]'s work, out of line.
+    #[inline(never)]
+    fn climb_stale(&mut self) {
+        for i in self.stale.drain(..) {
+            self.is_stale[i as usize] = false;
+            let tree = &mut self.tree;
+            climb(self.leaves + i as usize, |v| {
+                let m = tree[2 * v].max(tree[2 * v + 1]);
+                std::mem::replace(&mut tree[v], m) != m
+            });
+        }
+        self.stale_bound = 0;
     }
 
     /// Server `i` now has `free` capacity.
@@ -796,10 +924,11 @@ impl FirstFitServers {
 
     #[cfg(test)]
     /// The largest free capacity of any server.
-    pub(crate) fn max_free(&self) -> Size {
+    pub(crate) fn max_free(&mut self) -> Size {
         if self.n <= SCAN {
             return Size(self.leaves().iter().copied().max().unwrap_or(0));
         }
+        self.climb_stale_for(Size::ZERO);
         Size(self.tree[1])
     }
 
@@ -818,13 +947,14 @@ impl FirstFitServers {
     /// every server compared at once into a word of bits; above, a descent of the tree (whose
     /// inner nodes are kept only then).
     #[inline]
-    pub(crate) fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
+    pub(crate) fn first_fit_from(&mut self, from: ServerId, size: Size) -> Option<ServerId> {
         if self.n <= SCAN {
             let fits = (self.leaves().iter().enumerate())
                 .fold(0u32, |bits, (i, &f)| bits | u32::from(f >= size.0) << i);
             let fits = fits.checked_shr(from).unwrap_or(0) << from;
             return (fits != 0).then(|| fits.trailing_zeros());
         }
+        self.climb_stale_for(size);
         leftmost_from(self.leaves, self.n, from, |v| self.tree[v] >= size.0)
     }
 }
@@ -1034,7 +1164,15 @@ mod tests {
             let i = rng.random_range(0..n);
             // few distinct values so that ties happen
             free[i] = rng.random_range(0..=4) * Size::UNIT / 4;
-            b.update(i as ServerId, Size(free[i]));
+            // deferred and immediate updates mixed, several between two queries
+            if rng.random_bool(0.5) {
+                b.defer(i as ServerId, Size(free[i]));
+            } else {
+                b.update(i as ServerId, Size(free[i]));
+            }
+            if rng.random_bool(0.5) {
+                continue;
+            }
             let s = rng.random_range(1..=4) * Size::UNIT / 4;
             let want = (0..n)
                 .filter(|&j| free[j] >= s)
