@@ -5,6 +5,7 @@ use super::units::{self, Unit};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::experiment::queueing::Experiment;
+use crate::experiment::queueing::Workload;
 use crate::limits::{self, MAX_EVENTS, MAX_UNITS};
 
 /// Refuses a plan of more than [`MAX_UNITS`] units (before it is built) or of more than
@@ -64,6 +65,12 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
 const MAP_NS_PER_SLOT: f64 = 7.9;
 /// See [`MAP_NS_PER_SLOT`].
 const MAP_NS_PER_JOB: f64 = 62.0;
+/// CPU cost of a job of a trace replay, ns, on the machine the prices of
+/// [`limits::NS_PER_SLOT`] were fitted on: BF-J/S replaying the shipped Alibaba 2017 extract
+/// (10.2 million jobs on 4,000 servers, traffic scaling 1) in `cargo bench --bench trace`, 27
+/// November 2026. Far below a synthetic run's job: a task's instances arrive together with one
+/// size and one service time, and most are placed in a batch.
+const TRACE_NS_PER_JOB: f64 = 63.0;
 /// How much more a slot costs on the multi-resource path (scored policies, NUMA nodes):
 /// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot).
 const MAP_MULTI_RESOURCE: f64 = 2.4;
@@ -82,7 +89,14 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
             match u {
                 &Unit::Run { point, .. } => {
                     let rate = exp.points[point].arrival_rate;
-                    c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                    match exp.workload {
+                        // a replay's slots, each job at the price of a replayed job
+                        Workload::Trace(_) => {
+                            c / units::per_slot(rate)
+                                * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB)
+                        }
+                        _ => c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB),
+                    }
                 }
                 // a map's search: its slots at the ray's limit, at the cost per slot measured
                 // on the committed maps

@@ -139,7 +139,7 @@ fn run_slots(exp: &Experiment, point: usize) -> f64 {
 
 /// Work per slot at λ jobs per slot: the slot loop simulates only slots with an arrival or a
 /// departure (at most all of them, about 2λ when λ is small), and every job is placed once.
-fn per_slot(lambda: f64) -> f64 {
+pub(in crate::experiment::queueing) fn per_slot(lambda: f64) -> f64 {
     (2.0 * lambda).min(1.0) + 2.0 * lambda
 }
 
