@@ -376,10 +376,6 @@ pub struct VqsBf {
     queue: SizeQueue,
     lens: Vec<u64>,
     free: FirstFitServers,
-    /// This slot's offers are deferred ([`FirstFitServers::defer`]): set while the queue is
-    /// long, where the offers written after a visit are below the smallest waiting size and
-    /// the next queues ask for more.
-    defer: bool,
     batch: Vec<Job>,
     sorted: SortedBatch,
 }
@@ -394,7 +390,6 @@ impl VqsBf {
             queue: SizeQueue::default(),
             lens: vec![0; n],
             free: FirstFitServers::new(servers),
-            defer: false,
             batch: Vec::new(),
             sorted: SortedBatch::default(),
         }
@@ -407,11 +402,7 @@ impl VqsBf {
         } else {
             cluster.free(i)
         };
-        if self.defer {
-            self.free.defer(i, offer);
-        } else {
-            self.free.update(i, offer);
-        }
+        self.free.update(i, offer);
     }
 
     /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
@@ -533,7 +524,6 @@ impl Policy for VqsBf {
             // capacity) until their visit publishes them, so each offer is written once, not
             // twice. With a short one most are not visited, and their offers go first.
             let long = self.waiting() > SMALL;
-            self.defer = long;
             for &i in view.departed {
                 self.c.settle(i, cluster);
                 if !long {
@@ -569,7 +559,6 @@ impl Policy for VqsBf {
             for &i in departed {
                 self.refresh(i, cluster);
             }
-            self.defer = false;
         }
         if self.sorted.is_active() {
             // the jobs left waiting join the queue, in arrival order

@@ -825,22 +825,11 @@ pub(super) fn climb(mut v: usize, mut recompute: impl FnMut(usize) -> bool) {
 
 /// Max-tree of free capacities over server indices, for first fit (a plain array of them, up
 /// to [`SCAN`] servers).
-///
-/// An update can be deferred ([`Self::defer`]): the leaf is written at once, the climb waits
-/// until a query asks for no more than some value, old or new, of a leaf not yet climbed. A
-/// query above all of them cannot tell those leaves' old values from their new ones, so the
-/// inner nodes still answer it exactly.
 #[derive(Clone, Debug)]
 pub(crate) struct FirstFitServers {
     n: usize,
     leaves: usize,
     tree: Vec<u64>,
-    /// Servers whose leaf was written without a climb.
-    stale: Vec<ServerId>,
-    /// `is_stale[i]`: server `i` is in `stale`.
-    is_stale: Vec<bool>,
-    /// At least every value a stale leaf had since its last climb (zero without stale leaves).
-    stale_bound: u64,
 }
 
 impl FirstFitServers {
@@ -858,50 +847,7 @@ impl FirstFitServers {
             n: servers,
             leaves,
             tree,
-            stale: Vec::new(),
-            is_stale: vec![false; servers],
-            stale_bound: 0,
         }
-    }
-
-    /// Server `i` now has `free` capacity, as [`Self::update`], but the inner nodes above it
-    /// are brought up to date only before a query that could tell: the cheaper choice when a
-    /// server changes several times between such queries, or when the queries ask for more
-    /// than any of these servers had (a long queue, near a policy's limit).
-    #[inline]
-    pub(crate) fn defer(&mut self, i: ServerId, free: Size) {
-        let v = self.leaves + i as usize;
-        let old = std::mem::replace(&mut self.tree[v], free.0);
-        if old == free.0 || self.n <= SCAN {
-            return;
-        }
-        self.stale_bound = self.stale_bound.max(old).max(free.0);
-        if !self.is_stale[i as usize] {
-            self.is_stale[i as usize] = true;
-            self.stale.push(i);
-        }
-    }
-
-    /// Climbs from every stale leaf, when a query for `size` could tell.
-    #[inline]
-    fn climb_stale_for(&mut self, size: Size) {
-        if size.0 <= self.stale_bound {
-            self.climb_stale();
-        }
-    }
-
-    /// [`Self::climb_stale_for`]'s work, out of line.
-    #[inline(never)]
-    fn climb_stale(&mut self) {
-        for i in self.stale.drain(..) {
-            self.is_stale[i as usize] = false;
-            let tree = &mut self.tree;
-            climb(self.leaves + i as usize, |v| {
-                let m = tree[2 * v].max(tree[2 * v + 1]);
-                std::mem::replace(&mut tree[v], m) != m
-            });
-        }
-        self.stale_bound = 0;
     }
 
     /// Server `i` now has `free` capacity.
@@ -924,11 +870,10 @@ impl FirstFitServers {
 
     #[cfg(test)]
     /// The largest free capacity of any server.
-    pub(crate) fn max_free(&mut self) -> Size {
+    pub(crate) fn max_free(&self) -> Size {
         if self.n <= SCAN {
             return Size(self.leaves().iter().copied().max().unwrap_or(0));
         }
-        self.climb_stale_for(Size::ZERO);
         Size(self.tree[1])
     }
 
@@ -947,14 +892,13 @@ impl FirstFitServers {
     /// every server compared at once into a word of bits; above, a descent of the tree (whose
     /// inner nodes are kept only then).
     #[inline]
-    pub(crate) fn first_fit_from(&mut self, from: ServerId, size: Size) -> Option<ServerId> {
+    pub(crate) fn first_fit_from(&self, from: ServerId, size: Size) -> Option<ServerId> {
         if self.n <= SCAN {
             let fits = (self.leaves().iter().enumerate())
                 .fold(0u32, |bits, (i, &f)| bits | u32::from(f >= size.0) << i);
             let fits = fits.checked_shr(from).unwrap_or(0) << from;
             return (fits != 0).then(|| fits.trailing_zeros());
         }
-        self.climb_stale_for(size);
         leftmost_from(self.leaves, self.n, from, |v| self.tree[v] >= size.0)
     }
 }
