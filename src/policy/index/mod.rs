@@ -428,9 +428,9 @@ impl SizeQueue {
 /// Servers ordered by free capacity, for best fit: "least free ≥ size, lowest index".
 ///
 /// Up to `SCAN` servers the free capacities are scanned (an update is one store). Up to 2^18
-/// servers the keys (free, index) are kept in buckets of free capacity (`buckets`): an update
-/// moves a key between two short sorted vectors, and no update costs more than O(log L + B)
-/// even when many servers share a free capacity. Above, in `SortedBlocks`, where an update and
+/// servers the keys (free, index) are kept in log-linear buckets of free capacity (`buckets`):
+/// an update moves a key between two short sorted vectors, and no update costs more than
+/// O(log L + B) even when many servers share a free capacity. Above, in `SortedBlocks`, where an update and
 /// a query cost O(log L + B) with a fixed block size B, and no update moves more than one
 /// block.
 ///
