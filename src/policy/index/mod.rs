@@ -508,16 +508,7 @@ impl BestFitServers {
     /// Server `i` now has `free` capacity.
     #[inline]
     pub fn update(&mut self, i: ServerId, free: Size) {
-        let old = std::mem::replace(&mut self.free[i as usize], free);
-        match &mut self.order {
-            Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
-            _ => {
-                self.bound = self.bound.max(free);
-                if old != free && !self.is_stale[i as usize] {
-                    self.reorder(i, old, free);
-                }
-            }
-        }
+        self.set(i, free, false);
     }
 
     /// Server `i` now has `free` capacity, as [`Self::update`], but its key moves in the order
@@ -526,14 +517,25 @@ impl BestFitServers {
     /// (a long queue, near a policy's limit).
     #[inline]
     pub fn defer(&mut self, i: ServerId, free: Size) {
+        self.set(i, free, true);
+    }
+
+    /// [`Self::update`] or, if `later`, [`Self::defer`]. A server already stale stays so.
+    #[inline(always)]
+    fn set(&mut self, i: ServerId, free: Size, later: bool) {
         let old = std::mem::replace(&mut self.free[i as usize], free);
         match &mut self.order {
             Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
             _ => {
                 self.bound = self.bound.max(free);
-                if old != free && !self.is_stale[i as usize] {
+                if old == free || self.is_stale[i as usize] {
+                    return;
+                }
+                if later {
                     self.is_stale[i as usize] = true;
                     self.stale.push((i, old));
+                } else {
+                    self.reorder(i, old, free);
                 }
             }
         }
