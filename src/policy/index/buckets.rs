@@ -235,7 +235,7 @@ fn bucket_of(v: u64, sub: u32) -> usize {
 impl FreeBuckets {
     /// `servers` empty servers.
     pub(in crate::policy) fn new(servers: usize) -> Self {
-        // a quarter as many buckets per power of two as servers, 4 to 2^10 (so 24 to 14,336
+        // a quarter as many buckets per power of two as servers, 4 to 2^10 (so 92 to 15,360
         // buckets): free capacities spread over the whole server put about two servers in a
         // bucket of the top power up to 4,096 servers; above, fewer buckets stay in the cache
         // (with 2^12 per power BF-J/S was 15-25 % slower at 10^4 servers)
