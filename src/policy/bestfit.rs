@@ -159,13 +159,6 @@ impl Policy for BestFitJS {
         // with a long queue, servers change many times between queries that can find one:
         // their keys move in the best-fit order only when needed
         let defer = self.queue.len() > SMALL;
-        let update = |servers: &mut BestFitServers, i: ServerId, free: Size| {
-            if defer {
-                servers.defer(i, free);
-            } else {
-                servers.update(i, free);
-            }
-        };
         if large && !view.departed.is_empty() {
             self.sorted.fill(&self.batch);
         }
@@ -177,7 +170,7 @@ impl Policy for BestFitJS {
             } else {
                 self.best_fit_server_with_batch(cluster, i, view.now);
             }
-            update(&mut self.servers, i, cluster.free(i));
+            self.servers.set(i, cluster.free(i), defer);
         }
         let sorted = self.sorted.is_active();
         for (pos, job) in self.batch.drain(..).enumerate() {
@@ -187,7 +180,7 @@ impl Policy for BestFitJS {
             match self.servers.best_fit(job.size) {
                 Some(i) => {
                     cluster.place(i, &job, view.now);
-                    update(&mut self.servers, i, cluster.free(i));
+                    self.servers.set(i, cluster.free(i), defer);
                 }
                 None => {
                     self.queue.insert(job);

@@ -555,7 +555,8 @@ impl Policy for VqsBf {
                 self.visit(i, cluster, view.now);
                 from = i + 1;
             }
-            // the offers of the servers not visited
+            // the offers of the servers not visited (a visited server's is written already,
+            // and writing it again changes nothing)
             for &i in departed {
                 self.refresh(i, cluster);
             }

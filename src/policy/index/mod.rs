@@ -430,9 +430,9 @@ impl SizeQueue {
 /// Up to `SCAN` servers the free capacities are scanned (an update is one store). Up to 2^18
 /// servers the keys (free, index) are kept in log-linear buckets of free capacity (`buckets`):
 /// an update moves a key between two short sorted vectors, and no update costs more than
-/// O(log L + B) even when many servers share a free capacity. Above, in `SortedBlocks`, where an update and
-/// a query cost O(log L + B) with a fixed block size B, and no update moves more than one
-/// block.
+/// O(log L + B) even when many servers share a free capacity. Above, in `SortedBlocks`, where
+/// an update and a query cost O(log L + B) with a fixed block size B, and no update moves more
+/// than one block.
 ///
 /// Above `SCAN` servers an update can be deferred ([`Self::defer`]): the server is marked
 /// stale, and the order is brought up to date only when a query could find a server. A query
@@ -520,9 +520,10 @@ impl BestFitServers {
         self.set(i, free, true);
     }
 
-    /// [`Self::update`] or, if `later`, [`Self::defer`]. A server already stale stays so.
+    /// [`Self::update`] or, if `later`, [`Self::defer`], for a caller that chooses at run
+    /// time. A server already stale stays so.
     #[inline(always)]
-    fn set(&mut self, i: ServerId, free: Size, later: bool) {
+    pub(crate) fn set(&mut self, i: ServerId, free: Size, later: bool) {
         let old = std::mem::replace(&mut self.free[i as usize], free);
         match &mut self.order {
             Order::Scan(keys) => keys[i as usize] = scan_key(free, i),
