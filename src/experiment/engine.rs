@@ -69,10 +69,11 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     let wall = cpu * share / threads.max(1) as f64;
     if wall > 10.0 {
         eprintln!(
-            "packlab: {}: about {} of computing; roughly {} on {threads} threads",
+            "packlab: {}: about {} of computing; roughly {} on {threads} thread{}",
             exp.header().name,
             crate::limits::duration_words(cpu * share),
             crate::limits::duration_words(wall),
+            if threads == 1 { "" } else { "s" },
         );
     }
 }

@@ -71,6 +71,46 @@ const MAP_NS_PER_JOB: f64 = 62.0;
 /// November 2026. Far below a synthetic run's job: a task's instances arrive together with one
 /// size and one service time, and most are placed in a batch.
 const TRACE_NS_PER_JOB: f64 = 63.0;
+/// CPU cost of a job of a synthetic run, ns, on the machine the prices of
+/// [`limits::NS_PER_SLOT`] were fitted on: its arrival, placement and departure, for a policy
+/// of relative cost 1 (BF-J/S, FIFO-FF; VQS and VQS-BF cost 1.5 times as much). Fitted on 27
+/// November 2026 by timing every run of the committed sweeps on 1 to 10 servers, at loads from
+/// half a limit to past it: 55 to 90 ns per job, empty slots included.
+const RUN_NS_PER_JOB: f64 = 58.0;
+/// How much more a synthetic run's job costs for a scored policy (several resources, NUMA
+/// nodes): 140 to 470 ns per job on the NUMA files' runs, measured the same day.
+const RUN_MULTI_RESOURCE: f64 = 3.0;
+/// How much more a synthetic run's job costs under placement constraints: measured the same
+/// day on the constraint files (100 servers, scored policies, every job offered only the
+/// servers its class may use).
+const RUN_CONSTRAINED: f64 = 4.2;
+/// Expected horizon of a sweep's runs, in multiples of `run.slots`, when no two points are
+/// close: a run doubles its horizon only while its verdict is inconclusive, within a few per
+/// cent of its policy's limit (1.02 to 1.2 on the figures' sweeps, points 5 to 10 % apart).
+const SPARSE_STRETCH: f64 = 1.1;
+/// Points closer than this (relative) make a sweep one that closes in on a limit.
+const DENSE: f64 = 0.02;
+
+/// The horizon a sweep's runs are expected to simulate, in multiples of `run.slots`. Where a
+/// policy's limit lies is not known before the run, but a sweep with two points within
+/// [`DENSE`] of each other is read as one placed around a limit: one run per policy and
+/// replication is expected to go to `max_slots` (the calibration files, points 1 % apart around
+/// a limit, simulated 2.5 to 3.7 times their horizon; this gives 2.7). Otherwise
+/// [`SPARSE_STRETCH`].
+fn stretch(exp: &Experiment) -> f64 {
+    let Some((slots, _, max_slots)) = exp.run.slots() else {
+        return 1.0;
+    };
+    let mut rates: Vec<f64> = exp.points.iter().map(|p| p.arrival_rate).collect();
+    rates.sort_by(f64::total_cmp);
+    let dense = rates.windows(2).any(|w| w[1] - w[0] < DENSE * w[1]);
+    if dense {
+        1.0 + (max_slots as f64 / slots as f64 - 1.0) / rates.len() as f64
+    } else {
+        SPARSE_STRETCH
+    }
+}
+
 /// How much more a slot costs on the multi-resource path (scored policies, NUMA nodes):
 /// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot).
 const MAP_MULTI_RESOURCE: f64 = 2.4;
@@ -82,12 +122,13 @@ const MAP_CONSTRAINED: f64 = 15.0;
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job.
 pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
+    let stretch = stretch(exp);
     units::plan(exp)
         .iter()
         .map(|u| {
             let c = units::cost(exp, u);
             match u {
-                &Unit::Run { point, .. } => {
+                &Unit::Run { point, policy, .. } => {
                     let rate = exp.points[point].arrival_rate;
                     match exp.workload {
                         // a replay's slots, each job at the price of a replayed job
@@ -95,7 +136,21 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                             c / units::per_slot(rate)
                                 * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB)
                         }
-                        _ => c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB),
+                        // a synthetic run's slots (with the policy's factor): an empty slot
+                        // is priced only where an arrival or a departure stops the loop
+                        _ => {
+                            let multi = if exp.constraints.is_some() {
+                                RUN_CONSTRAINED
+                            } else if exp.policies[policy].is_scored() {
+                                RUN_MULTI_RESOURCE
+                            } else {
+                                1.0
+                            };
+                            c / units::per_slot(rate)
+                                * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
+                                    + rate * RUN_NS_PER_JOB * multi)
+                                * stretch
+                        }
                     }
                 }
                 // a map's search: its slots at the ray's limit, at the cost per slot measured
@@ -121,4 +176,41 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
         })
         .sum::<f64>()
         * 1e-9
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn experiment(sweep: &str) -> Experiment {
+        let text = format!(
+            "name = \"t\"\n[cluster]\nservers = 2\n\
+             [workload]\nsizes = {{ dist = \"uniform\", low = 0.1, high = 0.5 }}\n\
+             service = {{ dist = \"geometric\", mean = 10.0 }}\n\
+             [run]\nslots = 100000\nmax_slots = 1600000\nreplications = 2\n\
+             [sweep]\nload = {sweep}\n[[policy]]\nname = \"bf-js\"\n"
+        );
+        Experiment::parse(Path::new("t.toml"), &text).unwrap()
+    }
+
+    #[test]
+    fn a_sweep_closing_in_on_a_limit_is_priced_with_one_run_to_max_slots() {
+        // three points 1 % apart: one run per policy and replication of 16 horizons
+        assert!((stretch(&experiment("[0.89, 0.9, 0.91]")) - (1.0 + 15.0 / 3.0)).abs() < 1e-12);
+        assert_eq!(stretch(&experiment("[0.5, 0.7, 0.9]")), SPARSE_STRETCH);
+    }
+
+    #[test]
+    fn a_run_is_priced_by_its_arrival_rate_and_its_sweeps_stretch() {
+        let low = seconds(&experiment("[0.5]"));
+        let high = seconds(&experiment("[0.9]"));
+        assert!(high > low && high < 2.0 * low, "{low} {high}");
+        // a dense sweep: each point at one point's price, at the dense stretch
+        let points = ["[0.5]", "[0.7]", "[0.9]", "[0.905]"];
+        let alone: f64 = points.iter().map(|p| seconds(&experiment(p))).sum();
+        let dense = seconds(&experiment("[0.5, 0.7, 0.9, 0.905]"));
+        let expected = alone / SPARSE_STRETCH * (1.0 + 15.0 / 4.0);
+        assert!((dense / expected - 1.0).abs() < 1e-9, "{dense} {expected}");
+    }
 }

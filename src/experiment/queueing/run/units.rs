@@ -173,9 +173,18 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
         // most probes are decided at the first horizon; the few near the limit run to
         // max_slots, and a search stops spending where its probes stay undecided, so its cost
         // does not grow with max_probes: LIMIT_MAX_SLOTS runs' worth of max_slots per
-        // replication, measured on thresholds_uniform_small and _large
-        &Unit::Limit { policy, .. } => {
-            LIMIT_MAX_SLOTS * reps * max_slots as f64 * near_limit * factor(policy)
+        // replication, measured on thresholds_uniform_small and _large; and never less than
+        // the bisection's probes at their horizon and one run to max_slots (which is what a
+        // search with max_slots close to slots costs: numa_stability_split, max_slots twice
+        // slots, simulated 6 to 10 horizons per replication)
+        &Unit::Limit { policy, search } => {
+            let (slots, _, _) = exp.run.slots().unwrap_or((1, 0, 1));
+            let probes = (1.0 / search.resolution)
+                .log2()
+                .ceil()
+                .min(f64::from(search.max_probes));
+            let floor = probes * slots as f64 + (max_slots - slots) as f64;
+            (LIMIT_MAX_SLOTS * max_slots as f64).max(floor) * reps * near_limit * factor(policy)
         }
         &Unit::Ray { policy, .. } => ray_slots(exp) * near_limit * factor(policy),
         Unit::Saturation { .. } => max_slots as f64 * near_limit,
