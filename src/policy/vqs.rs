@@ -482,10 +482,13 @@ impl Policy for VqsBf {
 
     fn enqueue_batch(&mut self, jobs: &[Job]) {
         // kept apart and sorted when the queue would otherwise leave its short vector for the
-        // tree, unless the batch is a burst that the tree holds in less memory
+        // tree, unless the batch is a burst that the tree holds in less memory, or the queue
+        // is long already (then every take would search both, and most of the batch would
+        // join the queue at the end of the slot all the same)
         if jobs.len() <= BATCH_SCAN
             || jobs.len() + self.queue.len() <= SMALL
             || jobs.len() > SORTED_AT_MOST
+            || self.queue.len() > SMALL
         {
             for &job in jobs {
                 self.enqueue(job);
