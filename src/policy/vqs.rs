@@ -366,10 +366,11 @@ const SORTED_AT_MOST: usize = 1 << 16;
 /// VQS-BF: VQS's configurations with best-fit filling.
 ///
 /// Every take is "the largest waiting job of size in (a, b]". A slot's batch of more than
-/// `BATCH_SCAN` (and at most `SORTED_AT_MOST`) jobs that would take the queue past its
-/// short vector (`SMALL` jobs) is sorted once and taken from beside the queue
+/// `BATCH_SCAN` (and at most `SORTED_AT_MOST`) jobs that would take a short queue (at most
+/// `SMALL` jobs) past its short vector is sorted once and taken from beside the queue
 /// (`SortedBatch`; the queue's job wins a tie in size, having arrived earlier); only the
-/// jobs still waiting at the end of the slot enter the queue.
+/// jobs still waiting at the end of the slot enter the queue. Into a long queue a batch goes
+/// directly, in the same order.
 #[derive(Clone, Debug)]
 pub struct VqsBf {
     c: Common,

@@ -183,7 +183,7 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
                 .log2()
                 .ceil()
                 .min(f64::from(search.max_probes));
-            let floor = probes * slots as f64 + (max_slots - slots) as f64;
+            let floor = probes * slots as f64 + max_slots.saturating_sub(slots) as f64;
             (LIMIT_MAX_SLOTS * max_slots as f64).max(floor) * reps * near_limit * factor(policy)
         }
         &Unit::Ray { policy, .. } => ray_slots(exp) * near_limit * factor(policy),
