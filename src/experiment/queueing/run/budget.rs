@@ -119,6 +119,18 @@ const MAP_MULTI_RESOURCE: f64 = 2.4;
 /// per slot, against 157 for the single-resource path).
 const MAP_CONSTRAINED: f64 = 15.0;
 
+/// The factor of `policy`'s path: `constrained` under placement constraints, `scored` for a
+/// scored policy (several resources, NUMA nodes), 1 on the single-resource path.
+fn path(exp: &Experiment, policy: usize, constrained: f64, scored: f64) -> f64 {
+    if exp.constraints.is_some() {
+        constrained
+    } else if exp.policies[policy].is_scored() {
+        scored
+    } else {
+        1.0
+    }
+}
+
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job.
 pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
@@ -139,13 +151,7 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                         // a synthetic run's slots (with the policy's factor): an empty slot
                         // is priced only where an arrival or a departure stops the loop
                         _ => {
-                            let multi = if exp.constraints.is_some() {
-                                RUN_CONSTRAINED
-                            } else if exp.policies[policy].is_scored() {
-                                RUN_MULTI_RESOURCE
-                            } else {
-                                1.0
-                            };
+                            let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
                             c / units::per_slot(rate)
                                 * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
                                     + rate * RUN_NS_PER_JOB * multi)
@@ -157,13 +163,7 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                 // on the committed maps
                 u @ &Unit::Ray { policy, .. } => {
                     let rate = units::limit_rate(exp, u);
-                    let multi = if exp.constraints.is_some() {
-                        MAP_CONSTRAINED
-                    } else if exp.policies[policy].is_scored() {
-                        MAP_MULTI_RESOURCE
-                    } else {
-                        1.0
-                    };
+                    let multi = path(exp, policy, MAP_CONSTRAINED, MAP_MULTI_RESOURCE);
                     units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
                 }
                 // a limit search's runs (a study's too) are near the limit: slots at its
