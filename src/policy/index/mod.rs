@@ -864,11 +864,20 @@ impl FirstFitServers {
         if self.n <= SCAN {
             return;
         }
-        let tree = &mut self.tree;
-        climb(v, |v| {
-            let m = tree[2 * v].max(tree[2 * v + 1]);
-            std::mem::replace(&mut tree[v], m) != m
-        });
+        // the new maximum is carried up in a register: each level reads only the sibling, not
+        // the child just written (whose store would have to be forwarded to the next load)
+        let tree = &mut self.tree[..];
+        let (mut v, mut m) = (v, free.0);
+        for level in 0.. {
+            if v == 1 {
+                return;
+            }
+            m = m.max(tree[v ^ 1]);
+            v /= 2;
+            if std::mem::replace(&mut tree[v], m) == m && level >= FULL_CLIMB {
+                return;
+            }
+        }
     }
 
     #[cfg(test)]
