@@ -392,11 +392,6 @@ mod tests {
             }
         }
     }
-}
-
-#[cfg(test)]
-mod bucket_order {
-    use super::*;
 
     /// Buckets never go down as the free capacity goes up, and fill their range.
     #[test]

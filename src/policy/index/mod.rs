@@ -864,8 +864,9 @@ impl FirstFitServers {
         if self.n <= SCAN {
             return;
         }
-        // the new maximum is carried up in a register: each level reads only the sibling, not
-        // the child just written (whose store would have to be forwarded to the next load)
+        // [`climb`]'s rule (the lowest FULL_CLIMB levels always), with the new maximum carried
+        // up in a register: each level reads only the sibling, not the child just written
+        // (whose store would have to be forwarded to the next load)
         let tree = &mut self.tree[..];
         let (mut v, mut m) = (v, free.0);
         for level in 0.. {

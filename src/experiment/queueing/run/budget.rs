@@ -142,17 +142,18 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
             match u {
                 &Unit::Run { point, policy, .. } => {
                     let rate = exp.points[point].arrival_rate;
+                    // the run's slots, with the policy's factor
+                    let slots = c / units::per_slot(rate);
                     match exp.workload {
-                        // a replay's slots, each job at the price of a replayed job
+                        // each job at the price of a replayed job
                         Workload::Trace(_) => {
-                            c / units::per_slot(rate)
-                                * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB)
+                            slots * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB)
                         }
-                        // a synthetic run's slots (with the policy's factor): an empty slot
-                        // is priced only where an arrival or a departure stops the loop
+                        // an empty slot is priced only where an arrival or a departure stops
+                        // the loop
                         _ => {
                             let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
-                            c / units::per_slot(rate)
+                            slots
                                 * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
                                     + rate * RUN_NS_PER_JOB * multi)
                                 * stretch

@@ -155,7 +155,7 @@ const LIMIT_MAX_SLOTS: f64 = 2.3;
 /// limit search as its probes' runs near the limit, which often double their horizon.
 pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
     let factor = |p: usize| exp.policies[p].cost();
-    let (_, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
+    let (slots, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
     let near_limit = per_slot(limit_rate(exp, unit));
     match unit {
@@ -178,7 +178,6 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
         // search with max_slots close to slots costs: numa_stability_split, max_slots twice
         // slots, simulated 6 to 10 horizons per replication)
         &Unit::Limit { policy, search } => {
-            let (slots, _, _) = exp.run.slots().unwrap_or((1, 0, 1));
             let probes = (1.0 / search.resolution)
                 .log2()
                 .ceil()
