@@ -137,42 +137,38 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
     let stretch = stretch(exp);
     units::plan(exp)
         .iter()
-        .map(|u| {
-            let c = units::cost(exp, u);
-            match u {
-                &Unit::Run { point, policy, .. } => {
-                    let rate = exp.points[point].arrival_rate;
-                    // the run's slots, with the policy's factor
-                    let slots = c / units::per_slot(rate);
-                    match exp.workload {
-                        // each job at the price of a replayed job
-                        Workload::Trace(_) => {
-                            slots * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB)
-                        }
-                        // an empty slot is priced only where an arrival or a departure stops
-                        // the loop
-                        _ => {
-                            let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
-                            slots
-                                * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
-                                    + rate * RUN_NS_PER_JOB * multi)
-                                * stretch
-                        }
+        .map(|u| match u {
+            &Unit::Run { point, policy, .. } => {
+                let rate = exp.points[point].arrival_rate;
+                // the run's slots, with the policy's factor
+                let slots = units::run_work(exp, point, policy);
+                match exp.workload {
+                    // each job at the price of a replayed job
+                    Workload::Trace(_) => slots * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB),
+                    // an empty slot is priced only where an arrival or a departure stops
+                    // the loop
+                    _ => {
+                        let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
+                        slots
+                            * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
+                                + rate * RUN_NS_PER_JOB * multi)
+                            * stretch
                     }
                 }
-                // a map's search: its slots at the ray's limit, at the cost per slot measured
-                // on the committed maps
-                u @ &Unit::Ray { policy, .. } => {
-                    let rate = units::limit_rate(exp, u);
-                    let multi = path(exp, policy, MAP_CONSTRAINED, MAP_MULTI_RESOURCE);
-                    units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
-                }
-                // a limit search's runs (a study's too) are near the limit: slots at its
-                // arrival rate
-                u => {
-                    let rate = units::limit_rate(exp, u);
-                    c / (1.0 + rate) * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
-                }
+            }
+            // a map's search: its slots at the ray's limit, at the cost per slot measured
+            // on the committed maps
+            u @ &Unit::Ray { policy, .. } => {
+                let rate = units::limit_rate(exp, u);
+                let multi = path(exp, policy, MAP_CONSTRAINED, MAP_MULTI_RESOURCE);
+                units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
+            }
+            // a limit search's runs (a study's too) are near the limit: slots at its
+            // arrival rate
+            u => {
+                let rate = units::limit_rate(exp, u);
+                units::cost(exp, u) / (1.0 + rate)
+                    * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
             }
         })
         .sum::<f64>()

@@ -137,6 +137,20 @@ fn run_slots(exp: &Experiment, point: usize) -> f64 {
     }
 }
 
+/// The slots of the run of `policy` at `point`, times the policy's relative cost (1.5 for the
+/// configuration-based ones), and twice that when the file also runs it without constraints.
+pub(in crate::experiment::queueing) fn run_work(
+    exp: &Experiment,
+    point: usize,
+    policy: usize,
+) -> f64 {
+    let twins = match &exp.constraints {
+        Some(q) if q.compare_unconstrained => 2.0,
+        _ => 1.0,
+    };
+    run_slots(exp, point) * exp.policies[policy].cost() * twins
+}
+
 /// Work per slot at λ jobs per slot: the slot loop simulates only slots with an arrival or a
 /// departure (at most all of them, about 2λ when λ is small), and every job is placed once.
 pub(in crate::experiment::queueing) fn per_slot(lambda: f64) -> f64 {
@@ -160,15 +174,7 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
     let near_limit = per_slot(limit_rate(exp, unit));
     match unit {
         &Unit::Run { policy, point, .. } => {
-            // with its twin without constraints when the file compares them
-            let twins = match &exp.constraints {
-                Some(q) if q.compare_unconstrained => 2.0,
-                _ => 1.0,
-            };
-            run_slots(exp, point)
-                * per_slot(exp.points[point].arrival_rate)
-                * factor(policy)
-                * twins
+            run_work(exp, point, policy) * per_slot(exp.points[point].arrival_rate)
         }
         // most probes are decided at the first horizon; the few near the limit run to
         // max_slots, and a search stops spending where its probes stay undecided, so its cost
