@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use super::tally;
 use super::{Attempt, VJob, VectorCluster};
 pub use crate::model::Discipline;
-use crate::model::ServerId;
+use crate::model::{MAX_DIMS, Resources, ServerId};
 use crate::sim::{Counters, System, Violation};
 
 /// A scored policy's waiting jobs.
@@ -33,16 +33,26 @@ impl ScoredPolicy {
 
     /// The server's view: server `p` takes the job with the lowest score, from the queue and
     /// this slot's batch, until none fits (ties: the earliest arrival).
+    ///
+    /// A pass also keeps the least request of the jobs the server admitted, dimension by
+    /// dimension. The server's free resources only shrink while it fills, so when they no
+    /// longer cover that least request no job is admitted, and the next pass is not made: near
+    /// a limit a departure usually makes room for one waiting job, and the pass after it would
+    /// read the whole queue to find none.
     fn fill_server(&mut self, cluster: &mut VectorCluster, p: usize, now: u64) {
         loop {
             let placer = cluster.placer();
             // (score, id, from the batch?, index)
             let mut best: Option<(f64, u64, bool, usize)> = None;
+            let mut least: Resources = [u64::MAX; MAX_DIMS];
             let queue = self.waiting.iter().map(|j| (j, false));
             let batch = self.fifo.iter().map(|j| (j, true));
             for (k, (j, in_batch)) in queue.enumerate().chain(batch.enumerate()) {
                 if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
                     continue;
+                }
+                for (l, &r) in least.iter_mut().zip(&j.req) {
+                    *l = (*l).min(r);
                 }
                 let s = placer.score_on(p, &j.req);
                 if best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid)) {
@@ -55,6 +65,9 @@ impl ScoredPolicy {
                 Some((_, _, true, k)) => self.fifo.remove(k).expect("present"),
             };
             cluster.place(p, &job, now);
+            if !cluster.placer().fits_on(p, &least) {
+                return;
+            }
         }
     }
 

@@ -469,7 +469,6 @@ impl Placer {
         }
     }
 
-    #[cfg(test)]
     /// Does `req` fit on machine `p`?
     #[inline]
     pub(crate) fn fits_on(&self, p: usize, req: &Resources) -> bool {

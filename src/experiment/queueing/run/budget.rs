@@ -116,8 +116,9 @@ fn stretch(exp: &Experiment) -> f64 {
 const MAP_MULTI_RESOURCE: f64 = 2.4;
 /// How much more a slot costs under placement constraints (every job offered only the servers
 /// its class may use): measured on the constrained map (2,410 ns per slot at about 1.35 jobs
-/// per slot, against 157 for the single-resource path).
-const MAP_CONSTRAINED: f64 = 15.0;
+/// per slot, against 157 for the single-resource path), then scaled by that map's wall time
+/// when a server's fill stopped reading the queue once nothing more fits (51 to 44 s).
+const MAP_CONSTRAINED: f64 = 13.0;
 
 /// The factor of `policy`'s path: `constrained` under placement constraints, `scored` for a
 /// scored policy (several resources, NUMA nodes), 1 on the single-resource path.
