@@ -21,6 +21,7 @@
 //! Scan-based scorers cost O(L) per job placed and the server's view O(queue) per departure
 //! server; first fit uses the packing module's max-tree.
 
+mod groups;
 mod policy;
 mod source;
 mod tally;

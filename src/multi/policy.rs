@@ -2,6 +2,7 @@
 
 use std::collections::VecDeque;
 
+use super::groups::Groups;
 use super::tally;
 use super::{Attempt, VJob, VectorCluster};
 pub use crate::model::Discipline;
@@ -11,11 +12,19 @@ use crate::sim::{Counters, System, Violation};
 /// A scored policy's waiting jobs.
 pub struct ScoredPolicy {
     discipline: Discipline,
-    /// BF-J/S: the waiting jobs, in no particular order (ties go by id).
+    /// BF-J/S: the waiting jobs, in no particular order (ties go by id), each scored in this
+    /// order; empty while `groups` holds them.
     waiting: Vec<VJob>,
+    /// BF-J/S with a scorer that draws nothing, once [`GROUP_FROM`] jobs wait: the waiting
+    /// jobs grouped by request.
+    groups: Groups,
     /// This slot's batch (BF-J/S) or the whole queue in arrival order (FIFO).
     fifo: VecDeque<VJob>,
 }
+
+/// Waiting jobs from which BF-J/S keeps them grouped by request (below, the queue is scanned:
+/// a few jobs cost less to read than to hash).
+const GROUP_FROM: usize = 64;
 
 impl ScoredPolicy {
     /// No waiting job yet, scheduling by `discipline`.
@@ -23,12 +32,13 @@ impl ScoredPolicy {
         ScoredPolicy {
             discipline,
             waiting: Vec::new(),
+            groups: Groups::default(),
             fifo: VecDeque::new(),
         }
     }
 
     fn waiting(&self) -> usize {
-        self.waiting.len() + self.fifo.len()
+        self.waiting.len() + self.groups.len() + self.fifo.len()
     }
 
     /// The server's view: server `p` takes the job with the lowest score, from the queue and
@@ -40,6 +50,36 @@ impl ScoredPolicy {
     /// a limit a departure usually makes room for one waiting job, and the pass after it would
     /// read the whole queue to find none.
     fn fill_server(&mut self, cluster: &mut VectorCluster, p: usize, now: u64) {
+        if self.groups.len() > 0 {
+            self.fill_grouped(cluster, p, now);
+        } else {
+            self.fill_scanned(cluster, p, now);
+        }
+    }
+
+    /// Queues a job of the batch that no server took: in the flat queue, or grouped by request
+    /// once [`GROUP_FROM`] wait (never for the random scorer, whose draws follow the order the
+    /// jobs are scored in). The flat queue's jobs then join their groups, earliest first; the
+    /// queue is flat again once the groups are empty.
+    fn queue(&mut self, job: VJob, cluster: &mut VectorCluster) {
+        let grouped = self.groups.len() > 0
+            || (self.waiting.len() >= GROUP_FROM && !cluster.placer().score_draws());
+        if !grouped {
+            self.waiting.push(job);
+            return;
+        }
+        if !self.waiting.is_empty() {
+            self.waiting.sort_unstable_by_key(|j| j.id);
+            for j in self.waiting.drain(..) {
+                self.groups.push(j);
+            }
+        }
+        self.groups.push(job);
+    }
+
+    /// [`Self::fill_server`] over every waiting job, in the queue's order (the flat queue: a
+    /// short one, or any with the random scorer).
+    fn fill_scanned(&mut self, cluster: &mut VectorCluster, p: usize, now: u64) {
         loop {
             let placer = cluster.placer();
             // (score, id, from the batch?, index)
@@ -71,11 +111,46 @@ impl ScoredPolicy {
         }
     }
 
+    /// [`Self::fill_server`] over the earliest job of each group and this slot's batch: a
+    /// score that draws nothing is the same for every job of a group, so the lowest (score,
+    /// id) is among those, and the same job is chosen as by a scan of every waiting job.
+    fn fill_grouped(&mut self, cluster: &mut VectorCluster, p: usize, now: u64) {
+        loop {
+            let placer = cluster.placer();
+            // (score, id, its group, or None for the batch, and its index there)
+            let mut best: Option<(f64, u64, Option<usize>, usize)> = None;
+            let mut least: Resources = [u64::MAX; MAX_DIMS];
+            let fronts = self.groups.fronts().map(|(g, j)| (j, Some(g), 0));
+            let batch = self.fifo.iter().enumerate().map(|(k, j)| (j, None, k));
+            for (j, group, k) in fronts.chain(batch) {
+                if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
+                    continue;
+                }
+                for (l, &r) in least.iter_mut().zip(&j.req) {
+                    *l = (*l).min(r);
+                }
+                let s = placer.score_on(p, &j.req);
+                if best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid)) {
+                    best = Some((s, j.id, group, k));
+                }
+            }
+            let job = match best {
+                None => return,
+                Some((_, _, Some(g), _)) => self.groups.take(g),
+                Some((_, _, None, k)) => self.fifo.remove(k).expect("present"),
+            };
+            cluster.place(p, &job, now);
+            if !cluster.placer().fits_on(p, &least) {
+                return;
+            }
+        }
+    }
+
     fn schedule(&mut self, cluster: &mut VectorCluster, departed: &[ServerId], now: u64) {
         match self.discipline {
             Discipline::BestFitJS => {
                 for &i in departed {
-                    if self.waiting.is_empty() && self.fifo.is_empty() {
+                    if self.waiting() == 0 {
                         break;
                     }
                     self.fill_server(cluster, i as usize, now);
@@ -83,7 +158,7 @@ impl ScoredPolicy {
                 // the batch's jobs still waiting take servers, in arrival order
                 while let Some(job) = self.fifo.pop_front() {
                     if cluster.try_place(&job, now) != Attempt::Placed {
-                        self.waiting.push(job);
+                        self.queue(job, cluster);
                     }
                 }
             }
@@ -107,7 +182,10 @@ impl ScoredPolicy {
         let fits_somewhere =
             |j: &VJob| !(j.strict && blind) && (0..cluster.servers()).any(|p| cluster.admits(p, j));
         let bad = match self.discipline {
-            Discipline::BestFitJS => self.waiting.iter().chain(&self.fifo).any(fits_somewhere),
+            Discipline::BestFitJS => {
+                let fronts = self.groups.fronts().map(|(_, j)| j);
+                (self.waiting.iter().chain(fronts).chain(&self.fifo)).any(fits_somewhere)
+            }
             Discipline::Fifo => self.fifo.front().is_some_and(fits_somewhere),
         };
         if bad {
@@ -188,6 +266,102 @@ impl System for VectorSystem {
                 .flat_map(|&(n, w)| [u128::from(n), w])
                 .collect();
             out.push((tally::CLASS_WAITS, flat));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Size;
+    use crate::packing::place::Scorer;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
+
+    /// A cluster of four servers with two resources, partly filled by the same placements.
+    fn cluster(scorer: Scorer, rng: &mut Pcg64Mcg) -> (VectorCluster, Vec<(usize, VJob)>) {
+        let mut c = VectorCluster::new(4, 2, scorer, 0, 10.0);
+        let mut placed = Vec::new();
+        for p in 0..4 {
+            let used = [
+                rng.random_range(0..Size::UNIT / 2),
+                rng.random_range(0..Size::UNIT / 2),
+            ];
+            let job = VJob {
+                id: 1_000_000 + p as u64,
+                req: [used[0].max(1), used[1].max(1), 0],
+                service: 5,
+                arrival: 0,
+                strict: false,
+                class: 0,
+            };
+            c.place(p, &job, 0);
+            placed.push((p, job));
+        }
+        (c, placed)
+    }
+
+    #[test]
+    fn a_grouped_fill_takes_the_jobs_a_scan_of_every_waiting_job_takes() {
+        let mut rng = Pcg64Mcg::seed_from_u64(12);
+        for name in Scorer::NAMES.iter().filter(|&&n| n != "random") {
+            let scorer = Scorer::from_name(name).unwrap();
+            for case in 0..30 {
+                // a few request vectors, many jobs of each: groups of many jobs
+                let kinds: Vec<[u64; 3]> = (0..rng.random_range(1..6))
+                    .map(|_| {
+                        let cpu = rng.random_range(1..=Size::UNIT / 2);
+                        let mem = rng.random_range(0..=Size::UNIT / 2);
+                        [cpu, mem, 0]
+                    })
+                    .collect();
+                let jobs: Vec<VJob> = (0..rng.random_range(65..200))
+                    .map(|id| VJob {
+                        id,
+                        req: kinds[rng.random_range(0..kinds.len())],
+                        service: 5,
+                        arrival: id,
+                        strict: false,
+                        class: 0,
+                    })
+                    .collect();
+                let seed = rng.random::<u64>();
+                let (mut a_cluster, _) = cluster(scorer, &mut Pcg64Mcg::seed_from_u64(seed));
+                let (mut b_cluster, _) = cluster(scorer, &mut Pcg64Mcg::seed_from_u64(seed));
+                // the scan reads the jobs in a scrambled order, as swap_remove leaves them
+                let mut scanned = ScoredPolicy::new(Discipline::BestFitJS);
+                scanned.waiting = jobs.clone();
+                scanned.waiting.shuffle(&mut rng);
+                let mut grouped = ScoredPolicy::new(Discipline::BestFitJS);
+                for &j in &jobs {
+                    grouped.groups.push(j);
+                }
+                for p in 0..4 {
+                    scanned.fill_scanned(&mut a_cluster, p, 1);
+                    grouped.fill_grouped(&mut b_cluster, p, 1);
+                }
+                assert_eq!(a_cluster.frees(), b_cluster.frees(), "{name}, case {case}");
+                let mut left: Vec<u64> = scanned.waiting.iter().map(|j| j.id).collect();
+                left.sort_unstable();
+                let mut also: Vec<u64> = (grouped.groups.fronts().map(|(g, _)| g))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .flat_map(|g| {
+                        let mut ids = Vec::new();
+                        while grouped.groups.fronts().any(|(h, _)| h == g) {
+                            ids.push(grouped.groups.take(g).id);
+                        }
+                        ids
+                    })
+                    .collect();
+                also.sort_unstable();
+                assert_eq!(left, also, "{name}, case {case}");
+                assert!(
+                    left.len() < jobs.len(),
+                    "{name}, case {case}: something was placed"
+                );
+            }
         }
     }
 }

@@ -469,6 +469,13 @@ impl Placer {
         }
     }
 
+    /// Whether [`Self::score_on`] draws a random number (the random scorer): then its score
+    /// for a request depends on how many were drawn before, not only on the machine and the
+    /// request.
+    pub(crate) fn score_draws(&self) -> bool {
+        self.scorer == Scorer::Random
+    }
+
     /// Does `req` fit on machine `p`?
     #[inline]
     pub(crate) fn fits_on(&self, p: usize, req: &Resources) -> bool {

@@ -117,8 +117,19 @@ const MAP_MULTI_RESOURCE: f64 = 2.4;
 /// How much more a slot costs under placement constraints (every job offered only the servers
 /// its class may use): measured on the constrained map (2,410 ns per slot at about 1.35 jobs
 /// per slot, against 157 for the single-resource path), then scaled by that map's wall time
-/// when a server's fill stopped reading the queue once nothing more fits (51 to 44 s).
-const MAP_CONSTRAINED: f64 = 13.0;
+/// on 27 November 2026, when a server's fill stopped reading the queue once nothing more fits
+/// (51 to 44 s), and when it read one waiting job per request vector (44 to 14 s).
+const MAP_CONSTRAINED: f64 = 3.5;
+
+/// What a scored policy's limit search costs against a single-resource one's price: measured
+/// on 27 November 2026, once a server's view read one waiting job per request vector, on
+/// `numa_stability` (54 s on two cores against 84 priced at 1) and `numa_stability_split`
+/// (22 s against 28).
+const SCORED_SEARCH: f64 = 0.7;
+/// A study's searches against their price (every probe's rounds at `max_slots`, fitted when
+/// `stability_vs_packing` took 681 s): the same file took 87 s on 27 November 2026, once a
+/// server's view read one waiting job per request vector, against 300 s priced.
+const STUDY: f64 = 0.35;
 
 /// The factor of `policy`'s path: `constrained` under placement constraints, `scored` for a
 /// scored policy (several resources, NUMA nodes), 1 on the single-resource path.
@@ -168,8 +179,16 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
             // arrival rate
             u => {
                 let rate = units::limit_rate(exp, u);
+                let scored = match u {
+                    &Unit::Limit { policy, .. } if exp.policies[policy].is_scored() => {
+                        SCORED_SEARCH
+                    }
+                    Unit::Study { .. } => STUDY,
+                    _ => 1.0,
+                };
                 units::cost(exp, u) / (1.0 + rate)
                     * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                    * scored
             }
         })
         .sum::<f64>()
