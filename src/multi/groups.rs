@@ -1,9 +1,7 @@
 //! Waiting jobs grouped by what a placement score sees of them, for the server's view of scored
 //! BF-J/S.
 
-use std::collections::VecDeque;
-
-use rustc_hash::FxHashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::VJob;
 use crate::model::Resources;
@@ -20,9 +18,8 @@ type Key = (Resources, bool, u32);
 /// vectors keeps a few hundred groups while thousands of jobs wait.
 #[derive(Debug, Default)]
 pub(super) struct Groups {
-    /// The group of each key met (Fx hashing: a key is hashed once for each job that waits,
-    /// and SipHash made a lightly loaded run 13 % slower).
-    index: FxHashMap<Key, usize>,
+    /// The group of each key met.
+    index: HashMap<Key, usize>,
     groups: Vec<VecDeque<VJob>>,
     /// The non-empty groups, in no particular order.
     active: Vec<usize>,
