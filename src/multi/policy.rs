@@ -321,7 +321,7 @@ mod tests {
                         id,
                         req: kinds[rng.random_range(0..kinds.len())],
                         service: 5,
-                        arrival: id,
+                        arrival: 0,
                         strict: false,
                         class: 0,
                     })
