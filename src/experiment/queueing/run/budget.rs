@@ -61,7 +61,8 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
 /// prices of [`limits::NS_PER_SLOT`] were fitted on (fitted on the committed maps: on an
 /// earlier machine 33, 48 and 333 ns per slot at 0.18, 0.3 and 3 jobs per slot, one and ten
 /// servers; scaled on 27 November 2026 so that the five maps' estimated wall times on two
-/// cores are within a factor 1.5 of the measured, 8.5 to 52 s).
+/// cores were within a factor 1.5 of the measured, 8.5 to 52 s; see `units::ray_slots` for
+/// the horizon of a map's runs).
 const MAP_NS_PER_SLOT: f64 = 7.9;
 /// See [`MAP_NS_PER_SLOT`].
 const MAP_NS_PER_JOB: f64 = 62.0;
@@ -112,8 +113,11 @@ fn stretch(exp: &Experiment) -> f64 {
 }
 
 /// How much more a slot costs on the multi-resource path (scored policies, NUMA nodes):
-/// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot).
-const MAP_MULTI_RESOURCE: f64 = 2.4;
+/// measured on the NUMA map (318 ns per slot at 1.1 jobs per slot), then lowered from 2.4 on
+/// 27 November 2026, once a server's view read one waiting job per request vector
+/// (`region_map_vectors` 8 to 5.6 s on two cores, `region_map_numa` unchanged at 18 s): the
+/// geometric middle of the two maps' ratios.
+const MAP_MULTI_RESOURCE: f64 = 2.2;
 /// How much more a slot costs under placement constraints (every job offered only the servers
 /// its class may use): measured on the constrained map (2,410 ns per slot at about 1.35 jobs
 /// per slot, against 157 for the single-resource path), then scaled by that map's wall time

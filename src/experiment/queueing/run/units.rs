@@ -208,11 +208,18 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
     }
 }
 
+/// The horizon a map's run is expected to simulate, in multiples of `slots`. The seven
+/// committed maps measured 1.9 to 5.3 per run (27 November 2026: `region_map_servers` 1.9,
+/// `_fig3b` 2.6, `_vectors` 2.8, `_constraints` 3.7, `_numa` 4.0, `_fig3a` 4.4, `_held` 5.3)
+/// and 6.3 to 7.1 probes per search. How soon a ray's runs decide depends on where its
+/// policies' limits lie, which is not known before the run; 2.4 (3.3 before that day, the
+/// geometric middle of four maps) puts the printed estimates of the six maps that print one
+/// within a factor 1.5 of their measured wall times on two cores (0.69 to 1.45 of them).
+const MAP_STRETCH: f64 = 2.4;
+
 /// Slots a region map's search along one ray is expected to simulate: a bisection to the
 /// map's resolution, log₂(1/resolution) probes and one more (at most `max_probes`), each of
-/// `replications` runs averaging 3.3 × `slots` (capped at `max_slots`): the three committed
-/// maps and a held-out one measured 2.1 to 5.1 × `slots` per run (3.3 is their geometric middle)
-/// and 6.4 to 7.7 probes per search.
+/// `replications` runs averaging [`MAP_STRETCH`] × `slots` (capped at `max_slots`).
 pub(in crate::experiment::queueing) fn ray_slots(exp: &Experiment) -> f64 {
     let Some(map) = &exp.region_map else {
         return 0.0;
@@ -222,7 +229,7 @@ pub(in crate::experiment::queueing) fn ray_slots(exp: &Experiment) -> f64 {
     let probes = (1.0 / s.resolution).log2().ceil() + 1.0;
     probes.min(f64::from(s.max_probes))
         * f64::from(exp.run.replications)
-        * (3.3 * slots as f64).min(max_slots as f64)
+        * (MAP_STRETCH * slots as f64).min(max_slots as f64)
 }
 
 /// Runs one unit.
