@@ -19,30 +19,20 @@ use packlab::multi::{ScoredPolicy, VectorCluster, VectorJobSource, VectorSystem}
 use packlab::packing::place::Scorer;
 use packlab::sim::{self, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, ServiceLaw};
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 
 mod common;
+#[path = "common/requests.rs"]
+mod requests;
 
 use common::env;
+use requests::random_requests;
 
 const SEED: u64 = 42;
 const MEAN_SERVICE: f64 = 100.0;
 
 /// The request vectors jobs draw from (uniformly), and their mean CPU request.
 fn requests() -> (Vec<[u64; 3]>, f64) {
-    let mut rng = Pcg64Mcg::seed_from_u64(7);
-    let requests: Vec<[u64; 3]> = (0..200)
-        .map(|_| {
-            let cpu = rng.random_range(1..=Size::UNIT / 2);
-            let mem = if rng.random_bool(0.1) {
-                0
-            } else {
-                rng.random_range(1..=Size::UNIT * 3 / 5)
-            };
-            [cpu, mem, 0]
-        })
-        .collect();
+    let requests = random_requests(7, 200);
     let mean = requests.iter().map(|r| r[0] as f64).sum::<f64>()
         / requests.len() as f64
         / Size::UNIT as f64;

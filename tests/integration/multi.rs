@@ -15,6 +15,10 @@ use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+#[path = "../../benches/common/requests.rs"]
+mod requests;
+use requests::random_requests;
+
 fn cfg(slots: u64, check: bool) -> RunConfig {
     crate::util::run_cfg(slots, check)
 }
@@ -62,18 +66,7 @@ fn one_resource_scored_policies_are_the_paper_policies() {
 
 #[test]
 fn two_resources_every_scorer_keeps_capacity_and_the_best_fit_invariant() {
-    let mut rng = Pcg64Mcg::seed_from_u64(7);
-    let requests: Vec<[u64; 3]> = (0..200)
-        .map(|_| {
-            let cpu = rng.random_range(1..=Size::UNIT / 2);
-            let mem = if rng.random_bool(0.1) {
-                0
-            } else {
-                rng.random_range(1..=Size::UNIT * 3 / 5)
-            };
-            [cpu, mem, 0]
-        })
-        .collect();
+    let requests = random_requests(7, 200);
     let service = ServiceLaw::geometric(10.0);
     for name in Scorer::NAMES {
         let scorer = Scorer::from_name(name).unwrap();
