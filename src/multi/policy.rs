@@ -7,7 +7,6 @@ use super::tally;
 use super::{Attempt, VJob, VectorCluster};
 pub use crate::model::Discipline;
 use crate::model::{MAX_DIMS, Resources, ServerId};
-use crate::packing::place::Placer;
 use crate::sim::{Counters, System, Violation};
 
 /// A scored policy's waiting jobs.
@@ -26,20 +25,6 @@ pub struct ScoredPolicy {
 /// Waiting jobs from which BF-J/S keeps them grouped by request (below, the queue is scanned:
 /// a few jobs cost less to read than to hash).
 const GROUP_FROM: usize = 64;
-
-/// Offers job `j` to server `p` in a pass of the server's view: `None` if the server does not
-/// admit it; else its score (in the order of the offers, for a scorer that draws), once
-/// `least` (the least request admitted in the pass, per dimension) is lowered to its request.
-#[inline(always)]
-fn offer(placer: &mut Placer, p: usize, j: &VJob, least: &mut Resources) -> Option<f64> {
-    if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
-        return None;
-    }
-    for (l, &r) in least.iter_mut().zip(&j.req) {
-        *l = (*l).min(r);
-    }
-    Some(placer.score_on(p, &j.req))
-}
 
 impl ScoredPolicy {
     /// No waiting job yet, scheduling by `discipline`.
@@ -103,9 +88,14 @@ impl ScoredPolicy {
             let queue = self.waiting.iter().map(|j| (j, false));
             let batch = self.fifo.iter().map(|j| (j, true));
             for (k, (j, in_batch)) in queue.enumerate().chain(batch.enumerate()) {
-                if let Some(s) = offer(placer, p, j, &mut least)
-                    && best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid))
-                {
+                if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
+                    continue;
+                }
+                for (l, &r) in least.iter_mut().zip(&j.req) {
+                    *l = (*l).min(r);
+                }
+                let s = placer.score_on(p, &j.req);
+                if best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid)) {
                     best = Some((s, j.id, in_batch, k));
                 }
             }
@@ -133,9 +123,14 @@ impl ScoredPolicy {
             let fronts = self.groups.fronts().map(|(g, j)| (j, Some(g), 0));
             let batch = self.fifo.iter().enumerate().map(|(k, j)| (j, None, k));
             for (j, group, k) in fronts.chain(batch) {
-                if let Some(s) = offer(placer, p, j, &mut least)
-                    && best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid))
-                {
+                if !(placer.eligible(p, j.class) && placer.admits(p, &j.req, j.strict)) {
+                    continue;
+                }
+                for (l, &r) in least.iter_mut().zip(&j.req) {
+                    *l = (*l).min(r);
+                }
+                let s = placer.score_on(p, &j.req);
+                if best.is_none_or(|(bs, bid, _, _)| s < bs || (s == bs && j.id < bid)) {
                     best = Some((s, j.id, group, k));
                 }
             }
