@@ -213,8 +213,9 @@ pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f6
 /// `_fig3b` 2.6, `_vectors` 2.8, `_constraints` 3.7, `_numa` 4.0, `_fig3a` 4.4, `_held` 5.3)
 /// and 6.3 to 7.1 probes per search. How soon a ray's runs decide depends on where its
 /// policies' limits lie, which is not known before the run; 2.4 (3.3 before that day, the
-/// geometric middle of four maps) puts the printed estimates of the six maps that print one
-/// within a factor 1.5 of their measured wall times on two cores (0.69 to 1.45 of them).
+/// geometric middle of four maps) puts the estimates of the six maps that print one (two of
+/// them only with `--threads 1`) within a factor 1.5 of their measured wall times on two
+/// cores (0.71 to 1.42 of them).
 const MAP_STRETCH: f64 = 2.4;
 
 /// Slots a region map's search along one ray is expected to simulate: a bisection to the
