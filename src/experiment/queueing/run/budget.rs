@@ -186,7 +186,7 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
             // arrival rate
             u => {
                 let rate = units::limit_rate(exp, u);
-                let scored = match u {
+                let measured = match u {
                     &Unit::Limit { policy, .. } if exp.policies[policy].is_scored() => {
                         SCORED_SEARCH
                     }
@@ -195,7 +195,7 @@ pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
                 };
                 units::cost(exp, u) / (1.0 + rate)
                     * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
-                    * scored
+                    * measured
             }
         })
         .sum::<f64>()
