@@ -11,7 +11,7 @@
 
 use super::entry::PolicyEntry;
 use super::index::{
-    ArrivalIndex, BestFitServers, FirstFitServers, SMALL, SizeQueue, SortedBatch, give_back,
+    ArrivalIndex, BestFitServers, FirstFitServers, NO_JOB, SMALL, SizeQueue, SortedBatch, give_back,
 };
 use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
@@ -54,7 +54,8 @@ pub(crate) const BF_S: PolicyEntry = PolicyEntry::new(
 /// BF-S on server `i`: take the largest waiting job that fits until none does.
 #[inline]
 fn best_fit_server(queue: &mut SizeQueue, cluster: &mut Cluster, i: ServerId, now: u64) {
-    while let Some(job) = queue.take_largest_at_most(cluster.free(i)) {
+    let mut job = NO_JOB;
+    while queue.take_largest_at_most_into(cluster.free(i), &mut job) {
         cluster.place(i, &job, now);
     }
 }

@@ -21,7 +21,7 @@
 use super::bestfit::BATCH_SCAN;
 use super::classes::{Activity, ClassQueues};
 use super::entry::PolicyEntry;
-use super::index::{FirstFitServers, SMALL, SizeQueue, SortedBatch, give_back};
+use super::index::{FirstFitServers, NO_JOB, SMALL, SizeQueue, SortedBatch, give_back};
 use super::params::{partition, stall};
 use super::{Policy, PolicySpec, SlotView};
 use crate::configurations::{Partition, PartitionKind, ReducedConfig, ReducedSet, VQ2};
@@ -406,26 +406,32 @@ impl VqsBf {
         self.free.update(i, offer);
     }
 
-    /// The largest waiting job of VQ `j` of size ≤ `free`, removed.
-    fn take_largest_in(&mut self, j: usize, free: Size) -> Option<Job> {
+    /// The largest waiting job of VQ `j` of size ≤ `free`, removed into `out`.
+    fn take_largest_in(&mut self, j: usize, free: Size, out: &mut Job) -> bool {
         let above = self.c.partition.lower(j);
         let cap = free.min(self.c.partition.upper(j));
         // no search when no size of the interval fits
         if cap <= above {
-            return None;
+            return false;
         }
-        self.take_largest(above, cap)
+        self.take_into(above, cap, out)
     }
 
-    /// The largest waiting job of size ≤ `free` (earliest among equal sizes), removed unless
-    /// its size is ≤ `above` (every size is above zero): from the queue, or from the sorted
-    /// batch beside it.
+    /// The largest waiting job of size ≤ `free` (earliest among equal sizes), removed into
+    /// `out` unless its size is ≤ `above` (every size is above zero): from the queue, or from
+    /// the sorted batch beside it. Whether one was.
     #[inline(always)]
-    fn take_largest(&mut self, above: Size, free: Size) -> Option<Job> {
+    fn take_into(&mut self, above: Size, free: Size, out: &mut Job) -> bool {
         if !self.sorted.is_active() {
-            return self.queue.take_largest_between(above, free);
+            return self.queue.take_largest_between_into(above, free, out);
         }
-        (self.sorted).take_largest(&mut self.queue, &self.batch, above, free)
+        match (self.sorted).take_largest(&mut self.queue, &self.batch, above, free) {
+            Some(job) => {
+                *out = job;
+                true
+            }
+            None => false,
+        }
     }
 
     /// The smallest waiting size, in the queue or the sorted batch.
@@ -441,8 +447,8 @@ impl VqsBf {
         }
     }
 
-    fn put(&mut self, i: ServerId, job: Job, cluster: &mut Cluster, now: u64) {
-        cluster.place(i, &job, now);
+    fn put(&mut self, i: ServerId, job: &Job, cluster: &mut Cluster, now: u64) {
+        cluster.place(i, job, now);
         self.lens[job.class as usize] -= 1;
         self.c.placed(i, job.class as usize, job.size);
     }
@@ -450,24 +456,26 @@ impl VqsBf {
     fn visit(&mut self, i: ServerId, cluster: &mut Cluster, now: u64) {
         if self.c.begin_visit(i, &self.lens) {
             let cfg = self.c.config(i);
+            // each take writes into `job`, which `put` reads in place
+            let mut job = NO_JOB;
             // a virtual queue with no job is not searched
             if cfg.vq2
                 && self.c.servers[i as usize].vq2_jobs == 0
                 && self.lens[VQ2] > 0
-                && let Some(job) = self.take_largest_in(VQ2, cluster.free(i))
+                && self.take_largest_in(VQ2, cluster.free(i), &mut job)
             {
-                self.put(i, job, cluster, now);
+                self.put(i, &job, cluster, now);
             }
             if let Some((j, k)) = cfg.other {
                 while self.c.servers[i as usize].other_jobs < k && self.lens[j] > 0 {
-                    let Some(job) = self.take_largest_in(j, cluster.free(i)) else {
+                    if !self.take_largest_in(j, cluster.free(i), &mut job) {
                         break;
-                    };
-                    self.put(i, job, cluster, now);
+                    }
+                    self.put(i, &job, cluster, now);
                 }
             }
-            while let Some(job) = self.take_largest(Size::ZERO, cluster.free(i)) {
-                self.put(i, job, cluster, now);
+            while self.take_into(Size::ZERO, cluster.free(i), &mut job) {
+                self.put(i, &job, cluster, now);
             }
         }
         self.refresh(i, cluster);
