@@ -106,15 +106,21 @@ impl BestFitJS {
 
     /// BF-S on server `i` over the queue and the sorted (large) batch.
     fn best_fit_server_sorted(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
-        while let Some(job) =
-            (self.sorted).take_largest(&mut self.queue, &self.batch, Size::ZERO, cluster.free(i))
-        {
+        let mut job = NO_JOB;
+        while (self.sorted).take_largest_into(
+            &mut self.queue,
+            &self.batch,
+            Size::ZERO,
+            cluster.free(i),
+            &mut job,
+        ) {
             cluster.place(i, &job, now);
         }
     }
 
     /// BF-S on server `i` over the queue and the (short) batch.
     fn best_fit_server_with_batch(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
+        let mut job = NO_JOB;
         loop {
             let free = cluster.free(i);
             let mut pick: Option<usize> = None;
@@ -124,22 +130,24 @@ impl BestFitJS {
                 }
             }
             // the queue's job wins a tie in size (it arrived earlier): one search of the queue
-            let job = match pick {
-                None => match self.queue.take_largest_at_most(free) {
-                    Some(job) => job,
-                    None => return,
-                },
-                Some(p) => {
-                    let taken = match self.batch[p].size.0.checked_sub(1) {
-                        Some(below) => self.queue.take_largest_between(Size(below), free),
-                        None => self.queue.take_largest_at_most(free),
-                    };
-                    match taken {
-                        Some(job) => job,
-                        None => self.batch.remove(p),
+            match pick {
+                None => {
+                    if !self.queue.take_largest_at_most_into(free, &mut job) {
+                        return;
                     }
                 }
-            };
+                Some(p) => {
+                    let queued = match self.batch[p].size.0.checked_sub(1) {
+                        Some(below) => {
+                            (self.queue).take_largest_between_into(Size(below), free, &mut job)
+                        }
+                        None => self.queue.take_largest_at_most_into(free, &mut job),
+                    };
+                    if !queued {
+                        job = self.batch.remove(p);
+                    }
+                }
+            }
             cluster.place(i, &job, now);
         }
     }

@@ -425,13 +425,7 @@ impl VqsBf {
         if !self.sorted.is_active() {
             return self.queue.take_largest_between_into(above, free, out);
         }
-        match (self.sorted).take_largest(&mut self.queue, &self.batch, above, free) {
-            Some(job) => {
-                *out = job;
-                true
-            }
-            None => false,
-        }
+        (self.sorted).take_largest_into(&mut self.queue, &self.batch, above, free, out)
     }
 
     /// The smallest waiting size, in the queue or the sorted batch.

@@ -83,16 +83,18 @@ impl SortedBatch {
     }
 
     /// The largest job of size ≤ `free` waiting in `queue` or untaken in this sorted `batch`
-    /// (earliest among equal sizes: the queue's on a tie, having arrived earlier), removed
-    /// unless its size is ≤ `above`.
+    /// (earliest among equal sizes: the queue's on a tie, having arrived earlier), removed into
+    /// `out` unless its size is ≤ `above`: whether one was. (Written where the caller keeps
+    /// it, as [`SizeQueue::take_largest_between_into`] does, not returned.)
     #[inline]
-    pub(crate) fn take_largest(
+    pub(crate) fn take_largest_into(
         &mut self,
         queue: &mut SizeQueue,
         batch: &[Job],
         above: Size,
         free: Size,
-    ) -> Option<Job> {
+        out: &mut Job,
+    ) -> bool {
         let p = self.largest_at_most(free.0);
         // the queue's job wins a tie in size (it arrived earlier): one search of the queue,
         // for a job above both `above` and just below the batch's
@@ -100,18 +102,15 @@ impl SortedBatch {
             0 => Some(above),
             _ => self.size(p).checked_sub(1).map(|b| above.max(Size(b))),
         };
-        let from_queue = match floor {
-            Some(floor) => queue.take_largest_between(floor, free),
-            // a batch job of size 0: any of the queue's fitting jobs wins, if above `above`
-            None => queue.take_largest_between(above, free),
-        };
-        if let Some(job) = from_queue {
-            return Some(job);
+        // a batch job of size 0: any of the queue's fitting jobs wins, if above `above`
+        if queue.take_largest_between_into(floor.unwrap_or(above), free, out) {
+            return true;
         }
         if p == 0 || self.size(p) <= above.0 {
-            return None;
+            return false;
         }
-        Some(batch[self.take(p)])
+        *out = batch[self.take(p)];
+        true
     }
 
     /// Whether the job at position `pos` of the batch was taken.

@@ -372,28 +372,15 @@ impl SizeQueue {
         Some(long.groups[Long::slot(long.buckets[b][p])].front().job(s))
     }
 
-    /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed.
-    #[inline]
-    pub(crate) fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
-        let mut job = NO_JOB;
-        self.take_into(None, free, &mut job).then_some(job)
-    }
-
-    /// The largest waiting job of size in (`above`, `free`] (earliest arrival among equal
-    /// sizes), removed.
-    #[inline]
-    pub(crate) fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
-        let mut job = NO_JOB;
-        self.take_into(Some(above), free, &mut job).then_some(job)
-    }
-
-    /// [`Self::take_largest_at_most`], the job written into `out`: whether one was taken.
+    /// The largest waiting job of size ≤ `free` (earliest arrival among equal sizes), removed
+    /// into `out`: whether there was one.
     #[inline(always)]
     pub(crate) fn take_largest_at_most_into(&mut self, free: Size, out: &mut Job) -> bool {
         self.take_into(None, free, out)
     }
 
-    /// [`Self::take_largest_between`], the job written into `out`: whether one was taken.
+    /// The largest waiting job of size in (`above`, `free`] (earliest arrival among equal
+    /// sizes), removed into `out`: whether there was one.
     #[inline(always)]
     pub(crate) fn take_largest_between_into(
         &mut self,
@@ -402,6 +389,20 @@ impl SizeQueue {
         out: &mut Job,
     ) -> bool {
         self.take_into(Some(above), free, out)
+    }
+
+    /// [`Self::take_largest_at_most_into`], returned.
+    #[cfg(test)]
+    pub(crate) fn take_largest_at_most(&mut self, free: Size) -> Option<Job> {
+        let mut job = NO_JOB;
+        self.take_into(None, free, &mut job).then_some(job)
+    }
+
+    /// [`Self::take_largest_between_into`], returned.
+    #[cfg(test)]
+    pub(crate) fn take_largest_between(&mut self, above: Size, free: Size) -> Option<Job> {
+        let mut job = NO_JOB;
+        self.take_into(Some(above), free, &mut job).then_some(job)
     }
 
     /// The largest waiting job of size ≤ `free`, removed into `out` unless its size is
