@@ -511,12 +511,17 @@ impl Policy for VqsBf {
     }
 
     fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        // a server left empty is settled (no longer busy, its counts reset) rather than
+        // counted down: the same state, without a second pass over the servers
         for d in view.departures {
-            self.c.depart(d);
+            if cluster.jobs_on(d.server) == 0 {
+                self.c.settle(d.server, cluster);
+            } else {
+                self.c.depart(d);
+            }
         }
         if self.c.stall.is_some() {
             for &i in view.departed {
-                self.c.settle(i, cluster);
                 self.refresh(i, cluster);
             }
             for i in 0..cluster.servers() as ServerId {
@@ -530,9 +535,8 @@ impl Policy for VqsBf {
             // capacity) until their visit publishes them, so each offer is written once, not
             // twice. With a short one most are not visited, and their offers go first.
             let long = self.waiting() > SMALL;
-            for &i in view.departed {
-                self.c.settle(i, cluster);
-                if !long {
+            if !long {
+                for &i in view.departed {
                     self.refresh(i, cluster);
                 }
             }
@@ -544,9 +548,14 @@ impl Policy for VqsBf {
             // until it is passed or its offer falls below the smallest size.
             let mut tree: Option<Option<ServerId>> = None;
             while let Some(min) = self.min_size() {
-                // a server with less room than the smallest job has none later in the slot
+                // a server with less room than the smallest job has none later in the slot: it
+                // is not visited, and its offer is published now (below the smallest size, it
+                // answers no later query)
                 while k < departed.len() && (departed[k] < from || cluster.free(departed[k]) < min)
                 {
+                    if departed[k] >= from {
+                        self.refresh(departed[k], cluster);
+                    }
                     k += 1;
                 }
                 let next = match tree {
@@ -561,10 +570,11 @@ impl Policy for VqsBf {
                 self.visit(i, cluster, view.now);
                 from = i + 1;
             }
-            // the offers of the servers not visited (a visited server's is written already,
-            // and writing it again changes nothing)
-            for &i in departed {
-                self.refresh(i, cluster);
+            // the offers of the servers left (each one visited wrote its own)
+            for &i in &departed[k..] {
+                if i >= from {
+                    self.refresh(i, cluster);
+                }
             }
         }
         if self.sorted.is_active() {
