@@ -417,6 +417,11 @@ impl SizeQueue {
     #[inline(always)]
     fn take_into(&mut self, above: Option<Size>, free: Size, out: &mut Job) -> bool {
         if self.is_long() {
+            // a server with less room than the smallest waiting size is answered here, without
+            // the call (nearly every visit ends with one such take)
+            if self.long.as_ref().is_none_or(|l| free.0 < l.min) {
+                return false;
+            }
             return self.take_largest_long(above, free, out);
         }
         let Some(p) = self.small_pick(free) else {
@@ -908,16 +913,19 @@ impl FirstFitServers {
         }
         // [`climb`]'s rule (the lowest FULL_CLIMB levels always), with the new maximum carried
         // up in a register: each level reads only the sibling, not the child just written
-        // (whose store would have to be forwarded to the next load)
+        // (whose store would have to be forwarded to the next load). The lowest levels are a
+        // loop counted in advance, without a test of each level for the root or for a change.
         let tree = &mut self.tree[..];
         let (mut v, mut m) = (v, free.0);
-        for level in 0.. {
-            if v == 1 {
-                return;
-            }
+        for _ in 0..self.leaves.trailing_zeros().min(FULL_CLIMB) {
             m = m.max(tree[v ^ 1]);
             v /= 2;
-            if std::mem::replace(&mut tree[v], m) == m && level >= FULL_CLIMB {
+            tree[v] = m;
+        }
+        while v > 1 {
+            m = m.max(tree[v ^ 1]);
+            v /= 2;
+            if std::mem::replace(&mut tree[v], m) == m {
                 return;
             }
         }
