@@ -145,8 +145,9 @@ impl Common {
         (vq2, other)
     }
 
-    /// After departures: a server left empty is no longer busy. Returns whether it emptied.
-    fn settle(&mut self, i: ServerId, cluster: &Cluster) -> bool {
+    /// Once the slot's departures have left the cluster: a server left empty is no longer
+    /// busy, and its counts are reset (a second call changes nothing).
+    fn settle(&mut self, i: ServerId, cluster: &Cluster) {
         let s = &mut self.servers[i as usize];
         if s.busy && cluster.jobs_on(i) == 0 {
             self.usage[s.cfg] -= 1;
@@ -154,9 +155,7 @@ impl Common {
                 cfg: s.cfg,
                 ..ServerState::default()
             };
-            return true;
         }
-        false
     }
 
     /// Start of a visit: renew if empty, then apply stalling. Returns false if the server takes
