@@ -160,12 +160,10 @@ impl Long {
         }
     }
 
-    /// The bucket and position of the largest size ≤ `free`.
+    /// The bucket and position of the largest size ≤ `free`. (A take answers a `free` below
+    /// the smallest size before it calls; here such a search finds no bucket below.)
     #[inline]
     fn find(&self, free: u64) -> Option<(usize, usize)> {
-        if free < self.min {
-            return None;
-        }
         let b = Self::bucket(free);
         let off = Self::offset(free, b);
         let p = self.buckets[b].partition_point(|&k| k >> SLOT_BITS <= off);
