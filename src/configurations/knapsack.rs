@@ -168,14 +168,67 @@ impl Knapsack {
     }
 }
 
+/// Copies per server above which a type is searched last, its count taken at once (the
+/// most that fits) rather than tried one by one: the search's cost then does not depend on
+/// it. Above this for two or more types, [`tractable`] refuses.
+pub(crate) const MANY_COPIES: u64 = 1 << 20;
+
+/// What [`tractable`] asks of sizes, in words.
+pub(crate) const TRACTABLE: &str = "at most one size below 2⁻²⁰ of a server (≈ 9.5e-7) unless \
+    every size is a multiple of 1/16384 of it (configurations are solved exactly, and their \
+    search grows with the copies of the second such size per server)";
+
+/// Whether [`max_weight`] over `sizes` finishes in bounded time: on the dynamic programme's
+/// grid, or with at most one size that fits more than [`MANY_COPIES`] times in a server (see
+/// [`TRACTABLE`]). `Err` gives the two smallest sizes otherwise, as fractions of a server.
+pub(crate) fn tractable(sizes: &[Size]) -> Result<(), String> {
+    let g = sizes.iter().fold(Size::UNIT, |g, s| gcd(g, s.0.max(1)));
+    if Size::UNIT / g <= DP_CELLS {
+        return Ok(());
+    }
+    let mut tiny: Vec<Size> = sizes
+        .iter()
+        .copied()
+        .filter(|s| Size::UNIT / s.0.max(1) > MANY_COPIES)
+        .collect();
+    if tiny.len() < 2 {
+        return Ok(());
+    }
+    tiny.sort();
+    Err(format!(
+        "sizes {:.3e} and {:.3e}",
+        tiny[0].as_f64(),
+        tiny[1].as_f64()
+    ))
+}
+
 fn branch_and_bound(sizes: &[Size], weights: &[f64]) -> (Counts, f64) {
     let mut order: Vec<usize> = (0..sizes.len()).filter(|&i| weights[i] > 0.0).collect();
     let density = |i: usize| weights[i] / sizes[i].0 as f64;
     order.sort_by(|&a, &b| density(b).total_cmp(&density(a)).then(a.cmp(&b)));
+    // the bound at each depth reads the densest type left: the type there in density order,
+    // unless a type of very many copies is moved to the end (its count is then taken at once)
+    let mut bound_type = order.clone();
+    if let Some(pos) = (0..order.len())
+        .filter(|&p| Size::UNIT / sizes[order[p]].0 > MANY_COPIES)
+        .max_by_key(|&p| (Size::UNIT / sizes[order[p]].0, std::cmp::Reverse(p)))
+        && pos + 1 < order.len()
+    {
+        let t = order.remove(pos);
+        order.push(t);
+        for d in 0..order.len() {
+            bound_type[d] = order[d..]
+                .iter()
+                .copied()
+                .max_by(|&a, &b| density(a).total_cmp(&density(b)).then(b.cmp(&a)))
+                .unwrap_or(order[d]);
+        }
+    }
     let mut s = Search {
         sizes,
         weights,
         order: &order,
+        bound_type: &bound_type,
         cur: vec![0; sizes.len()],
         best: vec![0; sizes.len()],
         best_w: 0.0,
@@ -188,12 +241,26 @@ struct Search<'a> {
     sizes: &'a [Size],
     weights: &'a [f64],
     order: &'a [usize],
+    /// The type whose density bounds what is left at each depth.
+    bound_type: &'a [usize],
     cur: Counts,
     best: Counts,
     best_w: f64,
 }
 
 impl Search<'_> {
+    /// The fractional bound at depth `d` with `free` capacity left and weight `w` so far.
+    fn bound(&self, d: usize, free: u64, w: f64) -> f64 {
+        let b = self.bound_type[d];
+        w + free as f64 * self.weights[b] / self.sizes[b].0 as f64
+    }
+
+    /// Whether the branch at depth `d` is cut (a small slack keeps rounding in the bound from
+    /// pruning a strictly better branch).
+    fn cut(&self, d: usize, free: u64, w: f64) -> bool {
+        self.bound(d, free, w) <= self.best_w + 1e-12 * self.best_w.abs().max(1.0) && d > 0
+    }
+
     fn dfs(&mut self, d: usize, free: u64, w: f64) {
         if w > self.best_w {
             self.best_w = w;
@@ -204,16 +271,28 @@ impl Search<'_> {
         }
         let t = self.order[d];
         // fractional bound: fill what is free with the best remaining density
-        let bound = w + free as f64 * self.weights[t] / self.sizes[t].0 as f64;
-        // a small slack keeps rounding in the bound from pruning a strictly better branch
-        if bound <= self.best_w + 1e-12 * self.best_w.abs().max(1.0) && d > 0 {
+        if self.cut(d, free, w) {
             return;
         }
         let s = self.sizes[t].0;
         let max = free / s;
-        for n in (0..=max).rev() {
+        let last = d + 1 == self.order.len();
+        // with a positive weight, the most copies of the last type are best: fewer give less
+        // and never replace it
+        let fewest = if last { max } else { 0 };
+        // the children's bounds fall with their count when this type is at least as dense as
+        // what bounds them: once one is cut and no better, so is every later one
+        let falling = !last && {
+            let b = self.bound_type[d + 1];
+            self.weights[t] / s as f64 >= self.weights[b] / self.sizes[b].0 as f64
+        };
+        for n in (fewest..=max).rev() {
+            let (child_free, child_w) = (free - n * s, w + n as f64 * self.weights[t]);
+            if falling && child_w <= self.best_w && self.cut(d + 1, child_free, child_w) {
+                break;
+            }
             self.cur[t] = n as u32;
-            self.dfs(d + 1, free - n * s, w + n as f64 * self.weights[t]);
+            self.dfs(d + 1, child_free, child_w);
         }
         self.cur[t] = 0;
     }
@@ -224,6 +303,29 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
+
+    #[test]
+    fn a_size_of_very_many_copies_is_searched_last_and_exactly() {
+        // 10¹² copies of the tiny size per server: its count is taken at once
+        let tiny = Size(50);
+        for (w_tiny, w_big) in [(1e-12, 1.0), (2.0 / 1.0066e12, 1.0), (1e-9, 1.0)] {
+            let sizes = [tiny, Size::from_f64(0.3).unwrap()];
+            let weights = [w_tiny, w_big];
+            let (k, w) = max_weight(&sizes, &weights);
+            let brute = (0..=3u64)
+                .map(|n| {
+                    let left = Size::UNIT - n * sizes[1].0;
+                    n as f64 * w_big + (left / tiny.0) as f64 * w_tiny
+                })
+                .fold(f64::MIN, f64::max);
+            assert!((w - brute).abs() <= 1e-12 * brute, "{w} {brute}");
+            assert!(feasible(&sizes, &k));
+        }
+        assert!(tractable(&[tiny, Size::from_f64(0.3).unwrap()]).is_ok());
+        assert!(tractable(&[tiny, Size(150), Size::from_f64(0.3).unwrap()]).is_err());
+        // on the grid, any number of small sizes is fine
+        assert!(tractable(&[Size(Size::UNIT / 16384), Size(Size::UNIT / 8192)]).is_ok());
+    }
 
     #[test]
     fn enumerates_two_sizes() {

@@ -67,6 +67,8 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
     if sizes.iter().any(|s| s.0 == 0 || *s > Size::ONE) {
         return Err(RegionError::Input("sizes in (0, 1]".into()));
     }
+    knapsack::tractable(sizes)
+        .map_err(|got| RegionError::Input(format!("{}; got {got}", knapsack::TRACTABLE)))?;
     let n = sizes.len();
     // Dual: variables y_0..y_{n-1} ≥ 0 and z, minimise z.
     let mut dual = Problem::new(OptimizationDirection::Minimize);

@@ -217,5 +217,16 @@ pub(super) fn finite_sizes(sizes: &SizeLaw) -> Result<Vec<Size>, ParamError> {
             atoms.len(),
         ));
     }
-    Ok(atoms.into_iter().map(|(s, _)| s).collect())
+    let types: Vec<Size> = atoms.into_iter().map(|(s, _)| s).collect();
+    crate::configurations::knapsack::tractable(&types).map_err(|got| {
+        ParamError::new(
+            "workload.sizes",
+            format!(
+                "for \"max-weight\", {}",
+                crate::configurations::knapsack::TRACTABLE
+            ),
+            got,
+        )
+    })?;
+    Ok(types)
 }

@@ -240,6 +240,27 @@ pub(crate) fn slice(
 /// Two directions closer than this (degrees) are the same one.
 pub(crate) const ANGLE_TOLERANCE: f64 = 1e-5;
 
+/// How close to the capacity region's boundary the held types alone may be (a fraction of it):
+/// closer, the free types' slice is within the LP's precision of zero and every ratio to it
+/// is noise.
+const HELD_MARGIN: f64 = 1e-3;
+
+/// The most copies of one type a server may hold in a map: the plane's configurations are
+/// enumerated one count of a type at a time.
+const MAX_PLANE_COPIES: u64 = 1 << 20;
+
+/// The most held types of a map: each boundary along each ray is cut by bisection, one
+/// configuration LP over every type per step.
+const MAX_HELD: usize = 8;
+
+/// The least rate of a held type, jobs per server per mean service time: below it a type
+/// carries no measurable load (and the LP's coefficients underflow).
+const MIN_HELD_RATE: f64 = 1e-9;
+
+/// The least gap between two directions of `angles` (degrees): outputs write four decimals;
+/// a rounding's worth below 10⁻⁴, so that angles written 0.0001 apart are accepted.
+const MIN_ANGLE_GAP: f64 = 1e-4 * (1.0 - 1e-9);
+
 /// A direction as written in outputs: degrees with at most four decimals.
 pub(crate) fn degrees(d: f64) -> String {
     let s = format!("{d:.4}");
@@ -295,6 +316,20 @@ pub(in crate::experiment::queueing) fn region_map(
             ),
         });
     };
+    if let Some(s) = written
+        .iter()
+        .find(|s| Size::UNIT / s.0.max(1) > MAX_PLANE_COPIES)
+    {
+        return Err(cx.bad(
+            "workload.sizes",
+            &format!(
+                "sizes of at least 2⁻²⁰ of a server (≈ 9.5e-7) for a [region_map]: its \
+                 boundaries enumerate the configurations of the plane, up to {MAX_PLANE_COPIES} \
+                 copies of a type per server"
+            ),
+            format!("{:.3e}", s.as_f64()),
+        ));
+    }
     let held = held(cx, m, &written, servers)?;
     let free: Vec<Size> = written
         .iter()
@@ -428,6 +463,31 @@ fn vector_map(
             },
         ));
     };
+    let copies = |r: &[u64; 3]| {
+        (0..dims)
+            .filter(|&d| r[d] > 0)
+            .map(|d| Size::UNIT / r[d])
+            .min()
+            .unwrap_or(0)
+    };
+    if let Some(r) = [a, b].iter().find(|r| copies(r) > MAX_PLANE_COPIES) {
+        return Err(cx.bad(
+            "workload.sizes.file",
+            &format!(
+                "request vectors of which a server holds at most {MAX_PLANE_COPIES} copies, for \
+                 a [region_map] (its boundaries enumerate the configurations of the plane)"
+            ),
+            format!(
+                "({}), of which it holds {}",
+                r[..dims]
+                    .iter()
+                    .map(|&x| format!("{:.3e}", Size(x).as_f64()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                copies(r)
+            ),
+        ));
+    }
     if m.held.as_ref().is_some_and(|h| !h.is_empty()) {
         return Err(cx.bad(
             "region_map.held",
@@ -513,6 +573,17 @@ fn held(
     servers: usize,
 ) -> Result<Vec<Held>, ExperimentError> {
     let mut out: Vec<Held> = Vec::new();
+    let count = m.held.as_ref().map_or(0, Vec::len);
+    if count > MAX_HELD {
+        return Err(cx.bad(
+            "region_map.held",
+            &format!(
+                "at most {MAX_HELD} held types (each boundary of each ray is found by bisection, \
+                 one configuration LP over every type per step)"
+            ),
+            count,
+        ));
+    }
     for (i, h) in m.held.iter().flatten().enumerate() {
         let key = |k: &str| format!("region_map.held[{i}].{k}");
         let size = Size::from_f64(h.size)
@@ -531,11 +602,14 @@ fn held(
                 format!("{} twice", h.size),
             ));
         }
-        if !(h.rate.is_finite() && h.rate > 0.0) {
+        if !(h.rate.is_finite() && h.rate / servers as f64 >= MIN_HELD_RATE) {
             return Err(cx.bad(
                 &key("rate"),
-                "a rate > 0, λ/μ over the whole cluster (jobs per mean service time, the plane's \
-                 unit)",
+                &format!(
+                    "a rate of at least {MIN_HELD_RATE:e} per server, λ/μ over the whole cluster \
+                     (jobs per mean service time, the plane's unit; a type below it carries no \
+                     load: remove it)"
+                ),
                 h.rate,
             ));
         }
@@ -594,11 +668,12 @@ fn directions(cx: &Ctx<'_>, m: &RawRegionMap) -> Result<Vec<f64>, ExperimentErro
                         d,
                     ));
                 }
-                if a[..i].iter().any(|&e| (e - d).abs() < ANGLE_TOLERANCE) {
+                if let Some(j) = a[..i].iter().position(|&e| (e - d).abs() < MIN_ANGLE_GAP) {
                     return Err(cx.bad(
                         &format!("region_map.angles[{i}]"),
-                        "distinct directions",
-                        format!("{d} twice"),
+                        "distinct directions, at least 0.0001° apart (outputs write directions \
+                         to four decimals)",
+                        format!("{d}, within 0.0001° of region_map.angles[{j}] = {}", a[j]),
                     ));
                 }
             }
@@ -725,6 +800,37 @@ fn held_ray(
         )
     };
     let boundaries = held_boundaries(j, restriction);
+    // the held types alone must leave the free ones a slice the LP can measure
+    let total: f64 = held.iter().map(|h| h.per_server).sum();
+    let own: Vec<(Size, f64)> = held
+        .iter()
+        .map(|h| (h.size, h.per_server / total))
+        .collect();
+    let room = |c_of: &BoundaryOf<'_>, what: &str| -> Result<(), ExperimentError> {
+        let c = c_of(&own).map_err(|e| {
+            cx.bad(
+                "region_map.held",
+                "held rates whose configuration LP solves",
+                e,
+            )
+        })?;
+        if total > c * (1.0 - HELD_MARGIN) {
+            return Err(cx.bad(
+                "region_map.held",
+                &format!(
+                    "held rates at most {:.1} % of the {what} along the held types' own mix \
+                     (closer to it, the free types' slice is below the LP's precision)",
+                    100.0 * (1.0 - HELD_MARGIN)
+                ),
+                format!("{:.7} % of it", 100.0 * total / c),
+            ));
+        }
+        Ok(())
+    };
+    room(&boundaries.capacity, "capacity region")?;
+    if let Some(c_of) = &boundaries.restricted {
+        room(c_of, "restricted capacity region")?;
+    }
     ray.capacity = along(&boundaries.capacity)?.ok_or_else(|| outside("capacity region"))?;
     ray.kred = along(&boundaries.kred)?.unwrap_or(0.0);
     ray.dyadic = along(&boundaries.dyadic)?.unwrap_or(0.0);
