@@ -72,7 +72,7 @@ pub(crate) fn open_regular(path: &Path) -> io::Result<File> {
 }
 
 /// Opens `path` with `options`, never following a symbolic link as its last component (the
-/// open fails) and refusing anything but a regular file.
+/// open fails) and refusing anything but a regular file with one name (no hard link).
 pub(crate) fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     let f = options.custom_flags(FLAGS).open(path).map_err(|e| {
         if e.raw_os_error() == Some(libc::ELOOP) || is_symlink(path) {
@@ -87,7 +87,26 @@ pub(crate) fn open_nofollow(path: &Path, options: &mut OpenOptions) -> io::Resul
             e
         }
     })?;
-    regular(f, path)
+    single_link(regular(f, path)?, path)
+}
+
+/// Checks that the open file `f` (at `path`) has no other name: a hard link planted where
+/// packlab keeps a file of its own (a lock, a journal) would have it write into the file the
+/// link shares its contents with.
+fn single_link(f: File, path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::MetadataExt;
+    let links = f.metadata()?.nlink();
+    if links > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{} has {links} names (hard links); packlab does not write into a file that \
+                 has another name (remove it)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(f)
 }
 
 /// Creates `path` as a new file for writing: fails if anything (a file, a link) is there.

@@ -119,6 +119,7 @@ impl Folder {
         if dir.exists() && !dir.is_dir() {
             return Err(bad(dir, "it exists and is not a folder"));
         }
+        check_path_length(dir)?;
         std::fs::create_dir_all(dir).map_err(|e| bad(dir, format!("cannot create it: {e}")))?;
         let internal = internal_folder(dir)?;
         let probe = internal.join(format!("probe-{}", fsafe::unpredictable()));
@@ -161,10 +162,14 @@ impl Folder {
             claim(dir, &mut own)?;
             locks.push(own);
         }
-        Ok(Folder {
+        let folder = Folder {
             dir: dir.to_path_buf(),
             _locks: locks,
-        })
+        };
+        if shard.is_none() {
+            folder.remove_stale_staging();
+        }
+        Ok(folder)
     }
 
     /// The folder.
@@ -255,10 +260,12 @@ impl Folder {
         Ok(path)
     }
 
-    /// Moves the outputs `written` (files of `staging`) into the folder, refusing any whose
-    /// name is a symbolic link there or one of `inputs`; records them as packlab's outputs and
-    /// removes the outputs of an earlier run that are not among them. Returns their paths in
-    /// the folder.
+    /// Moves the outputs `written` (files of `staging`) into the folder, all or nothing:
+    /// every destination is checked first (a symbolic link, a folder or one of `inputs` in an
+    /// output's place is refused before anything moves); the earlier outputs, and those of an
+    /// earlier run that this one does not write, are moved aside into the staging folder, the
+    /// new ones into place and the manifest rewritten; if any step fails, what moved is moved
+    /// back, so the folder keeps its previous outputs whole. Returns the outputs' paths.
     pub fn finish(
         &self,
         staging: &Path,
@@ -271,43 +278,110 @@ impl Folder {
             .collect();
         for name in &names {
             let target = self.dir.join(name);
-            if fsafe::is_symlink(&target) {
-                return Err(bad(
-                    &self.dir,
-                    format!(
-                        "the output {} is a symbolic link; packlab does not write through links \
-                         (remove it; the finished work is kept in the journal)",
-                        target.display()
-                    ),
-                ));
-            }
+            let Ok(m) = std::fs::symlink_metadata(&target) else {
+                continue;
+            };
+            let what = if m.file_type().is_symlink() {
+                "a symbolic link; packlab does not write through links"
+            } else if m.is_dir() {
+                "a folder; packlab writes a file there"
+            } else {
+                continue;
+            };
+            return Err(bad(
+                &self.dir,
+                format!(
+                    "the output {} is {what} (move it away; nothing was replaced, and the \
+                     finished work is kept in the journal)",
+                    target.display()
+                ),
+            ));
         }
         self.not_inputs(&names, inputs)?;
-        let mut out = Vec::with_capacity(names.len());
-        for name in &names {
-            let to = self.dir.join(name);
-            std::fs::rename(staging.join(name), &to).map_err(|source| ExperimentError::Write {
-                path: to.clone(),
-                source,
-            })?;
-            out.push(to);
-        }
-        let _ = std::fs::remove_dir_all(staging);
-        for name in self.manifest() {
-            if !names.contains(&name) {
-                let path = self.dir.join(&name);
-                // a stale output, or a link left in its place: the name itself goes
-                if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir()) {
-                    std::fs::remove_file(&path)
-                        .map_err(|e| bad(&self.dir, format!("cannot remove stale {name}: {e}")))?;
+        // outputs of the last run that this one does not write: moved aside with the rest
+        let stale: Vec<String> = self
+            .manifest()
+            .into_iter()
+            .filter(|n| !names.contains(n))
+            .filter(|n| std::fs::symlink_metadata(self.dir.join(n)).is_ok_and(|m| !m.is_dir()))
+            .collect();
+        let aside = staging.join(".previous");
+        let mut moved: Vec<&str> = Vec::new();
+        let mut placed: Vec<&str> = Vec::new();
+        let mut step = || -> Result<(), ExperimentError> {
+            let io = |path: PathBuf| move |source| ExperimentError::Write { path, source };
+            std::fs::create_dir(&aside).map_err(io(aside.clone()))?;
+            for name in names.iter().chain(&stale) {
+                let target = self.dir.join(name);
+                if std::fs::symlink_metadata(&target).is_ok() {
+                    std::fs::rename(&target, aside.join(name)).map_err(io(target))?;
+                    moved.push(name);
                 }
             }
+            for name in &names {
+                let to = self.dir.join(name);
+                std::fs::rename(staging.join(name), &to).map_err(io(to))?;
+                placed.push(name);
+            }
+            let mut text = names.join("\n");
+            text.push('\n');
+            super::common::write(self.dir.join(INTERNAL).join("manifest"), &text)?;
+            Ok(())
+        };
+        if let Err(e) = step() {
+            // back as it was: the new outputs out, the earlier ones in
+            for name in &placed {
+                let _ = std::fs::rename(self.dir.join(name), staging.join(name));
+            }
+            for name in &moved {
+                let _ = std::fs::rename(aside.join(name), self.dir.join(name));
+            }
+            return Err(e);
         }
-        let mut text = names.join("\n");
-        text.push('\n');
-        super::common::write(self.dir.join(INTERNAL).join("manifest"), &text)?;
-        Ok(out)
+        let _ = std::fs::remove_dir_all(staging);
+        Ok(names.iter().map(|n| self.dir.join(n)).collect())
     }
+
+    /// Removes the staging folders of runs that died before they finished writing (`kill
+    /// -9`, a crash): called while this process holds the folder's lock alone, so no live
+    /// run is writing one. Only `staging-…` folders inside `.packlab/` are touched.
+    fn remove_stale_staging(&self) {
+        let Ok(entries) = std::fs::read_dir(self.dir.join(INTERNAL)) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && name.starts_with("staging-") {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+/// The longest name of an output packlab writes, with the temporary prefix it is written under
+/// (a figure's `file` is at most 100 bytes, then its extension).
+const LONGEST_OUTPUT: usize = 128 + ".tmp-0123456789abcdef-".len();
+
+/// The most bytes of a path the operating system takes (Linux's `PATH_MAX`, less its NUL).
+const PATH_MAX: usize = 4095;
+
+/// Refuses, before any work, an output folder whose staging paths would be too long for the
+/// operating system (the outputs are written below `DIR/.packlab/staging-…/`).
+fn check_path_length(dir: &Path) -> Result<(), ExperimentError> {
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let below = format!("/{INTERNAL}/staging-0123456789abcdef/").len() + LONGEST_OUTPUT;
+    let len = abs.as_os_str().len();
+    if len + below > PATH_MAX {
+        return Err(bad(
+            dir,
+            format!(
+                "its path is {len} bytes long; packlab writes files up to {below} bytes below \
+                 it, and a path may have at most {PATH_MAX} bytes (choose a shorter --out)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -344,6 +418,39 @@ mod tests {
         drop((b, c));
         // released when dropped
         Folder::open(&dir, None).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failure_while_moving_outputs_puts_the_earlier_ones_back() {
+        let dir = std::env::temp_dir().join(format!("packlab-rollback-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let f = Folder::open(&dir, None).unwrap();
+        let first = f.staging().unwrap();
+        for (name, text) in [("a.csv", "old a"), ("b.csv", "old b"), ("gone.csv", "old")] {
+            std::fs::write(first.join(name), text).unwrap();
+        }
+        let names = |st: &Path, n: &[&str]| n.iter().map(|x| st.join(x)).collect::<Vec<_>>();
+        f.finish(&first, &names(&first, &["a.csv", "b.csv", "gone.csv"]), &[])
+            .unwrap();
+        // the second run's b.csv was never staged: its move fails after a.csv moved
+        let second = f.staging().unwrap();
+        std::fs::write(second.join("a.csv"), "new a").unwrap();
+        let e = f.finish(&second, &names(&second, &["a.csv", "b.csv"]), &[]);
+        assert!(e.is_err());
+        for (name, text) in [("a.csv", "old a"), ("b.csv", "old b"), ("gone.csv", "old")] {
+            assert_eq!(
+                std::fs::read_to_string(dir.join(name)).unwrap(),
+                text,
+                "{name}"
+            );
+        }
+        assert_eq!(f.manifest(), ["a.csv", "b.csv", "gone.csv"]);
+        // a staging folder left behind is removed when the folder is next held alone
+        drop(f);
+        let f = Folder::open(&dir, None).unwrap();
+        assert!(!second.exists());
+        drop(f);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -62,6 +62,81 @@ const OWN: [(&str, &str); 7] = [
     ("--requeue", "--no-requeue"),
 ];
 
+/// sbatch's short options that take an argument (the rest of a group of short options is then
+/// that argument: `-Ha0-99` is `-H -a 0-99`); `-k` takes one optionally, which also ends the
+/// group. Any other letter is read as a flag, so a group is read on to its end: an unknown
+/// letter can only make the check refuse more.
+const SHORT_WITH_ARGUMENT: &str = "AaBbCcDdeFGiJkLMmNnopqStwx";
+
+/// The option of packlab's own (its long name) that the word `word` of an `#SBATCH` line sets,
+/// read as sbatch reads it: a long option by any prefix of its name (getopt takes unambiguous
+/// abbreviations, and an ambiguous one is refused by sbatch anyway), short options one letter
+/// at a time through a group.
+fn sets_own(word: &str) -> Option<&'static str> {
+    if let Some(name) = word.strip_prefix("--") {
+        let name = name.split('=').next().unwrap_or("");
+        if name.is_empty() {
+            return None; // `--` ends the options
+        }
+        return OWN
+            .iter()
+            .flat_map(|(l, s)| [*l, *s])
+            .filter(|o| o.starts_with("--"))
+            .find(|o| o[2..].starts_with(name))
+            .map(|o| {
+                OWN.iter()
+                    .find(|(l, s)| *l == o || *s == o)
+                    .map_or(o, |(l, _)| *l)
+            });
+    }
+    let group = word.strip_prefix('-')?;
+    for c in group.chars() {
+        let flag = format!("-{c}");
+        if let Some((long, _)) = OWN.iter().find(|(_, s)| *s == flag) {
+            return Some(long);
+        }
+        if SHORT_WITH_ARGUMENT.contains(c) {
+            return None;
+        }
+    }
+    None
+}
+
+/// The words of an `#SBATCH` line as Slurm's parser reads them: split at white space
+/// outside quotes (single or double), `\` escaping the next character, an unquoted `#`
+/// ending the line (`#SBATCH ` first, if there, is not a word).
+pub(crate) fn sbatch_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = line.strip_prefix("#SBATCH").unwrap_or(line).chars();
+    let (mut word, mut quote, mut any) = (String::new(), None, false);
+    while let Some(c) = chars.next() {
+        match (c, quote) {
+            ('\\', _) => {
+                word.extend(chars.next());
+                any = true;
+            }
+            (c, Some(q)) if c == q => quote = None,
+            (c, Some(_)) => word.push(c),
+            ('"' | '\'', None) => {
+                quote = Some(c);
+                any = true;
+            }
+            ('#', None) => break,
+            (c, None) if c.is_ascii_whitespace() => {
+                if any || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                any = false;
+            }
+            (c, None) => word.push(c),
+        }
+    }
+    if any || !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
 /// Why `text`, the value of `what`, cannot go into a script: a control character (a new line
 /// would become a line of its own) or nothing at all.
 fn unprintable(what: &str, text: &str) -> Result<(), ExperimentError> {
@@ -144,21 +219,24 @@ impl SlurmSpec {
         }
         for e in &self.extra {
             unprintable("--sbatch", e)?;
-            let option = e.split(['=', ' ', '\t']).next().unwrap_or("");
-            if !option.starts_with('-') {
+            let words = sbatch_words(&format!("#SBATCH {e}"));
+            if !words.first().is_some_and(|w| w.starts_with('-')) {
                 return Err(ExperimentError::Slurm(format!(
                     "--sbatch `{}`: expected an sbatch option such as --mem=4G",
                     crate::input::shown(e)
                 )));
             }
-            if let Some((long, _)) = OWN.iter().find(|(l, s)| {
-                option == *l || option == *s || (s.len() == 2 && option.starts_with(s))
-            }) {
-                return Err(ExperimentError::Slurm(format!(
-                    "--sbatch `{}`: packlab writes {long} itself (the array of shards, their logs, \
-                     the folder, the name, the merge's dependency, --cpus-per-task, requeueing)",
-                    crate::input::shown(e)
-                )));
+            for word in words.iter().filter(|w| w.starts_with('-')) {
+                if let Some(long) = sets_own(word) {
+                    return Err(ExperimentError::Slurm(format!(
+                        "--sbatch `{}`: `{}` sets {long}, which packlab writes itself (the array \
+                         of shards, their logs, the folder, the name, the merge's dependency, \
+                         --cpus-per-task, requeueing); sbatch reads abbreviated long options and \
+                         grouped short ones, so neither may name it",
+                        crate::input::shown(e),
+                        crate::input::shown(word)
+                    )));
+                }
             }
         }
         Ok(())
@@ -251,40 +329,132 @@ impl SlurmSpec {
     }
 }
 
-/// `sbatch --parsable [args] script`: the job id.
-pub(crate) fn sbatch(args: &[&str], script: &Path) -> Result<String, ExperimentError> {
-    let out = Command::new("sbatch")
+/// Bytes of sbatch's output (each stream) kept for its job id and messages; the rest is read
+/// and dropped, so a runaway sbatch cannot fill packlab's memory.
+const SBATCH_OUTPUT: u64 = 64 << 10;
+
+/// Reads at most [`SBATCH_OUTPUT`] bytes of `from`, then drains the rest.
+fn bounded(mut from: impl std::io::Read) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut kept = Vec::new();
+    let _ = (&mut from).take(SBATCH_OUTPUT).read_to_end(&mut kept);
+    let _ = std::io::copy(&mut from, &mut std::io::sink());
+    kept
+}
+
+/// Why one call of sbatch gave no job id.
+enum Failed {
+    /// sbatch ran and refused (or printed no id): nothing of this call is queued.
+    Refused(String),
+    /// A signal stopped packlab while sbatch ran; sbatch was killed, so whether it had queued
+    /// the job is not known.
+    Stopped(i32),
+}
+
+/// `sbatch --parsable [args] script`: the job id. sbatch's output is read to a bound; a
+/// signal to packlab (SIGINT, SIGTERM, SIGHUP) kills sbatch at once.
+fn sbatch(args: &[&str], script: &Path) -> Result<String, Failed> {
+    use std::process::Stdio;
+    let mut child = Command::new("sbatch")
         .arg("--parsable")
         .args(args)
         .arg(script)
-        .output()
-        .map_err(|e| ExperimentError::Slurm(format!("cannot run sbatch: {e}")))?;
-    if !out.status.success() {
-        return Err(ExperimentError::Slurm(format!(
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Failed::Refused(format!("cannot run sbatch: {e}")))?;
+    let out = child
+        .stdout
+        .take()
+        .map(|o| std::thread::spawn(move || bounded(o)));
+    let err = child
+        .stderr
+        .take()
+        .map(|e| std::thread::spawn(move || bounded(e)));
+    let status = loop {
+        if let Some(signal) = crate::sim::cancel::requested() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(Failed::Stopped(signal));
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => return Err(Failed::Refused(format!("cannot wait for sbatch: {e}"))),
+        }
+    };
+    let text = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        h.and_then(|h| h.join().ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default()
+    };
+    let (out, err) = (text(out), text(err));
+    if !status.success() {
+        return Err(Failed::Refused(format!(
             "sbatch {} failed: {}",
             script.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
+            crate::input::shown(err.trim())
         )));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
     // `--parsable` prints `id` or `id;cluster`
-    let id = text.trim().split(';').next().unwrap_or("");
+    let id = out.trim().split(';').next().unwrap_or("");
     if id.is_empty() || id.len() > 20 || !id.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(ExperimentError::Slurm(format!(
-            "sbatch {} printed no job id (expected a number), but `{}`; check the queue with \
-             squeue before submitting again",
+        return Err(Failed::Refused(format!(
+            "sbatch {} printed no job id (expected a number), but `{}`",
             script.display(),
-            crate::input::shown(text.trim())
+            crate::input::shown(out.trim())
         )));
     }
     Ok(id.to_string())
 }
 
-/// Submits the shards and the merge job after them; returns their job ids.
+/// Submits the shards and the merge job after them; returns their job ids. When it fails,
+/// the error says exactly what is queued and how to finish without queueing anything twice.
 pub fn submit(shards: &Path, merge: &Path) -> Result<(String, String), ExperimentError> {
-    let a = sbatch(&[], shards)?;
-    let b = sbatch(&[&format!("--dependency=afterok:{a}")], merge)?;
+    crate::sim::cancel::set_phase(crate::sim::cancel::Phase::Submitting);
+    let a = sbatch(&[], shards).map_err(|f| match f {
+        Failed::Refused(why) => ExperimentError::Slurm(format!(
+            "{why}; nothing was queued, so submitting again is safe"
+        )),
+        Failed::Stopped(signal) => ExperimentError::Slurm(format!(
+            "stopped by signal {signal} while sbatch was submitting the shards {}; sbatch was \
+             killed, so the array may or may not be queued: check `squeue --me --name {}` \
+             before submitting again",
+            shards.display(),
+            quote(&job_name(shards)),
+        )),
+    })?;
+    let merge_alone = format!(
+        "sbatch --dependency=afterok:{a} {}",
+        quote(&merge.to_string_lossy())
+    );
+    let b = sbatch(&[&format!("--dependency=afterok:{a}")], merge).map_err(|f| {
+        let why = match f {
+            Failed::Refused(why) => format!("{why}; the merge job was not queued"),
+            Failed::Stopped(signal) => format!(
+                "stopped by signal {signal} while sbatch was submitting the merge job; sbatch \
+                 was killed, so the merge job may or may not be queued (check `squeue --me`)"
+            ),
+        };
+        ExperimentError::Slurm(format!(
+            "the shards ARE queued, as job {a}; {why}. Do not run --submit again (it would \
+             queue the shards twice): queue the merge alone with `{merge_alone}`"
+        ))
+    })?;
     Ok((a, b))
+}
+
+/// The job name written in a script (`#SBATCH --job-name=…`), for the message of a stop.
+fn job_name(script: &Path) -> String {
+    std::fs::read_to_string(script)
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("#SBATCH --job-name="))
+                .map(|n| n.trim_matches('"').to_string())
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -316,44 +486,6 @@ mod tests {
         assert!(a.ends_with("--quick\n"));
         let m = s.merge_script();
         assert!(m.contains("exec '/opt/packlab' merge '/res/x'"), "{m}");
-    }
-
-    /// The words of an `#SBATCH` line as Slurm's parser reads them: split at white space
-    /// outside quotes (single or double), `\` escaping the next character, an unquoted `#`
-    /// ending the line.
-    fn sbatch_words(line: &str) -> Vec<String> {
-        let mut words = Vec::new();
-        let mut chars = line
-            .strip_prefix("#SBATCH")
-            .expect("an #SBATCH line")
-            .chars();
-        let (mut word, mut quote, mut any) = (String::new(), None, false);
-        while let Some(c) = chars.next() {
-            match (c, quote) {
-                ('\\', _) => {
-                    word.extend(chars.next());
-                    any = true;
-                }
-                (c, Some(q)) if c == q => quote = None,
-                (c, Some(_)) => word.push(c),
-                ('"' | '\'', None) => {
-                    quote = Some(c);
-                    any = true;
-                }
-                ('#', None) => break,
-                (c, None) if c.is_ascii_whitespace() => {
-                    if any || !word.is_empty() {
-                        words.push(std::mem::take(&mut word));
-                    }
-                    any = false;
-                }
-                (c, None) => word.push(c),
-            }
-        }
-        if any || !word.is_empty() {
-            words.push(word);
-        }
-        words
     }
 
     /// The words of a shell line whose only quoting is single quotes (as `quote` writes).
@@ -547,6 +679,20 @@ mod tests {
                 "control character",
             ),
             (None, None, vec!["mem=1G"], "an sbatch option"),
+            // sbatch takes abbreviated long options and grouped short ones
+            (None, None, vec!["--arr=0-99"], "sets --array"),
+            (None, None, vec!["--dep=afterany:1"], "sets --dependency"),
+            (
+                None,
+                None,
+                vec!["--outp=/elsewhere/x-%a.out"],
+                "sets --output",
+            ),
+            (None, None, vec!["-Ha0-99"], "sets --array"),
+            (None, None, vec!["-vvo/tmp/x"], "sets --output"),
+            (None, None, vec!["--no-req"], "sets --requeue"),
+            // every option of a line, not only its first
+            (None, None, vec!["--mem=1G --array=1"], "sets --array"),
         ] {
             let e = spec(
                 paths(),
@@ -558,6 +704,19 @@ mod tests {
             .unwrap_err()
             .to_string();
             assert!(e.contains(word), "{word}: {e}");
+        }
+        // an option's argument is not read as options, and options of sbatch's own pass
+        for fine in [
+            "--mem=4G",
+            "-pshort-a",
+            "--open-mode=append",
+            "--reservation=r1",
+            "-H",
+            "--nice=-5",
+        ] {
+            spec(paths(), None, None, vec![fine.into()])
+                .check()
+                .unwrap_or_else(|e| panic!("{fine}: {e}"));
         }
         let mut p = paths();
         p[3] = "/res/%j".into();
