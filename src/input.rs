@@ -53,22 +53,31 @@ fn open_bounded(path: &Path, max: u64) -> std::io::Result<Box<dyn BufRead>> {
 /// UTF-8's byte-order mark.
 const BOM: [u8; 3] = [0xef, 0xbb, 0xbf];
 
+/// A reader of the decompressed contents of `path`, read line by line by the caller (at most
+/// [`MAX_TEXT_BYTES`]); a line that is not UTF-8 text is an error saying so.
+pub(crate) fn open_text(path: &Path) -> std::io::Result<Box<dyn BufRead>> {
+    open_bounded(path, MAX_TEXT_BYTES)
+}
+
 /// The decompressed contents of `path` as text (at most [`MAX_TEXT_BYTES`]).
 pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
     let mut s = String::new();
     open_bounded(path, MAX_TEXT_BYTES)?
         .read_to_string(&mut s)
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("UTF-8") {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "not UTF-8 text (binary data, or a corrupt or truncated gzip file)",
-                )
-            } else {
-                e
-            }
-        })?;
+        .map_err(not_text)?;
     Ok(s)
+}
+
+/// A read error in words: text that is not UTF-8 is said to be so.
+pub(crate) fn not_text(e: std::io::Error) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::InvalidData && e.to_string().contains("UTF-8") {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "not UTF-8 text (binary data, or a corrupt or truncated gzip file)",
+        )
+    } else {
+        e
+    }
 }
 
 /// A reader that stops with a clear error past `max` bytes or at a line longer than

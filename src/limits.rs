@@ -35,9 +35,11 @@ pub const MAX_TRIALS: u64 = 10_000;
 pub const MAX_LIST: usize = 10_000;
 /// Bytes of one line of an input file (an experiment file, a data file, a trace).
 pub const MAX_LINE_BYTES: u64 = 1 << 20;
-/// Bytes of an input file read whole into memory (an experiment file, a sizes file, a
-/// snapshot, a characterisation), once decompressed.
-pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+/// Bytes of an input file read whole into memory (an experiment file, a snapshot, a
+/// characterisation) or line by line into a table (a sizes file), once decompressed.
+pub const MAX_TEXT_BYTES: u64 = 1 << 28;
+/// Values of a sizes file (`workload.sizes.file`): 8 bytes each, held by every run in flight.
+pub const MAX_FILE_VALUES: u64 = 1 << 25;
 /// Bytes of a trace, which is streamed, once decompressed.
 pub const MAX_STREAM_BYTES: u64 = 1 << 40;
 /// Pairs (constraint set, machine attribute row) of an eligibility table: one byte each.

@@ -3,7 +3,7 @@
 //!
 //! Exit status: 0 = ran and every claim held; 1 = ran and a claim failed; 2 = bad input or a
 //! failure to run (the message names the file, the key and what is expected); 130 / 143 =
-//! stopped by SIGINT / SIGTERM after saving what was finished (run the same command to resume).
+//! stopped by SIGINT / SIGTERM (129 for SIGHUP) after saving what was finished (run the same command to resume).
 
 #![forbid(unsafe_code)]
 
@@ -17,6 +17,21 @@ use std::sync::atomic::AtomicBool;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use packlab::experiment::slurm::{self, SlurmSpec};
 use packlab::experiment::{ExperimentError, ExperimentFile, Options, Ran};
+
+/// A line on stderr; a closed, full or broken stderr is not an error (the run goes on).
+macro_rules! eprint_line {
+    ($($arg:tt)*) => {
+        packlab::progress::stderr_line(format_args!($($arg)*))
+    };
+}
+
+/// A line of the summary on stdout; a closed stdout (`packlab … | head`) is not an error.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
 
 /// Run a packlab experiment: simulate, write CSV tables, figures and a report, check claims.
 #[derive(Parser, Debug)]
@@ -56,6 +71,11 @@ struct RunArgs {
     /// are still printed.
     #[arg(long)]
     quiet: bool,
+    /// The most memory the run may be expected to hold at its peak, GiB (default 4; never
+    /// more than this process can have: its ulimit -v, its control group, the machine). A
+    /// plan estimated above it is refused before any work, naming the key that asks for most.
+    #[arg(long, value_name = "GIB", value_parser = parse_gib)]
+    max_memory: Option<u64>,
     /// Run only shard I of N of the plan (1 ≤ I ≤ N), writing only its journal; then
     /// `packlab merge DIR`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -104,6 +124,14 @@ struct SlurmArgs {
     submit: bool,
 }
 
+/// A number of GiB in (0, 65536], as bytes.
+fn parse_gib(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(g) if g > 0.0 && g <= 65536.0 => Ok((g * (1u64 << 30) as f64) as u64),
+        _ => Err(format!("expected a number of GiB in (0, 65536], got `{s}`")),
+    }
+}
+
 fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     let max = packlab::limits::MAX_SHARDS;
     let bad = || format!("expected I/N with 1 ≤ I ≤ N ≤ {max}, got `{s}`");
@@ -118,13 +146,13 @@ fn parse_shard(s: &str) -> Result<(u32, u32), String> {
     Ok((i, n))
 }
 
-/// SIGINT and SIGTERM ask long loops to stop (a second one ends the process at once); what
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) ask long loops to stop (a second one ends the process at once); what
 /// has not stopped a second later (a validation, a solver, a reader between two checks) is
 /// ended by [`watchdog`], with the same exit status.
 fn handle_signals() {
-    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let again = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
         let _ = signal_hook::flag::register_conditional_default(sig, Arc::clone(&again));
         let _ = signal_hook::flag::register(sig, Arc::clone(&again));
         let _ = signal_hook::flag::register_usize(
@@ -150,7 +178,7 @@ fn watchdog() {
         std::thread::sleep(std::time::Duration::from_millis(20));
         if let Some(signal) = cancel::requested() {
             std::thread::sleep(GRACE);
-            eprintln!(
+            eprint_line!(
                 "packlab: interrupted by signal {signal} while {}; finished units are kept in \
                  the output folder's journal; run the same command again to resume",
                 cancel::phase()
@@ -159,6 +187,34 @@ fn watchdog() {
         }
     }
 }
+
+/// Says, every few seconds, that packlab is still reading and validating its input once that
+/// has taken [`SLOW_VALIDATION`] (a long trace, a region map's boundaries, constraint
+/// programmes), so that no validation runs for minutes in silence. Stops when it is over.
+fn watch_validation() {
+    use packlab::sim::cancel;
+    let start = std::time::Instant::now();
+    let every = std::env::var("PACKLAB_PROGRESS_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| (0.5..=86_400.0).contains(s))
+        .map_or(SLOW_VALIDATION, std::time::Duration::from_secs_f64);
+    let mut next = SLOW_VALIDATION;
+    while cancel::reading() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let elapsed = start.elapsed();
+        if elapsed >= next && cancel::reading() && cancel::requested().is_none() {
+            eprint_line!(
+                "packlab: still reading and validating the input, {} s so far",
+                elapsed.as_secs()
+            );
+            next = elapsed + every;
+        }
+    }
+}
+
+/// How long validation may run before [`watch_validation`] says so.
+const SLOW_VALIDATION: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The experiment file's sections and keys, for `--help` (every key in experiments/README.md).
 const KEYS: &str = "\
@@ -191,8 +247,11 @@ Exit status:
   0    done, and every claim held (or was not checked under --quick)
   1    done, and a claim failed (claims.csv has the evidence)
   2    bad input (file, key and expected value named) or an error; nothing half-written
-  128+N  interrupted by signal N (130 for Ctrl-C); the journal keeps the finished units
-         and the same command resumes
+  128+N  interrupted by signal N (130 for Ctrl-C, 143 SIGTERM, 129 SIGHUP); the journal
+         keeps the finished units and the same command resumes
+
+A closed, full or broken stderr or stdout never stops a run: its lines are lost, the
+outputs are written and the exit status is as above.
 
 The final summary goes to stdout; progress, warnings and errors to stderr.";
 
@@ -205,6 +264,11 @@ fn main() -> ExitCode {
         .unwrap_or_else(|e| e.exit());
     handle_signals();
     packlab::progress::set_quiet(cli.run.quiet);
+    if !cli.run.quiet {
+        let _ = std::thread::Builder::new()
+            .name("validation-watch".into())
+            .spawn(watch_validation);
+    }
     let result = match &cli.command {
         None => run(&cli.run),
         Some(Command::Merge { dir }) => packlab::experiment::merge(dir).map(report),
@@ -214,34 +278,30 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e @ ExperimentError::Interrupted { signal, .. }) => {
-            eprintln!("packlab: {e}:");
+            eprint_line!("packlab: {e}:");
             let args: Vec<String> = std::env::args().collect();
-            eprintln!("  {}", args.join(" "));
+            eprint_line!("  {}", args.join(" "));
             ExitCode::from((128 + signal).clamp(129, 255) as u8)
         }
         Err(e) => match packlab::sim::cancel::requested() {
             // an error caused by the stop (a reader cut short) is the interruption
             Some(signal) => {
-                eprintln!(
+                if let ExperimentError::Slurm(_) = e {
+                    // what was queued before the stop
+                    eprint_line!("packlab: error: {e}");
+                }
+                eprint_line!(
                     "packlab: interrupted by signal {signal} while {}",
                     packlab::sim::cancel::phase()
                 );
                 ExitCode::from((128 + signal).clamp(129, 255) as u8)
             }
             None => {
-                eprintln!("packlab: error: {e}");
+                eprint_line!("packlab: error: {e}");
                 ExitCode::from(2)
             }
         },
     }
-}
-
-/// A line of the summary on stdout; a closed stdout (`packlab … | head`) is not an error.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
 }
 
 /// Prints on stdout what ran, where its report and figures are, and its claims (one line each;
@@ -318,6 +378,7 @@ fn run(a: &RunArgs) -> Result<bool, ExperimentError> {
         threads: a.threads.map(|n| threads(usize::from(n))),
         fresh: a.fresh,
         shard: a.shard,
+        max_memory: a.max_memory,
     };
     file.run(opts, &dir).map(report)
 }
@@ -328,7 +389,7 @@ fn threads(n: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
     let max = cores * THREADS_PER_CORE;
     if n > max {
-        eprintln!(
+        eprint_line!(
             "packlab: warning: --threads {n} capped at {max} ({THREADS_PER_CORE} per core, {cores} cores)"
         );
         max
@@ -364,17 +425,17 @@ fn slurm_scripts(a: &SlurmArgs) -> Result<(), ExperimentError> {
         extra: a.extra.clone(),
     };
     let (shards, merge) = spec.write()?;
-    eprintln!(
+    eprint_line!(
         "packlab: wrote {} and {}",
         shards.display(),
         merge.display()
     );
     if a.submit {
         let (a, b) = slurm::submit(&shards, &merge)?;
-        println!("{a} {b}");
-        eprintln!("packlab: submitted shards as job {a} and the merge as job {b} (after {a})");
+        say!("{a} {b}");
+        eprint_line!("packlab: submitted shards as job {a} and the merge as job {b} (after {a})");
     } else {
-        eprintln!(
+        eprint_line!(
             "packlab: submit with `sbatch {}`, then `sbatch --dependency=afterok:<id> {}`",
             shards.display(),
             merge.display()

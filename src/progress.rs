@@ -14,6 +14,23 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 
+/// Writes one line on stderr. A stderr that is closed, full or a broken pipe (`packlab … 2>&1 |
+/// head`, `2>/dev/full`) is not an error: the line is lost, the run goes on and writes its
+/// outputs, and the exit status is what it would have been.
+pub fn stderr_line(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(line).and_then(|()| err.write_all(b"\n"));
+}
+
+/// `eprintln!` that never panics: see [`stderr_line`].
+macro_rules! warn_line {
+    ($($arg:tt)*) => {
+        $crate::progress::stderr_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use warn_line;
+
 /// The bar on screen, if any, so that notes print above it.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
@@ -26,7 +43,7 @@ pub(crate) fn note(line: impl FnOnce() -> String) {
     let bar = BAR.lock().ok().and_then(|b| b.clone());
     match bar {
         Some(b) => b.println(format!("packlab: {}", line())),
-        None => eprintln!("packlab: {}", line()),
+        None => warn_line!("packlab: {}", line()),
     }
 }
 
@@ -181,7 +198,7 @@ impl Inner {
                 c.last = now;
                 let elapsed = now.duration_since(self.start);
                 let left = elapsed.mul_f64((1.0 - share) / share.max(1e-9));
-                eprintln!(
+                warn_line!(
                     "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, about {} left",
                     self.what,
                     self.total,
@@ -224,7 +241,7 @@ impl Progress {
             }
             Show::Bar(b)
         } else {
-            eprintln!("packlab: {what}: {total} {items} to do");
+            warn_line!("packlab: {what}: {total} {items} to do");
             Show::Lines { every: every() }
         };
         let tick = match &show {
@@ -326,7 +343,7 @@ impl Progress {
             }
             Show::Lines { .. } => {
                 let done = inner.counts.lock().map_or(0, |c| c.done);
-                eprintln!(
+                warn_line!(
                     "packlab: {}: {done}/{} {} in {}",
                     inner.what,
                     inner.total,
@@ -390,7 +407,7 @@ impl Ticker {
         self.last = now;
         let elapsed = clock(now.duration_since(self.start));
         if !self.terminal {
-            eprintln!("packlab: {}: {}, {elapsed} elapsed", self.what, status());
+            warn_line!("packlab: {}: {}, {elapsed} elapsed", self.what, status());
         } else {
             let s = self.spinner.get_or_insert_with(|| {
                 let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());

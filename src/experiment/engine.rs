@@ -53,6 +53,11 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn estimated_seconds(&self) -> Option<f64> {
         None
     }
+    /// What the plan holds in memory at its peak on `threads` worker threads, by what holds
+    /// it (checked against the memory limit before any work; see [`super::memory`]).
+    fn memory(&self, _threads: usize) -> Vec<super::memory::Use> {
+        Vec::new()
+    }
 }
 
 /// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
@@ -68,7 +73,7 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     let cpu = cpu * pace::pace();
     let wall = cpu * share / threads.max(1) as f64;
     if wall > 10.0 {
-        eprintln!(
+        crate::progress::warn_line!(
             "packlab: {}: about {} of computing; roughly {} on {threads} thread{}",
             exp.header().name,
             crate::limits::duration_words(cpu * share),
@@ -77,6 +82,9 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
         );
     }
 }
+
+/// A run's estimated peak memory is printed before it starts when above this, bytes.
+const MEMORY_WORTH_SAYING: f64 = 1024.0 * 1048576.0;
 
 /// How to run a file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -89,6 +97,9 @@ pub struct Options {
     pub fresh: bool,
     /// Run only shard I of N (1-based), writing only its journal.
     pub shard: Option<(u32, u32)>,
+    /// The most memory the plan may be expected to hold, bytes (`None`: 4 GiB); never more
+    /// than this process can have (its `ulimit -v`, its control group, the machine).
+    pub max_memory: Option<u64>,
 }
 
 /// What running a file gave: its claims (none for a shard), the line to print, the files
@@ -293,6 +304,23 @@ pub(crate) fn run_kind<K: Kind>(
     if opts.quick {
         exp.quick();
     }
+    let threads = opts.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let peak = super::memory::admit(
+        &exp.header().file,
+        &exp.memory(threads),
+        threads,
+        opts.max_memory,
+    )?;
+    if peak > MEMORY_WORTH_SAYING && !crate::progress::quiet() {
+        crate::progress::warn_line!(
+            "packlab: {}: up to about {} of memory at its peak on {threads} thread{}",
+            exp.header().name,
+            super::memory::bytes_words(peak),
+            if threads == 1 { "" } else { "s" },
+        );
+    }
     let folder = Folder::open(dir, opts.shard)?;
     folder.check_inputs(&exp.header().inputs)?;
     if opts.fresh {
@@ -304,7 +332,7 @@ pub(crate) fn run_kind<K: Kind>(
     let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
     let kept = had.len();
     if kept > 0 && !crate::progress::quiet() {
-        eprintln!(
+        crate::progress::warn_line!(
             "packlab: {}: {kept} of {} units resumed from the journal in {} (--fresh starts over)",
             exp.header().name,
             plan.len(),

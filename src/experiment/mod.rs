@@ -13,6 +13,7 @@ pub(crate) mod engine;
 mod error;
 pub(crate) mod folder;
 pub(crate) mod journal;
+pub(crate) mod memory;
 mod pace;
 pub(crate) mod packing;
 pub(crate) mod queueing;

@@ -1,4 +1,4 @@
-//! A request to stop, set by a signal (SIGINT, SIGTERM): long loops check it now and then and
+//! A request to stop, set by a signal (SIGINT, SIGTERM, SIGHUP): long loops check it now and then and
 //! stop early, so a run can save what it finished and exit.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -29,6 +29,8 @@ pub(crate) enum Phase {
     Running = 1,
     /// Writing the outputs.
     Writing = 2,
+    /// Submitting Slurm jobs with sbatch.
+    Submitting = 3,
 }
 
 static PHASE: AtomicU8 = AtomicU8::new(Phase::Reading as u8);
@@ -38,11 +40,17 @@ pub(crate) fn set_phase(phase: Phase) {
     PHASE.store(phase as u8, Ordering::Relaxed);
 }
 
+/// Whether packlab is still reading and validating its input.
+pub fn reading() -> bool {
+    PHASE.load(Ordering::Relaxed) == Phase::Reading as u8
+}
+
 /// What packlab is doing now, in words.
 pub fn phase() -> &'static str {
     match PHASE.load(Ordering::Relaxed) {
         0 => "reading and validating its input",
         1 => "running",
-        _ => "writing its outputs",
+        2 => "writing its outputs",
+        _ => "submitting Slurm jobs",
     }
 }

@@ -112,7 +112,7 @@ fn queueing_work_beyond_the_limits_is_refused_before_it_starts() {
         (
             "replications = 2\n[sweep]\nload = [0.5]",
             "replications = 600000\n[sweep]\nload = [0.4, 0.5]",
-            &["run.replications", "runs in all"],
+            &["run.replications", "units of work in all"],
         ),
         (
             "slots = 10_000",

@@ -6,6 +6,7 @@ mod docs;
 mod fuzz;
 mod hostile;
 mod hostile_files;
+mod hostile_round3;
 mod journal;
 mod multi;
 mod numa_sim;

@@ -112,27 +112,37 @@ impl Ctx<'_> {
         }
         Ok(())
     }
-
-    /// Numbers separated by whitespace, commas or new lines; `#` starts a comment; each with
-    /// its line (from 1), and the file as resolved. The path is relative to the experiment
-    /// file's folder; `key` names the key in errors.
-    pub(crate) fn numbers(
+    /// The numbers of the file `path` (relative to the experiment file), separated by commas
+    /// or white space, `#` starting a comment, each passed with its line to `each`; read line
+    /// by line (never whole), at most [`crate::limits::MAX_FILE_VALUES`] of them.
+    pub(crate) fn numbers<T>(
         &self,
         key: &str,
         path: &str,
-    ) -> Result<(PathBuf, Vec<(f64, usize)>), ExperimentError> {
+        mut each: impl FnMut(f64, usize, &Path) -> Result<T, ExperimentError>,
+    ) -> Result<(PathBuf, Vec<T>), ExperimentError> {
+        use std::io::BufRead as _;
         let full = self.path(path);
-        let text = crate::input::read_text(&full).map_err(|e| {
+        let unreadable = |e: std::io::Error| {
             self.bad(
                 key,
                 "a readable file of sizes",
                 format!("{}: {e}", full.display()),
             )
-        })?;
+        };
+        let mut reader = crate::input::open_text(&full).map_err(unreadable)?;
         let mut out = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("");
-            for tok in line.split(|c: char| c == ',' || c.is_whitespace()) {
+        let mut line = String::new();
+        let mut n = 0;
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line);
+            if read.map_err(|e| unreadable(crate::input::not_text(e)))? == 0 {
+                break;
+            }
+            n += 1;
+            let text = line.split('#').next().unwrap_or("");
+            for tok in text.split(|c: char| c == ',' || c.is_whitespace()) {
                 if tok.is_empty() {
                     continue;
                 }
@@ -140,15 +150,20 @@ impl Ctx<'_> {
                     self.bad(
                         key,
                         "numbers only",
-                        format!(
-                            "{}:{}: `{}`",
-                            full.display(),
-                            n + 1,
-                            crate::input::shown(tok)
-                        ),
+                        format!("{}:{n}: `{}`", full.display(), crate::input::shown(tok)),
                     )
                 })?;
-                out.push((x, n + 1));
+                if out.len() as u64 >= crate::limits::MAX_FILE_VALUES {
+                    return Err(self.bad(
+                        key,
+                        &format!(
+                            "at most {} values in a file of sizes",
+                            crate::limits::MAX_FILE_VALUES
+                        ),
+                        format!("more, at {}:{n}", full.display()),
+                    ));
+                }
+                out.push(each(x, n, &full)?);
             }
         }
         Ok((full, out))

@@ -79,19 +79,16 @@ pub(crate) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, Experimen
                     .map(|&x| cx.size("workload.sizes.values", x))
                     .collect::<Result<Vec<_>, _>>()?,
                 (None, Some(f)) => {
-                    let (full, values) = cx.numbers("workload.sizes.file", &f)?;
-                    values
-                        .into_iter()
-                        .map(|(x, line)| {
-                            Size::from_f64(x).ok_or_else(|| {
-                                cx.bad(
-                                    "workload.sizes.file",
-                                    "sizes in (0, 1]",
-                                    format!("{}:{line}: {x}", full.display()),
-                                )
-                            })
+                    cx.numbers("workload.sizes.file", &f, |x, line, full| {
+                        Size::from_f64(x).ok_or_else(|| {
+                            cx.bad(
+                                "workload.sizes.file",
+                                "sizes in (0, 1]",
+                                format!("{}:{line}: {x}", full.display()),
+                            )
                         })
-                        .collect::<Result<Vec<_>, _>>()?
+                    })?
+                    .1
                 }
                 _ => {
                     return Err(cx.bad(

@@ -61,6 +61,9 @@ impl Kind for Experiment {
     fn estimated_seconds(&self) -> Option<f64> {
         Some(run::seconds(self))
     }
+    fn memory(&self, threads: usize) -> Vec<crate::experiment::memory::Use> {
+        run::memory(self, threads)
+    }
     fn header(&self) -> &Header {
         &self.header
     }

@@ -11,7 +11,7 @@ mod simulate;
 mod study;
 mod units;
 
-pub(in crate::experiment::queueing) use budget::{admit, seconds};
+pub(in crate::experiment::queueing) use budget::{admit, memory, seconds};
 pub(crate) use limit::ThresholdResult;
 pub(crate) use region_map::RayResult;
 pub(crate) use simulate::RunRecord;
