@@ -51,6 +51,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// a house rule: no function over 120 lines (the threshold is in clippy.toml)
+#![warn(clippy::too_many_lines)]
 
 #[doc(hidden)]
 pub mod bench_internals;

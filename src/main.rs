@@ -6,6 +6,8 @@
 //! stopped by SIGINT / SIGTERM (129 for SIGHUP) after saving what was finished (run the same command to resume).
 
 #![forbid(unsafe_code)]
+// a house rule: no function over 120 lines (the threshold is in clippy.toml)
+#![warn(clippy::too_many_lines)]
 
 use std::path::PathBuf;
 

@@ -115,6 +115,22 @@ pub enum ExperimentError {
     /// Submitting to Slurm failed (what went wrong).
     #[error("slurm: {0}")]
     Slurm(String),
+    /// A policy broke the model's rules during a run (placed a job where it does not fit,
+    /// named a server that does not exist, lost or duplicated a job): its run is stopped.
+    #[error(
+        "{}: policy \"{policy}\" broke the model's rules during a run: {what}; its run was \
+         stopped (a policy of your own: fix it, and check it decision by decision with \
+         packlab::policy::testing; a built-in one: a bug in packlab, please report it)",
+        file.display()
+    )]
+    Policy {
+        /// The experiment file.
+        file: PathBuf,
+        /// The policy's label.
+        policy: String,
+        /// What it did.
+        what: String,
+    },
     /// A signal stopped units in flight (turned into `Interrupted` by the engine).
     #[error("stopped by a signal")]
     Cancelled,

@@ -134,7 +134,8 @@ pub fn parse(params: &PolicyParams<'_>, sizes: &SizeLaw) -> Result<PolicySpec, P
             });
         }
     }
-    (e.parse)(params, sizes)
+    // the entry's name, whatever name its parser gave the spec
+    (e.parse)(params, sizes).map(|spec| spec.stamped(e.name))
 }
 
 #[cfg(test)]
@@ -169,6 +170,18 @@ mod tests {
             class: 0,
         });
         assert_eq!(p.waiting(), 1);
+        // a parser that names its spec otherwise: the entry's name is the spec's
+        fn misnamed(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+            Ok(PolicySpec::new(
+                "a-typo",
+                "",
+                super::super::FifoFirstFit::new,
+            ))
+        }
+        register(PolicyEntry::new("test-misnamed", "a test", misnamed)).unwrap();
+        let spec = PolicySpec::from_name("test-misnamed").unwrap();
+        assert_eq!(spec.name(), "test-misnamed");
+        assert_eq!(spec.entry().name, "test-misnamed");
     }
 
     #[test]

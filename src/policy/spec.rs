@@ -95,7 +95,8 @@ impl<P: Policy + 'static, F: Fn(usize) -> P + Send + Sync> Runner for Typed<F> {
 }
 
 impl PolicySpec {
-    /// The policy registered as `name` ([`registry::register`] for a policy of one's own), with
+    /// The policy registered as `name` ([`registry::register`] for a policy of one's own; an
+    /// entry's parser may pass any name here, the registry stamps the entry's own), with
     /// its parameters in words (`params`, e.g. `"ties = lowest"`, empty without parameters:
     /// they tell runs apart and identify the experiment in its journal), built for a number of
     /// servers by `build`. Runs are compiled for the policy's own type `P`.
@@ -128,6 +129,13 @@ impl PolicySpec {
         let params = super::PolicyParams::new(name, &table);
         let none = crate::workload::SizeLaw::Empirical { values: vec![] };
         registry::parse(&params, &none).ok()
+    }
+
+    /// The spec under the entry's name: the registry stamps every spec its entry's parser
+    /// returns, so the name written in [`PolicySpec::new`] cannot disagree with the entry's.
+    pub(super) fn stamped(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
     }
 
     /// The policy's name as written in experiment files.

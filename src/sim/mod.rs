@@ -12,6 +12,7 @@
 mod calendar;
 pub mod cancel;
 mod cluster;
+pub(crate) mod guard;
 pub(crate) mod verdict;
 
 pub use calendar::Calendar;

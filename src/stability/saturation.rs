@@ -1,26 +1,28 @@
-//! The throughput of the saturated FIFO-FF system, estimated by simulation: a queue that never
-//! empties, its head-of-line job placed on the first server it fits, until it fits nowhere.
+//! The throughput of a saturated system, estimated by simulation: a queue that never empties,
+//! served by the policy itself (FIFO-FF: the head-of-line job on the first server it fits,
+//! until it fits nowhere; or any policy whose entry declares that it serves jobs in arrival
+//! order).
 //!
 //! By the saturation rule (Baccelli & Foss, "On the saturation rule for the stability of
 //! queues", J. Appl. Prob. 32, 1995; for jobs that need several servers at once in FIFO order,
 //! Rumyantsev & Morozov, "Stability criterion of a multiserver model with simultaneous
 //! service", Annals of Operations Research 252, 2017, and Grosof, Harchol-Balter &
 //! Scheller-Wolf, "WCFS: a new framework for analyzing multiserver systems", Queueing Systems
-//! 102, 2022) FIFO-FF is stable exactly for arrival rates below this throughput. It is an
+//! 102, 2022) such a policy is stable exactly for arrival rates below this throughput. It is an
 //! estimate of the stability limit independent of any verdict or bisection. The rule needs
 //! the order of service not to depend on the queue's contents: it does not apply to BF-J/S,
 //! VQS or VQS-BF, which choose among the waiting jobs, so a never-empty queue would hand them
 //! the jobs they like best, a mix of sizes the real queue near its limit does not have.
 //!
 //! For finitely many sizes on tiny systems, [`super::exact::saturated_fifo_throughput`] gives
-//! the same number exactly (a test compares them).
+//! FIFO-FF's number exactly (a test compares them).
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::{Job, ServerId, Size};
-use crate::policy::{FifoFirstFit, Policy, SlotView};
+use crate::policy::{Policy, SlotView};
 use crate::rng::derive_seed;
 use crate::sim::{BATCHES, Cluster};
 use crate::workload::{ServiceLaw, SizeLaw};
@@ -39,9 +41,12 @@ pub(crate) struct Saturation {
     pub(crate) z_vn: f64,
 }
 
-/// Simulates saturated FIFO-FF on `servers` unit servers for `warmup + slots` slots, jobs drawn
-/// from `sizes` and `service` on streams of `seed`.
-pub(crate) fn fifo_saturated(
+/// Simulates `policy`, saturated, on `servers` empty unit servers for `warmup + slots` slots,
+/// jobs drawn from `sizes` and `service` on streams of `seed`: before every slot's placements
+/// the queue is filled to more jobs than the servers can take in one slot. `policy` must be
+/// new (no job waiting) and serve in arrival order for the saturation rule to give its limit.
+pub(crate) fn saturated(
+    policy: &mut dyn Policy,
     servers: usize,
     sizes: &SizeLaw,
     service: &ServiceLaw,
@@ -54,7 +59,6 @@ pub(crate) fn fifo_saturated(
     let target = (servers as u64 * per_server + 1) as usize;
     let mut size_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[2]));
     let mut service_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[3]));
-    let mut policy = FifoFirstFit::new(servers);
     let mut cluster = Cluster::new(servers, service.mean());
     let all: Vec<ServerId> = (0..servers as ServerId).collect();
     let (mut departures, mut departed) = (Vec::new(), Vec::new());
@@ -128,7 +132,16 @@ mod tests {
         )
         .unwrap();
         let law = SizeLaw::discrete(vec![a, b], vec![0.5, 0.5]).unwrap();
-        let s = fifo_saturated(2, &law, &ServiceLaw::geometric(10.0), 10_000, 2_000_000, 1);
+        let mut fifo = crate::policy::FifoFirstFit::new(2);
+        let s = saturated(
+            &mut fifo,
+            2,
+            &law,
+            &ServiceLaw::geometric(10.0),
+            10_000,
+            2_000_000,
+            1,
+        );
         assert!(
             s.ci95.0 <= exact && exact <= s.ci95.1,
             "exact {exact} outside {:?}",
@@ -140,7 +153,45 @@ mod tests {
     #[test]
     fn whole_server_jobs_saturate_every_server() {
         let law = SizeLaw::discrete(vec![Size::ONE], vec![1.0]).unwrap();
-        let s = fifo_saturated(3, &law, &ServiceLaw::geometric(10.0), 1000, 320_000, 2);
+        let mut fifo = crate::policy::FifoFirstFit::new(3);
+        let geo = ServiceLaw::geometric(10.0);
+        let s = saturated(&mut fifo, 3, &law, &geo, 1000, 320_000, 2);
         assert!(s.ci95.0 <= 0.3 && 0.3 <= s.ci95.1, "{:?}", s);
+    }
+
+    /// FIFO service, at most one job per server: saturated, every server is always busy with
+    /// one job, whatever its size.
+    struct OnePerServer(std::collections::VecDeque<Job>);
+
+    impl Policy for OnePerServer {
+        fn enqueue(&mut self, job: Job) {
+            self.0.push_back(job);
+        }
+        fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+            for i in 0..cluster.servers() as ServerId {
+                if cluster.jobs_on(i) == 0
+                    && let Some(job) = self.0.pop_front()
+                {
+                    cluster.place(i, &job, view.now);
+                }
+            }
+        }
+        fn waiting(&self) -> usize {
+            self.0.len()
+        }
+    }
+
+    #[test]
+    fn the_policy_named_is_the_policy_saturated() {
+        // small jobs: FIFO-FF packs several per server, the one-per-server rule one
+        let law = SizeLaw::uniform(Size::from_f64(0.1).unwrap(), Size::from_f64(0.3).unwrap());
+        let geo = ServiceLaw::geometric(10.0);
+        let mut one = OnePerServer(Default::default());
+        let s = saturated(&mut one, 2, &law, &geo, 1000, 320_000, 5);
+        // L / E[S] = 0.2 jobs per slot, exactly
+        assert!(s.ci95.0 <= 0.2 && 0.2 <= s.ci95.1, "{s:?}");
+        let mut fifo = crate::policy::FifoFirstFit::new(2);
+        let f = saturated(&mut fifo, 2, &law, &geo, 1000, 320_000, 5);
+        assert!(f.ci95.0 > 2.0 * s.ci95.1, "{f:?} against {s:?}");
     }
 }

@@ -105,13 +105,20 @@ fn google_snapshot_hole_filling_and_utilisation() {
     let sched = ffd(&snap);
     let machines: Vec<usize> = (0..snap.machines.len()).collect();
     let p = sched.pack(&snap, &machines, 1);
-    // no machine over capacity, and utilisation is demand over capacity when nothing pends
+    // utilisation is the placed tasks' demand over capacity, whether or not some pend
     let u = utilization(&snap, &p);
-    let (cap, dem) = (snap.capacity(), snap.demand());
-    if p.pending == 0 {
-        for d in 0..2 {
-            assert!((u[d] - dem[d] as f64 / cap[d] as f64).abs() < 1e-9);
-        }
+    let cap = snap.capacity();
+    let placed: Vec<usize> = (0..snap.tasks.len())
+        .filter(|&i| p.assigned[i].is_some())
+        .collect();
+    assert_eq!(p.pending, snap.tasks.len() - placed.len());
+    for d in 0..2 {
+        let dem: u128 = placed
+            .iter()
+            .map(|&i| snap.tasks[i].request[d] as u128)
+            .sum();
+        assert!(dem <= cap[d], "over capacity in resource {d}");
+        assert!((u[d] - dem as f64 / cap[d] as f64).abs() < 1e-9);
     }
     // hole filling with units of 1/64 … 1/2 of the median machine: ≤ 100 %, non-increasing
     let median = snap.median_machine();

@@ -12,7 +12,7 @@ mod results;
 
 pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
 pub(crate) use outcome::Outcome;
-pub(crate) use region_map::MapLimit;
+pub(crate) use region_map::{MapLimit, MapPolygons};
 pub(crate) use results::SummaryRow;
 #[cfg(test)]
 pub(crate) use results::mean_ci;

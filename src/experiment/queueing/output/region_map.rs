@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, Report, render_with, write_csv};
-use crate::experiment::queueing::analysis::{MapLimit, Outcome};
+use crate::experiment::queueing::analysis::{MapLimit, MapPolygons, Outcome};
 use crate::experiment::queueing::run::limit::probe_error;
 use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
 use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
@@ -150,15 +150,10 @@ fn ends(map: &RegionMapSpec, m: &MapLimit) -> ((f64, f64), (f64, f64)) {
     )
 }
 
-/// Draws `region_map.png` and `.svg`.
-pub(super) fn draw(
-    exp: &Experiment,
-    out: &Outcome,
-    dir: &Path,
-) -> Result<Option<[PathBuf; 2]>, ExperimentError> {
-    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
-        return Ok(None);
-    };
+/// The map's exact regions as outlines, in the plane's units (λ/μ over the cluster): the
+/// capacity region (restricted by NUMA nodes or constraints beside it), K_RED's, the dyadic
+/// set's and the guarantees, or their slices at the held rates.
+fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<Outline> {
     let l = exp.servers as f64;
     let grey = (90, 90, 90);
     // the polygons of the two types, or with held types their slices at the held rates
@@ -246,25 +241,17 @@ pub(super) fn draw(
             width: 1,
         });
     }
-    // a held type's outside a region (e.g. K_RED's): nothing to draw
-    outlines.retain(|o| !o.points.is_empty());
-    // the configurations are the capacity polygon's vertices only without held types
-    let vertices = if map.held.is_empty() {
-        polys
-            .capacity
-            .vertices
-            .iter()
-            .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    outlines
+}
+
+/// Each mapped policy's colour: its own, or (a label that is not a policy's name, or a colour
+/// taken) the next of the figures' palette.
+fn colours(exp: &Experiment, map: &RegionMapSpec) -> Vec<(u8, u8, u8)> {
     // a policy's own colour, or (a label that is not a policy's name, or a colour taken)
     // the next of the figures' palette
     let mut used: Vec<(u8, u8, u8)> = Vec::new();
     let mut next = PALETTE.iter().cycle();
-    let colours: Vec<(u8, u8, u8)> = map
-        .policies
+    map.policies
         .iter()
         .map(|&p| {
             let c = match registry::colour(&exp.labels[p]) {
@@ -279,60 +266,12 @@ pub(super) fn draw(
             used.push(c);
             c
         })
-        .collect();
-    let bands = map
-        .policies
-        .iter()
-        .zip(colours)
-        .map(|(&p, colour)| Band {
-            label: exp.labels[p].clone(),
-            colour,
-            segments: out
-                .map
-                .iter()
-                .filter(|m| m.policy == p)
-                .map(|m| ends(map, m))
-                .collect(),
-        })
-        .collect();
-    let plot = RegionPlot {
-        title: map.title.clone().unwrap_or_else(|| {
-            format!(
-                "{}: stability regions, {} and {}",
-                exp.header.name,
-                map.type_words(0),
-                map.type_words(1)
-            )
-        }),
-        note: Some(format!(
-            "{} server{}, {} rays; limits searched to {} of the {}capacity along each ray{}",
-            exp.servers,
-            if exp.servers == 1 { "" } else { "s" },
-            map.rays.len(),
-            map.search.resolution,
-            if exp.numa.is_some() {
-                "node-feasible "
-            } else if exp.constraints.is_some() {
-                "constrained "
-            } else {
-                ""
-            },
-            held_words(map, l, "; ")
-        )),
-        x_label: format!("λ₁/μ (type 1, {})", map.type_words(0)),
-        y_label: format!("λ₂/μ (type 2, {})", map.type_words(1)),
-        outlines,
-        vertices,
-        bands,
-    };
-    render_with(dir, "region_map", |stem| render_region(&plot, stem)).map(Some)
+        .collect()
 }
 
-/// The report's section: how to read the map, the exact regions, and each ray's intervals.
-pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
-    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
-        return;
-    };
+/// The report section's first paragraph: the plane, the exact regions and how to read the
+/// intervals.
+fn intro(r: &mut Report, exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) {
     let l = exp.servers as f64;
     let verts = |p: &Polygon| {
         p.vertices
@@ -412,6 +351,88 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
             },
         ));
     }
+}
+
+/// Draws `region_map.png` and `.svg`.
+pub(super) fn draw(
+    exp: &Experiment,
+    out: &Outcome,
+    dir: &Path,
+) -> Result<Option<[PathBuf; 2]>, ExperimentError> {
+    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
+        return Ok(None);
+    };
+    let l = exp.servers as f64;
+    let mut outlines = outlines(exp, map, polys);
+    // a held type's outside a region (e.g. K_RED's): nothing to draw
+    outlines.retain(|o| !o.points.is_empty());
+    // the configurations are the capacity polygon's vertices only without held types
+    let vertices = if map.held.is_empty() {
+        polys
+            .capacity
+            .vertices
+            .iter()
+            .map(|&(x, y)| ((f64::from(x) * l, f64::from(y) * l), format!("({x}, {y})")))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let colours = colours(exp, map);
+    let bands = map
+        .policies
+        .iter()
+        .zip(colours)
+        .map(|(&p, colour)| Band {
+            label: exp.labels[p].clone(),
+            colour,
+            segments: out
+                .map
+                .iter()
+                .filter(|m| m.policy == p)
+                .map(|m| ends(map, m))
+                .collect(),
+        })
+        .collect();
+    let plot = RegionPlot {
+        title: map.title.clone().unwrap_or_else(|| {
+            format!(
+                "{}: stability regions, {} and {}",
+                exp.header.name,
+                map.type_words(0),
+                map.type_words(1)
+            )
+        }),
+        note: Some(format!(
+            "{} server{}, {} rays; limits searched to {} of the {}capacity along each ray{}",
+            exp.servers,
+            if exp.servers == 1 { "" } else { "s" },
+            map.rays.len(),
+            map.search.resolution,
+            if exp.numa.is_some() {
+                "node-feasible "
+            } else if exp.constraints.is_some() {
+                "constrained "
+            } else {
+                ""
+            },
+            held_words(map, l, "; ")
+        )),
+        x_label: format!("λ₁/μ (type 1, {})", map.type_words(0)),
+        y_label: format!("λ₂/μ (type 2, {})", map.type_words(1)),
+        outlines,
+        vertices,
+        bands,
+    };
+    render_with(dir, "region_map", |stem| render_region(&plot, stem)).map(Some)
+}
+
+/// The report's section: how to read the map, the exact regions, and each ray's intervals.
+pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let (Some(map), Some(polys)) = (&exp.region_map, &out.polygons) else {
+        return;
+    };
+    let l = exp.servers as f64;
+    intro(r, exp, map, polys);
     let one_resource = map.vectors.is_none();
     let mut header = vec!["θ".to_string(), "capacity λ/μ".into()];
     if one_resource {

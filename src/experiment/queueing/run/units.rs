@@ -12,7 +12,7 @@ use crate::experiment::queueing::SearchSpec;
 use crate::experiment::queueing::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
 use crate::packing::place::Scorer;
 use crate::rng::derive_seed;
-use crate::stability::saturation::{Saturation, fifo_saturated};
+use crate::stability::saturation::{Saturation, saturated};
 
 /// One unit of a queueing experiment.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,11 +233,36 @@ pub(in crate::experiment::queueing) fn ray_slots(exp: &Experiment) -> f64 {
         * (MAP_STRETCH * slots as f64).min(max_slots as f64)
 }
 
-/// Runs one unit.
+/// Runs one unit. A policy that breaks the model's rules (a panic in its run, or a run whose
+/// bookkeeping does not add up) stops the unit with an error naming the policy, never the
+/// process.
 pub(in crate::experiment::queueing) fn run(
     exp: &Experiment,
     unit: &Unit,
 ) -> Result<Done, ExperimentError> {
+    let policy = match unit {
+        Unit::Run { policy, .. }
+        | Unit::Limit { policy, .. }
+        | Unit::Saturation { policy }
+        | Unit::Study { policy, .. }
+        | Unit::Ray { policy, .. } => *policy,
+    };
+    let broke = |what: String| ExperimentError::Policy {
+        file: exp.header.file.clone(),
+        policy: exp.labels[policy].clone(),
+        what,
+    };
+    match crate::sim::guard::caught(|| run_unit(exp, unit)) {
+        Ok(Err(ExperimentError::Sim(crate::sim::SimError::Invariant { slot, what }))) => {
+            Err(broke(format!("at slot {slot}, {what}")))
+        }
+        Ok(r) => r,
+        Err(what) => Err(broke(what)),
+    }
+}
+
+/// Runs one unit (see [`run`]).
+fn run_unit(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
     Ok(match unit {
         &Unit::Run { policy, point, rep } => {
             Done::Run(Box::new(simulate(exp, policy, point, rep)?))
@@ -247,7 +272,18 @@ pub(in crate::experiment::queueing) fn run(
         }
         &Unit::Saturation { policy } => {
             let (_, warmup, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
-            let s = fifo_saturated(
+            // the named policy itself, never another one in its place
+            let spec = &exp.policies[policy];
+            let mut built = spec
+                .build(exp.servers)
+                .ok_or_else(|| ExperimentError::Invalid {
+                    file: exp.header.file.clone(),
+                    key: "claim".into(),
+                    expected: "a single-resource policy for a saturation claim".into(),
+                    got: format!("\"{}\"", spec.label()),
+                })?;
+            let s = saturated(
+                built.as_mut(),
                 exp.servers,
                 exp.workload.sizes(),
                 exp.workload.service(),

@@ -195,9 +195,11 @@ fn saturation(
     if !policies[policy].saturation_rule() {
         return Err(k.cx().bad(
             &k.key("policy"),
-            "a fifo-ff policy (the saturation rule holds for FIFO service only: BF-J/S and VQS \
-             choose among waiting jobs, so a queue that never empties is not the queue they \
-             face at their limit)",
+            "a policy that serves jobs in arrival order (its entry declares fifo_service, as \
+             fifo-ff's does): the saturation rule holds for FIFO service only, and the \
+             saturated system simulated is the policy itself (BF-J/S and VQS choose among \
+             waiting jobs, so a queue that never empties is not the queue they face at their \
+             limit)",
             format!("\"{}\"", k.labels[policy]),
         ));
     }

@@ -5,4 +5,5 @@
 mod calibration;
 mod figures;
 mod markov;
+mod misbehaving;
 mod region_map;

@@ -1,0 +1,73 @@
+//! A registered policy that breaks the model's rules is named in an error; the process goes on.
+
+use std::path::Path;
+
+use crate::experiment::ExperimentError;
+use crate::experiment::queueing::{Experiment, execute};
+use crate::model::{Job, ServerId};
+use crate::policy::{
+    ParamError, Policy, PolicyEntry, PolicyParams, PolicySpec, SlotView, registry,
+};
+use crate::sim::Cluster;
+use crate::workload::SizeLaw;
+
+/// Places every waiting job on `server`, whether it fits or exists.
+struct Careless {
+    server: ServerId,
+    queue: Vec<Job>,
+}
+
+impl Policy for Careless {
+    fn enqueue(&mut self, job: Job) {
+        self.queue.push(job);
+    }
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        for job in self.queue.drain(..) {
+            cluster.place(self.server, &job, view.now);
+        }
+    }
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+fn overfill(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+    Ok(PolicySpec::new("test-overfill", "", |_| Careless {
+        server: 0,
+        queue: Vec::new(),
+    }))
+}
+
+fn nowhere(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+    Ok(PolicySpec::new("test-nowhere", "", |servers| Careless {
+        server: servers as ServerId + 5,
+        queue: Vec::new(),
+    }))
+}
+
+#[test]
+fn a_policy_that_breaks_the_rules_is_named_and_nothing_panics() {
+    // registration is process-wide: each name once
+    let _ = registry::register(PolicyEntry::new("test-overfill", "overfills", overfill));
+    let _ = registry::register(PolicyEntry::new("test-nowhere", "no such server", nowhere));
+    for (name, words) in [
+        ("test-overfill", "on server 0 with free"),
+        ("test-nowhere", "index out of bounds"),
+    ] {
+        let text = format!(
+            "name = \"m\"\n[cluster]\nservers = 3\n[workload]\n\
+             sizes = {{ dist = \"uniform\", low = 0.4, high = 0.9 }}\n\
+             service = {{ dist = \"geometric\", mean = 10.0 }}\n[run]\nslots = 10_000\n\
+             replications = 2\n[sweep]\nload = [0.5]\n[[policy]]\nname = \"{name}\"\n"
+        );
+        let exp = Experiment::parse(Path::new("m.toml"), &text).unwrap();
+        match execute(&exp, Some(2)) {
+            Err(e @ ExperimentError::Policy { .. }) => {
+                let m = e.to_string();
+                assert!(m.contains(&format!("policy \"{name}\"")), "{m}");
+                assert!(m.contains(words), "{m}");
+            }
+            other => panic!("{name}: expected the policy named, got {:?}", other.err()),
+        }
+    }
+}
