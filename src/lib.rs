@@ -56,6 +56,7 @@
 
 #[doc(hidden)]
 pub mod bench_internals;
+pub mod cli;
 pub mod configurations;
 pub mod constraints;
 pub mod experiment;

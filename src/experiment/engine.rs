@@ -83,6 +83,19 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     }
 }
 
+/// The name this program was started under (`packlab`, or a researcher's own binary that is
+/// packlab's command line), for the commands messages suggest.
+fn program() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "packlab".into())
+}
+
 /// A run's estimated peak memory is printed before it starts when above this, bytes.
 const MEMORY_WORTH_SAYING: f64 = 1024.0 * 1048576.0;
 
@@ -399,10 +412,11 @@ pub(crate) fn run_kind<K: Kind>(
             quick: opts.quick,
             done: format!(
                 "packlab: shard {i}/{n} of {}: {count} of {} units in {} ({kept} resumed from \
-                 its journal); merge the shards with `packlab merge {}`",
+                 its journal); merge the shards with `{} merge {}`",
                 exp.header().name,
                 plan.len(),
                 folder.journal(opts.shard, opts.quick).display(),
+                program(),
                 dir.display()
             ),
         });

@@ -12,6 +12,7 @@ pub(crate) type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, Pa
 /// the policy itself. Built with [`PolicyEntry::new`] and its setters, so that a field added
 /// later has a default.
 #[non_exhaustive]
+#[derive(Clone, Copy)]
 pub struct PolicyEntry {
     /// The name in `[[policy]] name = …`.
     pub name: &'static str,

@@ -25,22 +25,92 @@ pub const POLICIES: &[&PolicyEntry] = &[
 static REGISTERED: std::sync::RwLock<Vec<&'static PolicyEntry>> =
     std::sync::RwLock::new(Vec::new());
 
-/// Registers a policy written outside the crate, so that experiment files can name it: its
-/// entry's parser returns a [`PolicySpec::new`]. Refuses a name already taken (by a built-in
-/// policy or an earlier registration). The entry lives for the rest of the process.
-pub fn register(entry: PolicyEntry) -> Result<(), String> {
-    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+/// The policies a command line offers ([`crate::cli::main`]): the built-in ones and a
+/// program's own, each name once.
+///
+/// `--help` lists every one with its keys; an experiment file may name any. A policy's entry
+/// says what packlab may do with it: its colour in figures ([`PolicyEntry::colour`], used
+/// under a `label` that is the name itself or starts with it and `-`; other labels take the
+/// next colour of the palette), its cost per slot for estimates, and whether it serves jobs in
+/// arrival order ([`PolicyEntry::fifo_service`]: only then may a `saturation` claim be made of
+/// it, and the saturated system simulated is that policy's own). Its parser reads the
+/// policy's keys ([`PolicyParams`]) and returns a [`PolicySpec::new`] whose `params` string
+/// names every parameter value (it tells runs apart and identifies the experiment in its
+/// journal); the registry stamps the entry's name into the spec.
+#[derive(Clone, Default)]
+pub struct Registry {
+    own: Vec<PolicyEntry>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(POLICIES.iter().map(|e| e.name))
+            .entries(self.own.iter().map(|e| e.name))
+            .finish()
+    }
+}
+
+impl Registry {
+    /// The built-in policies ([`POLICIES`]).
+    pub fn builtin() -> Self {
+        Registry::default()
+    }
+
+    /// This registry and `entry`: refused when its name is not `[a-z0-9-]+` or is taken (by a
+    /// built-in policy, one of this registry's, or one registered in this process).
+    pub fn with(mut self, entry: PolicyEntry) -> Result<Self, String> {
+        check_name(&entry)?;
+        if self.own.iter().any(|e| e.name == entry.name) || self::entry(entry.name).is_some() {
+            return Err(format!("a policy named `{}` exists already", entry.name));
+        }
+        self.own.push(entry);
+        Ok(self)
+    }
+
+    /// Its own entries (besides the built-in ones), in the order they were added.
+    pub fn own(&self) -> &[PolicyEntry] {
+        &self.own
+    }
+
+    /// Makes this registry's entries the ones experiment files of this process can name (a
+    /// process runs one command line). Entries registered already under the same name, by an
+    /// earlier call, are kept.
+    pub(crate) fn install(&self) -> Result<(), String> {
+        for e in &self.own {
+            if self::entry(e.name).is_some_and(|known| known.doc == e.doc) {
+                continue;
+            }
+            register(*e)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether `entry`'s name is one experiment files can write.
+fn check_name(entry: &PolicyEntry) -> Result<(), String> {
     let valid = !entry.name.is_empty()
         && entry
             .name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    if !valid {
-        return Err(format!(
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
             "policy name `{}`: expected [a-z0-9-]+ (experiment files name it)",
             entry.name
-        ));
+        ))
     }
+}
+
+/// Registers a policy written outside the crate, so that experiment files can name it: its
+/// entry's parser returns a [`PolicySpec::new`]. Refuses a name already taken (by a built-in
+/// policy or an earlier registration). The entry lives for the rest of the process. A program
+/// with a command line passes its policies to [`crate::cli::main`] in a [`Registry`] instead.
+pub fn register(entry: PolicyEntry) -> Result<(), String> {
+    check_name(&entry)?;
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
     if POLICIES
         .iter()
         .chain(registered.iter())
