@@ -149,6 +149,9 @@ struct SlurmArgs {
     /// The shortened experiment.
     #[arg(long)]
     quick: bool,
+    /// Each shard's --max-memory, GiB (see the run's flag).
+    #[arg(long, value_name = "GIB", value_parser = parse_gib)]
+    max_memory: Option<u64>,
     /// Submit both jobs with sbatch and print their ids.
     #[arg(long)]
     submit: bool,
@@ -460,6 +463,7 @@ fn slurm_scripts(a: &SlurmArgs) -> Result<(), ExperimentError> {
         time: a.time.clone(),
         cpus_per_task: a.cpus_per_task,
         extra: a.extra.clone(),
+        max_memory: a.max_memory,
     };
     let (shards, merge) = spec.write()?;
     eprint_line!(

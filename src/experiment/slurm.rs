@@ -33,6 +33,8 @@ pub struct SlurmSpec {
     pub cpus_per_task: u32,
     /// Further `#SBATCH` lines, as written after `#SBATCH ` (for example `--mem=4G`).
     pub extra: Vec<String>,
+    /// `--max-memory` of every shard, bytes (`None`: packlab's default).
+    pub max_memory: Option<u64>,
 }
 
 /// A word quoted for the shell.
@@ -276,12 +278,16 @@ impl SlurmSpec {
         l.push(String::new());
         l.push("# shard k+1 of N; a requeued task resumes from its journal".into());
         l.push(format!(
-            "exec {} {} --out {} --shard \"$((SLURM_ARRAY_TASK_ID + 1))/{}\" --threads \"${{SLURM_CPUS_PER_TASK:-1}}\"{}",
+            "exec {} {} --out {} --shard \"$((SLURM_ARRAY_TASK_ID + 1))/{}\" --threads \"${{SLURM_CPUS_PER_TASK:-1}}\"{}{}",
             path(&self.packlab),
             path(&self.experiment),
             path(&self.out),
             self.shards,
-            if self.quick { " --quick" } else { "" }
+            if self.quick { " --quick" } else { "" },
+            self.max_memory.map_or(String::new(), |b| format!(
+                " --max-memory {}",
+                b as f64 / (1u64 << 30) as f64
+            )),
         ));
         l.join("\n") + "\n"
     }
@@ -475,6 +481,7 @@ mod tests {
             time: Some("1:00:00".into()),
             cpus_per_task: 2,
             extra: vec!["--mem=2G".into()],
+            max_memory: Some(3 << 29),
         };
         let a = s.shards_script();
         assert!(a.contains("#SBATCH --array=0-3"), "{a}");
@@ -483,7 +490,8 @@ mod tests {
         assert!(a.contains("'exp/it'\\''s.toml'"), "{a}");
         assert!(a.contains("#SBATCH --chdir=\"/home/me/lab\""), "{a}");
         assert!(a.contains("--shard \"$((SLURM_ARRAY_TASK_ID + 1))/4\" --threads"));
-        assert!(a.ends_with("--quick\n"));
+        assert!(a.contains(" --quick --max-memory 1.5\n"), "{a}");
+        assert!(a.ends_with("--quick --max-memory 1.5\n"));
         let m = s.merge_script();
         assert!(m.contains("exec '/opt/packlab' merge '/res/x'"), "{m}");
     }
@@ -540,6 +548,7 @@ mod tests {
             time,
             cpus_per_task: 2,
             extra,
+            max_memory: None,
         }
     }
 
