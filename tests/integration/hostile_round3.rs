@@ -455,21 +455,30 @@ fn sighup_stops_a_run_like_sigterm() {
         "exp.toml",
         queue(10, "slots = 50_000_000\nreplications = 4", 0.5),
     );
-    let child = util::bin()
+    let mut child = util::bin()
         .args([s(&exp), "--out", s(&d.join("out")), "--threads", "1"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    // once the run has started (its first progress line), a closed terminal
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("to do") {
+        let mut line = String::new();
+        if std::io::BufRead::read_line(&mut err, &mut line).unwrap() == 0 {
+            panic!("the run ended before it started: {seen}");
+        }
+        seen.push_str(&line);
+    }
     Command::new("kill")
         .args(["-HUP", &child.id().to_string()])
         .status()
         .unwrap();
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(129));
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("signal 1"), "{e}");
+    std::io::Read::read_to_string(&mut err, &mut seen).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(129), "{seen}");
+    assert!(seen.contains("signal 1"), "{seen}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
