@@ -40,7 +40,7 @@ pub fn journal_direct(text: &str, dir: &Path) -> Result<Direct, ExperimentError>
     let unit = t.elapsed().as_secs_f64() / plan.len() as f64;
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).expect("a temporary folder");
-    let header = journal_header(&exp, false, plan.len(), (1, 1));
+    let header = journal_header(&exp, false, &plan, (1, 1));
     let mut journal = Journal::create(&dir.join("journal"), &header)?;
     let t = Instant::now();
     for (i, d) in done.iter().enumerate() {

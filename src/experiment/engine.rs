@@ -53,6 +53,12 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn estimated_seconds(&self) -> Option<f64> {
         None
     }
+    /// A hash of everything `unit`'s result depends on (with `quick`, the shortened plan): a
+    /// journal written before an edit of the file keeps the units whose hash is unchanged.
+    /// The default is the whole experiment's: any edit runs every unit again.
+    fn unit_fingerprint(&self, _unit: &Self::Unit, quick: bool) -> u64 {
+        journal::fingerprint(&(VERSION, quick, self))
+    }
     /// What the plan holds in memory at its peak on `threads` worker threads, by what holds
     /// it (checked against the memory limit before any work; see [`super::memory`]).
     fn memory(&self, _threads: usize) -> Vec<super::memory::Use> {
@@ -161,7 +167,7 @@ pub(crate) fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32
 pub(crate) fn journal_header<K: Kind>(
     exp: &K,
     quick: bool,
-    units: usize,
+    plan: &[K::Unit],
     shard: (u32, u32),
 ) -> JournalHeader {
     let h = exp.header();
@@ -182,8 +188,13 @@ pub(crate) fn journal_header<K: Kind>(
         fingerprint,
         sections,
         quick,
-        units: units as u32,
+        units: plan.len() as u32,
         shard,
+        results: journal::RESULTS,
+        unit_fingerprints: plan
+            .iter()
+            .map(|u| exp.unit_fingerprint(u, quick))
+            .collect(),
     }
 }
 
@@ -282,11 +293,14 @@ fn open_journal<K: Kind>(
             units,
             whole,
         }) => {
-            if let Some(what) = old.difference(header) {
+            if let Some(what) = old.refusal(header) {
                 return Err(ExperimentError::JournalMismatch {
                     dir: dir.to_path_buf(),
                     what,
                 });
+            }
+            if old.fingerprint != header.fingerprint || old.units != header.units {
+                return keep_unchanged::<K>(dir, path, &old, header, units);
             }
             // a unit recorded twice (a journal copied onto itself, say) counts once
             let mut seen = vec![false; header.units as usize];
@@ -305,6 +319,49 @@ fn open_journal<K: Kind>(
             Ok((Journal::append_to(path, whole)?, done))
         }
     }
+}
+
+/// After an edit of the file: a new journal at `path` for `header`, holding the units of the
+/// old one (`old`, its records `units`) whose fingerprint is unchanged; says what changed and
+/// how many units are kept.
+fn keep_unchanged<K: Kind>(
+    dir: &Path,
+    path: &Path,
+    old: &JournalHeader,
+    header: &JournalHeader,
+    units: Vec<(u32, Vec<u8>)>,
+) -> Result<Resumed<K::Done>, ExperimentError> {
+    let same = old.unchanged(header);
+    let mut seen = vec![false; header.units as usize];
+    let kept: Vec<(u32, Vec<u8>, K::Done)> = units
+        .into_iter()
+        .filter(|(u, _)| same.get(*u as usize).copied().unwrap_or(false))
+        .filter_map(|(u, bytes)| {
+            let done = postcard::from_bytes::<K::Done>(&bytes).ok()?;
+            let first = !std::mem::replace(seen.get_mut(u as usize)?, true);
+            first.then_some((u, bytes, done))
+        })
+        .collect();
+    if !crate::progress::quiet() {
+        crate::progress::warn_line!(
+            "packlab: {}: {}; {} finished unit{} of the journal in {} {} unchanged and kept, \
+             the rest run again (--fresh starts over)",
+            header.name,
+            old.changes(header),
+            kept.len(),
+            if kept.len() == 1 { "" } else { "s" },
+            dir.display(),
+            if kept.len() == 1 { "is" } else { "are" },
+        );
+    }
+    let mut journal = Journal::create(path, header)?;
+    for (u, bytes, _) in &kept {
+        journal.append(*u, bytes)?;
+    }
+    Ok((
+        journal,
+        kept.into_iter().map(|(u, _, d)| (u as usize, d)).collect(),
+    ))
 }
 
 /// Runs `exp` into `dir` with a journal: resumes what the journal holds, runs the rest (or this
@@ -341,7 +398,7 @@ pub(crate) fn run_kind<K: Kind>(
     }
     let plan = exp.plan();
     let shard = opts.shard.unwrap_or((1, 1));
-    let header = journal_header(&exp, opts.quick, plan.len(), shard);
+    let header = journal_header(&exp, opts.quick, &plan, shard);
     let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
     let kept = had.len();
     if kept > 0 && !crate::progress::quiet() {
@@ -480,7 +537,7 @@ pub(crate) fn merge_kind<K: Kind>(
     let mut problems = Vec::new();
     for i in 1..=n {
         let path = folder.journal(Some((i, n)), quick);
-        let want = journal_header(&exp, quick, plan.len(), (i, n));
+        let want = journal_header(&exp, quick, &plan, (i, n));
         match journal::read(&path)? {
             None => problems.push(format!("shard {i}/{n} has no journal ({})", path.display())),
             Some(journal::Contents {
@@ -532,7 +589,7 @@ mod tests {
 
     fn fingerprint_of(file: &str, text: &str) -> u64 {
         let exp = Experiment::parse(Path::new(file), text).expect("a valid experiment");
-        journal_header(&exp, false, 1, (1, 1)).fingerprint
+        journal_header(&exp, false, &[], (1, 1)).fingerprint
     }
 
     #[test]
@@ -556,8 +613,8 @@ mod tests {
         // quick is part of it
         let exp = Experiment::parse(Path::new(&path), &text).unwrap();
         assert_ne!(
-            journal_header(&exp, false, 1, (1, 1)).fingerprint,
-            journal_header(&exp, true, 1, (1, 1)).fingerprint
+            journal_header(&exp, false, &[], (1, 1)).fingerprint,
+            journal_header(&exp, true, &[], (1, 1)).fingerprint
         );
     }
 }

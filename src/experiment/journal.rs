@@ -50,12 +50,51 @@ pub(crate) struct JournalHeader {
     pub(crate) units: u32,
     /// (I, N) for shard I of N, (1, 1) for a whole run.
     pub(crate) shard: (u32, u32),
+    /// The results version of the build that wrote it ([`RESULTS`]).
+    pub(crate) results: u32,
+    /// Per unit of the whole plan, a hash of everything its result depends on: after an edit
+    /// of the file, the units whose hash is unchanged are kept.
+    pub(crate) unit_fingerprints: Vec<u64>,
 }
+
+/// The results version: a build whose units give other results than the build before for
+/// the same unit (a changed policy, law, sampler, verdict, or record format) bumps it, so
+/// that no journal of the build before is resumed as if its units were this build's. The
+/// rule: any change that alters a committed output, or what a journal record holds, bumps
+/// it in the same commit.
+pub(crate) const RESULTS: u32 = 1;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
     /// are the same experiment.
     pub(crate) fn difference(&self, other: &JournalHeader) -> Option<String> {
+        if let Some(why) = self.refusal(other) {
+            return Some(why);
+        }
+        if self.fingerprint == other.fingerprint && self.units == other.units {
+            return None;
+        }
+        Some(self.changes(other))
+    }
+
+    /// Why this journal cannot give `other` any unit: another packlab version or results
+    /// version, the other plan (`--quick` or not), another experiment's name.
+    pub(crate) fn refusal(&self, other: &JournalHeader) -> Option<String> {
+        if self.results != other.results {
+            return Some(format!(
+                "it was written by a build whose results differ (results version {}, this \
+                 build's {})",
+                self.results, other.results
+            ));
+        }
+        if self.name != other.name {
+            return Some(format!("it belongs to experiment \"{}\"", self.name));
+        }
+        self.version_or_plan(other)
+    }
+
+    /// The version and plan part of [`JournalHeader::refusal`].
+    fn version_or_plan(&self, other: &JournalHeader) -> Option<String> {
         if self.version != other.version {
             return Some(format!(
                 "it was written by packlab {} (this is packlab {})",
@@ -69,9 +108,11 @@ impl JournalHeader {
                 "it holds a full run (this one is --quick)".into()
             });
         }
-        if self.fingerprint == other.fingerprint && self.units == other.units {
-            return None;
-        }
+        None
+    }
+
+    /// What changed in the file between this journal's experiment and `other`'s, in words.
+    pub(crate) fn changes(&self, other: &JournalHeader) -> String {
         let mut changed: Vec<&str> = Vec::new();
         for (k, h) in &other.sections {
             match self.sections.iter().find(|(j, _)| j == k) {
@@ -84,13 +125,24 @@ impl JournalHeader {
                 changed.push(k);
             }
         }
-        Some(if self.name != other.name {
-            format!("it belongs to experiment \"{}\"", self.name)
-        } else if changed.is_empty() {
+        if changed.is_empty() {
             "the experiment reads data files that changed since".into()
         } else {
             format!("the experiment file changed in: {}", changed.join(", "))
-        })
+        }
+    }
+
+    /// The units of this journal's plan whose result `other`'s plan can keep: the same
+    /// position in the plan and the same unit fingerprint.
+    pub(crate) fn unchanged(&self, other: &JournalHeader) -> Vec<bool> {
+        (0..other.units as usize)
+            .map(|u| {
+                matches!(
+                    (self.unit_fingerprints.get(u), other.unit_fingerprints.get(u)),
+                    (Some(a), Some(b)) if a == b
+                )
+            })
+            .collect()
     }
 }
 
@@ -110,6 +162,18 @@ pub enum JournalError {
     NotAJournal {
         /// The file.
         path: PathBuf,
+    },
+    /// A journal of an earlier packlab, whose format this one does not read.
+    #[error(
+        "{}: a journal of experiment \"{name}\" written by an earlier packlab, in a format this \
+         one does not read; run with --fresh to start over",
+        path.display()
+    )]
+    OldFormat {
+        /// The file.
+        path: PathBuf,
+        /// The experiment it belongs to.
+        name: String,
     },
 }
 
@@ -288,7 +352,18 @@ pub(crate) fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
         path: path.to_path_buf(),
     };
     let (first, rest) = recs.split_first().ok_or_else(not)?;
-    let header: JournalHeader = postcard::from_bytes(first).map_err(|_| not())?;
+    let header: JournalHeader = postcard::from_bytes(first).map_err(|_| {
+        // a header of an earlier format still starts with packlab's version
+        match postcard::from_bytes::<(String, String)>(first) {
+            Ok((version, name)) if !version.is_empty() && version.len() < 40 => {
+                JournalError::OldFormat {
+                    path: path.to_path_buf(),
+                    name,
+                }
+            }
+            _ => not(),
+        }
+    })?;
     let mut units = Vec::with_capacity(rest.len());
     for r in rest {
         // a unit's payload: its index (u32, little-endian), then its result
@@ -356,8 +431,8 @@ impl Journal {
         r
     }
 
-    #[cfg(test)]
-    /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would).
+    /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would): how a resumed
+    /// journal carries over the units it keeps.
     pub(crate) fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
         let mut payload = unit.to_le_bytes().to_vec();
         payload.extend_from_slice(result);
@@ -428,6 +503,8 @@ mod tests {
             quick: false,
             units: 3,
             shard: (1, 1),
+            results: RESULTS,
+            unit_fingerprints: vec![1, 2, 3],
         }
     }
 

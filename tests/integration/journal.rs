@@ -190,7 +190,7 @@ fn a_journal_of_another_experiment_is_refused_until_fresh() {
     let b = write(
         &d,
         "b.toml",
-        SWEEP.replace("replications = 8", "replications = 2"),
+        SWEEP.replace("name = \"journal-test\"", "name = \"another\""),
     );
     let out = d.join("out");
     assert!(
@@ -203,7 +203,7 @@ fn a_journal_of_another_experiment_is_refused_until_fresh() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.contains("another experiment")
-            && err.contains("changed in: run")
+            && err.contains("belongs to experiment \"journal-test\"")
             && err.contains("--fresh"),
         "{err}"
     );
@@ -214,6 +214,45 @@ fn a_journal_of_another_experiment_is_refused_until_fresh() {
         "--fresh",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn an_edit_keeps_the_units_it_does_not_change() {
+    let d = tmp("edit");
+    let base = format!("{SWEEP}[[policy]]\nname = \"vqs\"\nJ = 4\n");
+    let a = write(&d, "exp.toml", &base);
+    let out = d.join("out");
+    let run = |out: &Path| packlab(&[a.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(run(&out).status.success());
+    // one policy's key and a claim edited: the other policies' 48 runs are kept
+    let edited = base
+        .replace("J = 4", "J = 3")
+        .replace("load = 0.5\nexpect", "load = 0.6\nexpect");
+    write(&d, "exp.toml", &edited);
+    let o = run(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("changed in: claim, policy")
+            && err.contains("48 finished units of the journal")
+            && err.contains("unchanged and kept"),
+        "{err}"
+    );
+    // the same bytes as a fresh run of the edited file
+    let fresh = d.join("fresh");
+    assert!(run(&fresh).status.success());
+    assert_eq!(outputs(&out), outputs(&fresh));
+    // the replications changed: every run's place in the plan moves, none is kept
+    write(
+        &d,
+        "exp.toml",
+        edited.replace("replications = 8", "replications = 2"),
+    );
+    let o = run(&out);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("0 finished units"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
