@@ -53,11 +53,12 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn estimated_seconds(&self) -> Option<f64> {
         None
     }
-    /// A hash of everything `unit`'s result depends on (with `quick`, the shortened plan): a
-    /// journal written before an edit of the file keeps the units whose hash is unchanged.
-    /// The default is the whole experiment's: any edit runs every unit again.
-    fn unit_fingerprint(&self, _unit: &Self::Unit, quick: bool) -> u64 {
-        journal::fingerprint(&(VERSION, quick, self))
+    /// Per unit of `plan`, a hash of everything its result depends on (with `quick`, the
+    /// shortened plan): a journal written before an edit of the file keeps the units whose
+    /// hash is unchanged. The default is the whole experiment's: any edit runs every unit
+    /// again.
+    fn unit_fingerprints(&self, plan: &[Self::Unit], quick: bool) -> Vec<u64> {
+        vec![journal::fingerprint(&(VERSION, quick, self)); plan.len()]
     }
     /// What the plan holds in memory at its peak on `threads` worker threads, by what holds
     /// it (checked against the memory limit before any work; see [`super::memory`]).
@@ -191,10 +192,7 @@ pub(crate) fn journal_header<K: Kind>(
         units: plan.len() as u32,
         shard,
         results: journal::RESULTS,
-        unit_fingerprints: plan
-            .iter()
-            .map(|u| exp.unit_fingerprint(u, quick))
-            .collect(),
+        unit_fingerprints: exp.unit_fingerprints(plan, quick),
     }
 }
 

@@ -64,8 +64,8 @@ impl Kind for Experiment {
     fn memory(&self, threads: usize) -> Vec<crate::experiment::memory::Use> {
         run::memory(self, threads)
     }
-    fn unit_fingerprint(&self, unit: &run::Unit, quick: bool) -> u64 {
-        run::unit_fingerprint(self, unit, quick)
+    fn unit_fingerprints(&self, plan: &[run::Unit], quick: bool) -> Vec<u64> {
+        run::unit_fingerprints(self, plan, quick)
     }
     fn header(&self) -> &Header {
         &self.header

@@ -16,4 +16,4 @@ pub(crate) use limit::ThresholdResult;
 pub(crate) use region_map::RayResult;
 pub(crate) use simulate::RunRecord;
 pub(crate) use study::StudyRow;
-pub(in crate::experiment::queueing) use units::{Done, Unit, cost, plan, run, unit_fingerprint};
+pub(in crate::experiment::queueing) use units::{Done, Unit, cost, plan, run, unit_fingerprints};

@@ -233,43 +233,48 @@ pub(in crate::experiment::queueing) fn ray_slots(exp: &Experiment) -> f64 {
         * (MAP_STRETCH * slots as f64).min(max_slots as f64)
 }
 
-/// A hash of everything `unit`'s result depends on: the experiment as validated, with only
-/// this unit's own policy (its spec, label and NUMA layer) in place of the list of policies,
-/// and without what no unit reads (the claims, the plots, the description, the map's list of
-/// policies), then the unit itself (its indices, its search). An edit of another policy's
-/// keys, a claim, a plot or the description leaves it as it was; an edit that moves the
-/// unit in the plan or changes what it reads does not.
-pub(in crate::experiment::queueing) fn unit_fingerprint(
+/// Per unit of `plan`, a hash of everything its result depends on: the experiment as
+/// validated, with only the unit's own policy (its spec, label and NUMA layer) in place of the
+/// list of policies, and without what no unit reads (the claims, the plots, the description,
+/// the map's list of policies and title), then the unit itself (its indices, its search). An
+/// edit of another policy's keys, a claim, a plot or the description leaves it as it was; an
+/// edit that moves the unit in the plan or changes what it reads does not. The experiment's
+/// part is hashed once per policy.
+pub(in crate::experiment::queueing) fn unit_fingerprints(
     exp: &Experiment,
-    unit: &Unit,
+    plan: &[Unit],
     quick: bool,
-) -> u64 {
-    let policy = match unit {
-        Unit::Run { policy, .. }
-        | Unit::Limit { policy, .. }
-        | Unit::Saturation { policy }
-        | Unit::Study { policy, .. }
-        | Unit::Ray { policy, .. } => *policy,
-    };
-    let mut own = exp.clone();
-    own.policies = vec![exp.policies[policy].clone()];
-    own.labels = vec![exp.labels[policy].clone()];
-    if let Some(n) = &mut own.numa {
-        n.layers = n.layers.get(policy).cloned().into_iter().collect();
-    }
-    own.claims.clear();
-    own.plots.clear();
-    own.header.description.clear();
-    if let Some(m) = &mut own.region_map {
-        m.policies.clear();
-        m.title = None;
-    }
-    crate::experiment::journal::fingerprint(&(
-        crate::experiment::VERSION,
-        quick,
-        &own,
-        format!("{unit:?}"),
-    ))
+) -> Vec<u64> {
+    let per_policy: Vec<u64> = (0..exp.policies.len())
+        .map(|policy| {
+            let mut own = exp.clone();
+            own.policies = vec![exp.policies[policy].clone()];
+            own.labels = vec![exp.labels[policy].clone()];
+            if let Some(n) = &mut own.numa {
+                n.layers = n.layers.get(policy).cloned().into_iter().collect();
+            }
+            own.claims.clear();
+            own.plots.clear();
+            own.header.description.clear();
+            if let Some(m) = &mut own.region_map {
+                m.policies.clear();
+                m.title = None;
+            }
+            crate::experiment::journal::fingerprint(&(crate::experiment::VERSION, quick, &own))
+        })
+        .collect();
+    plan.iter()
+        .map(|unit| {
+            let policy = match unit {
+                Unit::Run { policy, .. }
+                | Unit::Limit { policy, .. }
+                | Unit::Saturation { policy }
+                | Unit::Study { policy, .. }
+                | Unit::Ray { policy, .. } => *policy,
+            };
+            crate::experiment::journal::fingerprint(&(per_policy[policy], format!("{unit:?}")))
+        })
+        .collect()
 }
 
 /// Runs one unit. A policy that breaks the model's rules (a panic in its run, or a run whose
