@@ -154,6 +154,14 @@ fn skipping_empty_slots_changes_no_result() {
         ];
         if *discrete {
             policies.push(("max-weight", None, None));
+            // every policy of the registry is here: a new one cannot escape the check
+            for e in registry::POLICIES {
+                assert!(
+                    policies.iter().any(|(name, _, _)| *name == e.name),
+                    "policy {} is not checked here: add it to the list above",
+                    e.name
+                );
+            }
         }
         for (name, j, stall) in policies {
             let (with, stepped) = run(name, j, stall, case, Loop::Skip);
