@@ -133,3 +133,20 @@ fn the_readme_example_is_the_shipped_file() {
         &readme[start..end]
     );
 }
+
+#[test]
+fn every_built_in_policy_is_in_the_readme_and_the_experiment_reference() {
+    // the lists of policies in the docs are written by hand: a new built-in policy fails here
+    // until the README's tour and experiments/README.md name it
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "experiments/README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for e in packlab::policy::registry::POLICIES {
+            assert!(
+                text.contains(&format!("`{}`", e.name)),
+                "{doc} does not name the policy `{}`",
+                e.name
+            );
+        }
+    }
+}
