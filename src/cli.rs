@@ -300,8 +300,17 @@ pub fn main(policies: Registry) -> ExitCode {
         "{KEYS}\nPolicies ([[policy]] name = …, with the keys each takes):\n{}\n\n{EXIT}",
         crate::policy::registry::help()
     );
-    let cli = Cli::from_arg_matches(&Cli::command().after_help(help).get_matches())
-        .unwrap_or_else(|e| e.exit());
+    // usage lines name the program as it was started (packlab, or a researcher's own binary)
+    let program = std::env::args_os()
+        .next()
+        .and_then(|a| {
+            std::path::Path::new(&a)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "packlab".into());
+    let command = Cli::command().bin_name(program).after_help(help);
+    let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     handle_signals();
     crate::progress::set_quiet(cli.run.quiet);
     if !cli.run.quiet {
