@@ -301,15 +301,9 @@ pub fn main(policies: Registry) -> ExitCode {
         crate::policy::registry::help()
     );
     // usage lines name the program as it was started (packlab, or a researcher's own binary)
-    let program = std::env::args_os()
-        .next()
-        .and_then(|a| {
-            std::path::Path::new(&a)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| "packlab".into());
-    let command = Cli::command().bin_name(program).after_help(help);
+    let command = Cli::command()
+        .bin_name(crate::experiment::engine::program())
+        .after_help(help);
     let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     handle_signals();
     crate::progress::set_quiet(cli.run.quiet);

@@ -92,7 +92,7 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
 
 /// The name this program was started under (`packlab`, or a researcher's own binary that is
 /// packlab's command line), for the commands messages suggest.
-fn program() -> String {
+pub(crate) fn program() -> String {
     std::env::args_os()
         .next()
         .and_then(|a| {

@@ -40,6 +40,19 @@ pub(crate) enum Unit {
     },
 }
 
+impl Unit {
+    /// The policy the unit runs.
+    pub(in crate::experiment::queueing) fn policy(&self) -> usize {
+        match self {
+            Unit::Run { policy, .. }
+            | Unit::Limit { policy, .. }
+            | Unit::Saturation { policy }
+            | Unit::Study { policy, .. }
+            | Unit::Ray { policy, .. } => *policy,
+        }
+    }
+}
+
 /// What a unit gives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Done {
@@ -265,14 +278,10 @@ pub(in crate::experiment::queueing) fn unit_fingerprints(
         .collect();
     plan.iter()
         .map(|unit| {
-            let policy = match unit {
-                Unit::Run { policy, .. }
-                | Unit::Limit { policy, .. }
-                | Unit::Saturation { policy }
-                | Unit::Study { policy, .. }
-                | Unit::Ray { policy, .. } => *policy,
-            };
-            crate::experiment::journal::fingerprint(&(per_policy[policy], format!("{unit:?}")))
+            crate::experiment::journal::fingerprint(&(
+                per_policy[unit.policy()],
+                format!("{unit:?}"),
+            ))
         })
         .collect()
 }
@@ -284,13 +293,7 @@ pub(in crate::experiment::queueing) fn run(
     exp: &Experiment,
     unit: &Unit,
 ) -> Result<Done, ExperimentError> {
-    let policy = match unit {
-        Unit::Run { policy, .. }
-        | Unit::Limit { policy, .. }
-        | Unit::Saturation { policy }
-        | Unit::Study { policy, .. }
-        | Unit::Ray { policy, .. } => *policy,
-    };
+    let policy = unit.policy();
     let broke = |what: String| ExperimentError::Policy {
         file: exp.header.file.clone(),
         policy: exp.labels[policy].clone(),
