@@ -60,9 +60,10 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn unit_fingerprints(&self, plan: &[Self::Unit], quick: bool) -> Vec<u64> {
         vec![journal::fingerprint(&(VERSION, quick, self)); plan.len()]
     }
-    /// What the plan holds in memory at its peak on `threads` worker threads, by what holds
-    /// it (checked against the memory limit before any work; see [`super::memory`]).
-    fn memory(&self, _threads: usize) -> Vec<super::memory::Use> {
+    /// What the plan (of `units` units) holds in memory at its peak on `threads` worker
+    /// threads, by what holds it (checked against the memory limit before any work; see
+    /// [`super::memory`]).
+    fn memory(&self, _threads: usize, _units: usize) -> Vec<super::memory::Use> {
         Vec::new()
     }
 }
@@ -372,12 +373,13 @@ pub(crate) fn run_kind<K: Kind>(
     if opts.quick {
         exp.quick();
     }
+    let plan = exp.plan();
     let threads = opts.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
     let peak = super::memory::admit(
         &exp.header().file,
-        &exp.memory(threads),
+        &exp.memory(threads, plan.len()),
         threads,
         opts.max_memory,
     )?;
@@ -394,7 +396,6 @@ pub(crate) fn run_kind<K: Kind>(
     if opts.fresh {
         folder.remove_journal(opts.shard, opts.quick)?;
     }
-    let plan = exp.plan();
     let shard = opts.shard.unwrap_or((1, 1));
     let header = journal_header(&exp, opts.quick, &plan, shard);
     let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;

@@ -61,8 +61,8 @@ impl Kind for Experiment {
     fn estimated_seconds(&self) -> Option<f64> {
         Some(run::seconds(self))
     }
-    fn memory(&self, threads: usize) -> Vec<crate::experiment::memory::Use> {
-        run::memory(self, threads)
+    fn memory(&self, threads: usize, units: usize) -> Vec<crate::experiment::memory::Use> {
+        run::memory(self, threads, units)
     }
     fn unit_fingerprints(&self, plan: &[run::Unit], quick: bool) -> Vec<u64> {
         run::unit_fingerprints(self, plan, quick)

@@ -229,8 +229,12 @@ const SCORED_JOB_BYTES: f64 = 160.0;
 /// What a queueing plan holds in memory at its peak on `threads` threads (see
 /// [`crate::experiment::memory`]): every finished run's record and time series until the
 /// outputs are written, and on each thread a run in flight with its queue at the cap and its
-/// copy of the size law.
-pub(in crate::experiment::queueing) fn memory(exp: &Experiment, threads: usize) -> Vec<Use> {
+/// copy of the size law; `units` runs in flight at most.
+pub(in crate::experiment::queueing) fn memory(
+    exp: &Experiment,
+    threads: usize,
+    units: usize,
+) -> Vec<Use> {
     let runs = exp.points.len() as f64 * exp.policies.len() as f64 * exp.run.replications as f64;
     let slots = match exp.run.horizon {
         crate::experiment::queueing::Horizon::Slots { slots, .. } => slots,
@@ -248,7 +252,7 @@ pub(in crate::experiment::queueing) fn memory(exp: &Experiment, threads: usize) 
         .max()
         .unwrap_or(0) as f64;
     let per_sample = SAMPLE_BYTES + CLASS_SAMPLE_BYTES * classes;
-    let in_flight = (threads as f64).min(plan_len(exp) as f64).max(1.0);
+    let in_flight = (threads as f64).min(units as f64).max(1.0);
     let per_job = if exp.policies.iter().any(|p| p.is_scored()) {
         SCORED_JOB_BYTES
     } else {
@@ -293,11 +297,6 @@ pub(in crate::experiment::queueing) fn memory(exp: &Experiment, threads: usize) 
             bytes: (in_flight + 1.0) * law,
         },
     ]
-}
-
-/// The number of units of the plan (without building it).
-fn plan_len(exp: &Experiment) -> usize {
-    units::plan(exp).len()
 }
 
 #[cfg(test)]
