@@ -135,6 +135,7 @@ fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64
         check_every_slot: false,
         max_slots: 0,
         mean_service: 1.0,
+        watch: packlab::sim::Watch::NONE,
     };
     let (sizes, service, arrivals, servers, mean_service) = (
         s.sizes.clone(),

@@ -67,6 +67,7 @@ fn main() {
             check_every_slot: false,
             max_slots: 0,
             mean_service: MEAN_SERVICE,
+            watch: packlab::sim::Watch::NONE,
         };
         for (name, scorer, discipline) in [
             ("bf-js best-fit", Scorer::BestFit(1), Discipline::BestFitJS),

@@ -67,6 +67,7 @@ fn main() {
         check_every_slot: false,
         max_slots: 0,
         mean_service: 1.0,
+        watch: packlab::sim::Watch::NONE,
     };
     for (name, policy) in [
         ("bf-js", PolicySpec::from_name("bf-js").expect("bf-js")),

@@ -188,11 +188,8 @@ fn handle_signals() {
     for sig in [SIGINT, SIGTERM, SIGHUP] {
         let _ = signal_hook::flag::register_conditional_default(sig, Arc::clone(&again));
         let _ = signal_hook::flag::register(sig, Arc::clone(&again));
-        let _ = signal_hook::flag::register_usize(
-            sig,
-            Arc::clone(crate::sim::cancel::flag()),
-            sig as usize,
-        );
+        let _ =
+            signal_hook::flag::register_usize(sig, Arc::clone(crate::cancel::flag()), sig as usize);
     }
     let _ = std::thread::Builder::new()
         .name("signal-watchdog".into())
@@ -206,7 +203,7 @@ const GRACE: std::time::Duration = std::time::Duration::from_millis(900);
 /// journal already (each is written to the operating system as it finishes), so nothing
 /// finished is lost; the exit status is 128 + the signal's number, as for a clean stop.
 fn watchdog() {
-    use crate::sim::cancel;
+    use crate::cancel;
     loop {
         std::thread::sleep(std::time::Duration::from_millis(20));
         if let Some(signal) = cancel::requested() {
@@ -225,7 +222,7 @@ fn watchdog() {
 /// has taken [`SLOW_VALIDATION`] (a long trace, a region map's boundaries, constraint
 /// programmes), so that no validation runs for minutes in silence. Stops when it is over.
 fn watch_validation() {
-    use crate::sim::cancel;
+    use crate::cancel;
     let start = std::time::Instant::now();
     let every = std::env::var("PACKLAB_PROGRESS_SECONDS")
         .ok()
@@ -326,7 +323,7 @@ pub fn main(policies: Registry) -> ExitCode {
             eprint_line!("  {}", args.join(" "));
             ExitCode::from((128 + signal).clamp(129, 255) as u8)
         }
-        Err(e) => match crate::sim::cancel::requested() {
+        Err(e) => match crate::cancel::requested() {
             // an error caused by the stop (a reader cut short) is the interruption
             Some(signal) => {
                 if let ExperimentError::Slurm(_) = e {
@@ -335,7 +332,7 @@ pub fn main(policies: Registry) -> ExitCode {
                 }
                 eprint_line!(
                     "packlab: interrupted by signal {signal} while {}",
-                    crate::sim::cancel::phase()
+                    crate::cancel::phase()
                 );
                 ExitCode::from((128 + signal).clamp(129, 255) as u8)
             }

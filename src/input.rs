@@ -93,7 +93,7 @@ struct Bounded {
 
 impl Read for Bounded {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if crate::sim::cancel::requested().is_some() {
+        if crate::cancel::requested().is_some() {
             return Err(std::io::Error::other("reading stopped by a signal"));
         }
         let n = self.inner.read(buf)?;

@@ -39,15 +39,15 @@
 //! - [`model`]: exact fixed-point sizes ([`Size`]), jobs, multi-resource requests;
 //! - [`workload`]: size, service and arrival laws, the job source, trace replay;
 //! - [`sim`]: the cluster, the slot loop ([`sim::run_system`] over any [`sim::System`]), the
-//!   stability verdict, cancellation;
+//!   stability verdict;
 //! - [`policy`]: the [`policy::Policy`] trait, the paper's policies, the registry, the
 //!   decision-by-decision test harness ([`policy::testing`]);
 //! - [`configurations`], [`stability`]: configurations, K_RED, max-weight, the supportable
 //!   workload ρ* and its brackets, exact solutions of tiny systems;
 //! - [`multi`], [`packing`], [`constraints`]: multi-resource scheduling, the packing
 //!   evaluators, placement constraints;
-//! - [`experiment`], [`limits`], [`progress`], [`rng`]: experiment files, admission limits,
-//!   progress lines, common random numbers.
+//! - [`experiment`], [`limits`], [`progress`], [`cancel`], [`rng`]: experiment files,
+//!   admission limits, progress lines, stopping on a signal, common random numbers.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -56,6 +56,7 @@
 
 #[doc(hidden)]
 pub mod bench_internals;
+pub mod cancel;
 pub mod cli;
 pub mod configurations;
 pub mod constraints;

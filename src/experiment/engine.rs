@@ -18,8 +18,8 @@ use super::folder::Folder;
 use super::journal::{self, Journal, JournalHeader};
 use super::pace;
 use super::{ClaimResult, ExperimentError, Header, VERSION};
+use crate::cancel;
 use crate::progress::Progress;
-use crate::sim::cancel;
 
 /// One kind of experiment as a plan of independent units.
 pub(crate) trait Kind: Sync + Sized + Serialize {

@@ -55,6 +55,7 @@ fn reference_run() -> Option<f64> {
         check_every_slot: false,
         max_slots: 0,
         mean_service: 1.0,
+        watch: crate::sim::Watch(crate::cancel::watch),
     };
     let mut source = JobSource::new(sizes, ServiceLaw::geometric(mean_service), arrivals, 1);
     let mut cluster = Cluster::new(servers, mean_service);

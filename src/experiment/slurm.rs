@@ -379,7 +379,7 @@ fn sbatch(args: &[&str], script: &Path) -> Result<String, Failed> {
         .take()
         .map(|e| std::thread::spawn(move || bounded(e)));
     let status = loop {
-        if let Some(signal) = crate::sim::cancel::requested() {
+        if let Some(signal) = crate::cancel::requested() {
             let _ = child.kill();
             let _ = child.wait();
             return Err(Failed::Stopped(signal));
@@ -418,7 +418,7 @@ fn sbatch(args: &[&str], script: &Path) -> Result<String, Failed> {
 /// Submits the shards and the merge job after them; returns their job ids. When it fails,
 /// the error says exactly what is queued and how to finish without queueing anything twice.
 pub fn submit(shards: &Path, merge: &Path) -> Result<(String, String), ExperimentError> {
-    crate::sim::cancel::set_phase(crate::sim::cancel::Phase::Submitting);
+    crate::cancel::set_phase(crate::cancel::Phase::Submitting);
     let a = sbatch(&[], shards).map_err(|f| match f {
         Failed::Refused(why) => ExperimentError::Slurm(format!(
             "{why}; nothing was queued, so submitting again is safe"

@@ -105,6 +105,7 @@ pub fn run_logged(
         check_every_slot: true,
         max_slots: 0,
         mean_service: 1.0,
+        watch: crate::sim::Watch::NONE,
     };
     super::run(policy, &mut source, &mut cluster, &cfg)?;
     Ok(cluster.log().to_vec())

@@ -10,7 +10,6 @@
 //! all share. The result is the same as simulating them, number for number.
 
 mod calendar;
-pub mod cancel;
 mod cluster;
 pub(crate) mod guard;
 pub(crate) mod verdict;
@@ -22,8 +21,29 @@ pub use verdict::{Verdict, VerdictEvidence, judge};
 use crate::model::Size;
 use crate::workload::Source;
 
+/// What a long run tells its caller and asks it, every 65,536 events of the slot loop: the
+/// function is called with the fraction of the first horizon done (slots / `slots`, which
+/// passes 1 when the horizon is extended) and returns `true` to stop the run at once, which
+/// then ends with [`SimError::Cancelled`].
+///
+/// The simulator holds no process state of its own: a program that wants a run to stop on a
+/// signal, or to show its progress, says so here. [`Watch::NONE`] never stops.
+#[derive(Clone, Copy)]
+pub struct Watch(pub fn(f64) -> bool);
+
+impl Watch {
+    /// A watch that never stops a run and shows nothing.
+    pub const NONE: Watch = Watch(|_| false);
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch")
+    }
+}
+
 /// How long to run and when to stop.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct RunConfig {
     /// Slots to simulate.
     pub slots: u64,
@@ -42,11 +62,13 @@ pub struct RunConfig {
     /// Mean service time, slots: the verdict judges no horizon shorter than
     /// `verdict::MIN_HORIZON_SERVICES` of them.
     pub mean_service: f64,
+    /// Called now and then by the slot loop: progress, and whether to stop ([`Watch`]).
+    pub watch: Watch,
 }
 
 impl RunConfig {
     /// `slots` slots with `warmup` of warm-up, no extension, the default queue cap (10⁵ jobs)
-    /// and 500 samples; `mean_service` in slots.
+    /// and 500 samples, never stopped early ([`Watch::NONE`]); `mean_service` in slots.
     pub fn new(slots: u64, warmup: u64, mean_service: f64) -> Self {
         RunConfig {
             slots,
@@ -56,6 +78,7 @@ impl RunConfig {
             check_every_slot: false,
             max_slots: slots,
             mean_service,
+            watch: Watch::NONE,
         }
     }
 }
@@ -144,7 +167,7 @@ pub enum SimError {
         /// What was broken.
         what: String,
     },
-    /// A signal asked the run to stop ([`cancel`]).
+    /// The run's [`Watch`] asked it to stop (in the `packlab` program: a signal).
     #[error("stopped by a signal")]
     Cancelled,
 }
@@ -478,11 +501,11 @@ pub fn run_system<S: System>(
                 check(system, source, t)?;
             }
             if steps & 0xFFFF == 0 {
-                if cancel::requested().is_some() {
+                // a long run's own progress (its slots against its first horizon), and the
+                // caller's chance to stop it
+                if (cfg.watch.0)(t as f64 / cfg.slots.max(1) as f64) {
                     return Err(SimError::Cancelled);
                 }
-                // a long run's own progress (its slots against its first horizon)
-                crate::progress::report(t as f64 / cfg.slots.max(1) as f64);
             }
             steps += 1;
             t = next;

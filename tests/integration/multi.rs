@@ -140,6 +140,7 @@ fn the_servers_view_follows_the_score() {
             check_every_slot: true,
             max_slots: 0,
             mean_service: 1.0,
+            watch: packlab::sim::Watch::NONE,
         };
         let r = sim::run_system(&mut system, &mut Three(false), &c).unwrap();
         assert_eq!(r.final_queue, waiting_left, "{scorer:?}");

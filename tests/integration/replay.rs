@@ -163,6 +163,7 @@ fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
         check_every_slot: false,
         max_slots: 0,
         mean_service: 1.0,
+        watch: packlab::sim::Watch::NONE,
     };
     for name in ["bf-js", "fifo-ff"] {
         let p = PolicySpec::from_name(name).unwrap();
@@ -233,6 +234,7 @@ fn real_extract_keeps_every_invariant_every_slot() {
             check_every_slot: true,
             max_slots: 0,
             mean_service: 1.0,
+            watch: packlab::sim::Watch::NONE,
         };
         let r = packlab::policy::run(
             p.build(200).expect("a single-resource policy").as_mut(),

@@ -41,5 +41,6 @@ pub fn run_cfg(slots: u64, check: bool) -> packlab::sim::RunConfig {
         check_every_slot: check,
         max_slots: 0,
         mean_service: 1.0,
+        watch: packlab::sim::Watch::NONE,
     }
 }

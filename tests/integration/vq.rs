@@ -430,6 +430,7 @@ fn run_logged(
         check_every_slot: true,
         max_slots: 0,
         mean_service: 1.0,
+        watch: packlab::sim::Watch::NONE,
     };
     packlab::policy::run(p, &mut source, &mut cluster, &cfg).expect("invariants hold every slot");
     cluster.log().to_vec()

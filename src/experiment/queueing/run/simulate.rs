@@ -113,6 +113,7 @@ fn config(exp: &Experiment, slots: u64, warmup: u64, max_slots: u64) -> RunConfi
         check_every_slot: false,
         max_slots,
         mean_service: exp.workload.service().mean(),
+        watch: crate::sim::Watch(crate::cancel::watch),
     }
 }
 

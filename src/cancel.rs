@@ -54,3 +54,13 @@ pub fn phase() -> &'static str {
         _ => "submitting Slurm jobs",
     }
 }
+
+/// The [`crate::sim::Watch`] of a run inside the `packlab` program: it shows the run's
+/// progress and stops it once a signal has asked to stop.
+pub(crate) fn watch(fraction: f64) -> bool {
+    if requested().is_some() {
+        return true;
+    }
+    crate::progress::report(fraction);
+    false
+}
