@@ -12,6 +12,8 @@
 //! Exact arithmetic: configurations are small integers, and the hull is built with integer
 //! cross products.
 
+pub(crate) mod rays;
+
 use crate::configurations::{Partition, ReducedSet};
 use crate::model::Size;
 

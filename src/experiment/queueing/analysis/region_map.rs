@@ -11,8 +11,8 @@
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
-use crate::experiment::queueing::spec::{BoundaryOf, held_boundaries, slice};
 use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
+use crate::stability::plane::rays::{Boundaries, BoundaryOf, slice};
 use crate::stability::plane::{
     Polygon, configurations, reduced_configurations, vector_configurations,
 };
@@ -94,7 +94,7 @@ fn held_slices(
     map: &RegionMapSpec,
     restriction: Restriction<'_>,
 ) -> (Option<Vec<(f64, f64)>>, Option<HeldSlices>) {
-    let boundaries = held_boundaries(map.j, restriction);
+    let boundaries = Boundaries::new(map.j, restriction.boundary());
     // a boundary's slice on every whole degree; validated on the map's rays, so a failure
     // here leaves the point out
     let cut = |b: &BoundaryOf<'_>| -> Vec<(f64, f64)> {

@@ -21,9 +21,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use numa::NumaRho;
-pub(crate) use region_map::{
-    BoundaryOf, RegionMapSpec, Restriction, bottleneck, degrees, held_boundaries, mix, slice,
-};
+pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};

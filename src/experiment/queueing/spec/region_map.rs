@@ -14,6 +14,8 @@ use crate::configurations::Partition;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::model::Size;
+use crate::stability::plane::rays::{Boundaries, Boundary, BoundaryOf, rates_law, slice};
+pub(crate) use crate::stability::plane::rays::{Held, bottleneck, mix};
 use crate::stability::region::{rho_reduced, rho_star};
 use crate::workload::SizeLaw;
 
@@ -94,17 +96,6 @@ impl Ray {
     }
 }
 
-/// A job type held at a fixed rate while the map's two free types vary: the map is then the
-/// slice of the regions of all the types at these rates.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub(crate) struct Held {
-    /// Its size.
-    pub(crate) size: Size,
-    /// Its rate, jobs per server per mean service time (the file's `rate`, λ/μ over the whole
-    /// cluster, over L).
-    pub(crate) per_server: f64,
-}
-
 /// `[region_map]`, validated.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub(crate) struct RegionMapSpec {
@@ -181,60 +172,6 @@ impl RegionMapSpec {
             &self.held,
         )
     }
-}
-
-/// The law of types arriving at `free` and `held` rates (jobs per server per mean service
-/// time): atoms of the positive rates and their total.
-fn rates_law(free: [(Size, f64); 2], held: &[Held]) -> (Vec<(Size, f64)>, f64) {
-    let rates: Vec<(Size, f64)> = free
-        .into_iter()
-        .chain(held.iter().map(|h| (h.size, h.per_server)))
-        .filter(|r| r.1 > 0.0)
-        .collect();
-    let total: f64 = rates.iter().map(|r| r.1).sum();
-    (
-        rates.into_iter().map(|(s, r)| (s, r / total)).collect(),
-        total,
-    )
-}
-
-/// Along the direction `mix` of the free types' plane with the `held` types at their rates, the
-/// largest free rate t (jobs per server per mean service time) whose point is inside the region
-/// whose boundary along any law is `c_of(atoms)`, same unit: the points of the ray inside a
-/// convex region that holds the held point form an interval [0, t*], found by bisection to
-/// double precision (each step one configuration LP). `None` when the held types alone are
-/// outside the region.
-pub(crate) fn slice(
-    sizes: [Size; 2],
-    mix: (f64, f64),
-    held: &[Held],
-    c_of: &BoundaryOf<'_>,
-) -> Result<Option<f64>, String> {
-    let inside = |t: f64| -> Result<bool, String> {
-        let (atoms, total) = rates_law([(sizes[0], t * mix.0), (sizes[1], t * mix.1)], held);
-        Ok(total <= c_of(&atoms)? * (1.0 + 1e-12))
-    };
-    if !inside(0.0)? {
-        return Ok(None);
-    }
-    // the boundary without the held types bounds the slice's
-    let free: Vec<(Size, f64)> = [(sizes[0], mix.0), (sizes[1], mix.1)]
-        .into_iter()
-        .filter(|a| a.1 > 0.0)
-        .collect();
-    let (mut lo, mut hi) = (0.0, c_of(&free)?);
-    if inside(hi)? {
-        return Ok(Some(hi));
-    }
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if inside(mid)? {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(Some(lo))
 }
 
 /// Two directions closer than this (degrees) are the same one.
@@ -520,17 +457,6 @@ fn vector_map(
     })
 }
 
-/// The bottleneck resource of the two vectors mixed in proportion `mix` (the largest mean
-/// request; the last of equal ones) and its mean request: the load of request vectors counts
-/// it.
-pub(crate) fn bottleneck((v, dims): ([[u64; 3]; 2], usize), mix: (f64, f64)) -> (usize, f64) {
-    let mean = |d: usize| mix.0 * Size(v[0][d]).as_f64() + mix.1 * Size(v[1][d]).as_f64();
-    let b = (0..dims)
-        .max_by(|&a, &c| mean(a).total_cmp(&mean(c)))
-        .unwrap_or(0);
-    (b, mean(b))
-}
-
 /// The ray of two request vectors at `degrees`: its boundary by the LP over the vectors'
 /// configurations.
 fn vector_ray(
@@ -771,7 +697,7 @@ fn ray(
 }
 
 /// The boundaries of `ray` with the `held` types at their rates: each region's slice along
-/// the ray ([`slice`]).
+/// the ray.
 fn held_ray(
     cx: &Ctx<'_>,
     mut ray: Ray,
@@ -799,7 +725,7 @@ fn held_ray(
             "rates outside it",
         )
     };
-    let boundaries = held_boundaries(j, restriction);
+    let boundaries = Boundaries::new(j, restriction.boundary());
     // the held types alone must leave the free ones a slice the LP can measure
     let total: f64 = held.iter().map(|h| h.per_server).sum();
     let own: Vec<(Size, f64)> = held
@@ -846,73 +772,6 @@ fn held_ray(
     Ok(ray)
 }
 
-/// The boundary along a law (jobs per server per mean service time) of the capacity region,
-/// K_RED's over X_J, the dyadic set's, 1/2 and 2/3 of the capacity region and, with a
-/// restriction, the restricted region: what [`slice`] cuts at the held rates.
-pub(crate) type Boundary<'a> = Box<BoundaryOf<'a>>;
-
-/// A region's boundary along the law of `atoms` (size, probability), jobs per server per mean
-/// service time.
-pub(crate) type BoundaryOf<'a> = dyn Fn(&[(Size, f64)]) -> Result<f64, String> + 'a;
-
-/// The boundaries [`slice`] cuts at the held rates (see [`Boundary`]).
-pub(crate) struct HeldBoundaries<'a> {
-    /// The capacity region's.
-    pub(crate) capacity: Boundary<'a>,
-    /// K_RED's over X_J.
-    pub(crate) kred: Boundary<'a>,
-    /// The dyadic set's.
-    pub(crate) dyadic: Boundary<'a>,
-    /// 1/2 of the capacity region's (BF-J/S's guarantee).
-    pub(crate) half: Boundary<'a>,
-    /// 2/3 of the capacity region's (VQS's guarantee).
-    pub(crate) two_thirds: Boundary<'a>,
-    /// The restricted region's, with a restriction.
-    pub(crate) restricted: Option<Boundary<'a>>,
-}
-
-impl HeldBoundaries<'_> {
-    /// The unrestricted boundaries, in the order capacity, K_RED, dyadic, 1/2, 2/3.
-    pub(crate) fn regions(&self) -> [&BoundaryOf<'_>; 5] {
-        [
-            self.capacity.as_ref(),
-            self.kred.as_ref(),
-            self.dyadic.as_ref(),
-            self.half.as_ref(),
-            self.two_thirds.as_ref(),
-        ]
-    }
-}
-
-/// See [`HeldBoundaries`].
-pub(crate) fn held_boundaries(j: u32, restriction: Restriction<'_>) -> HeldBoundaries<'_> {
-    let capacity = |a: &[(Size, f64)]| rho_star(a).map(|r| r.per_server).map_err(|e| e.to_string());
-    let reduced = move |p: Partition| {
-        move |a: &[(Size, f64)]| {
-            rho_reduced(a, &p, 1.0)
-                .map(|r| r.per_server)
-                .map_err(|e| e.to_string())
-        }
-    };
-    let restricted = (!matches!(restriction, Restriction::None)).then(|| {
-        Box::new(move |a: &[(Size, f64)]| {
-            let mean: f64 = a.iter().map(|(s, p)| s.as_f64() * p).sum();
-            restriction
-                .traffic(a)
-                .expect("a restriction")
-                .map(|t| t / mean)
-        }) as Boundary<'_>
-    });
-    HeldBoundaries {
-        capacity: Box::new(capacity),
-        kred: Box::new(reduced(Partition::universal(j))),
-        dyadic: Box::new(reduced(Partition::dyadic(j))),
-        half: Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 0.5 * c)),
-        two_thirds: Box::new(move |a: &[(Size, f64)]| capacity(a).map(|c| 2.0 / 3.0 * c)),
-        restricted,
-    }
-}
-
 /// What limits the servers beyond capacity 1, if anything: the boundary a map's policies are
 /// measured against.
 #[derive(Clone, Copy, Debug)]
@@ -938,6 +797,17 @@ impl<'a> Restriction<'a> {
         }
     }
 
+    /// The restricted region's boundary along any law (jobs per server per mean service time),
+    /// `None` without a restriction.
+    pub(crate) fn boundary(self) -> Option<Boundary<'a>> {
+        (!matches!(self, Restriction::None)).then(|| {
+            Box::new(move |a: &[(Size, f64)]| {
+                let mean: f64 = a.iter().map(|(s, p)| s.as_f64() * p).sum();
+                self.traffic(a).expect("a restriction").map(|t| t / mean)
+            }) as Boundary<'a>
+        })
+    }
+
     /// ρ* (traffic intensity) of size law `atoms` on the restricted servers, `None` without a
     /// restriction.
     pub(crate) fn traffic(self, atoms: &[(Size, f64)]) -> Option<Result<f64, String>> {
@@ -946,20 +816,6 @@ impl<'a> Restriction<'a> {
             Restriction::Nodes(n) => Some(node_traffic(atoms, n)),
             Restriction::Constraints(q) => Some(constrained_traffic(&q.truth.classes, atoms)),
         }
-    }
-}
-
-/// The shares of the two types along the ray at `degrees` (in [0, 90]): (cos θ, sin θ)
-/// normalised to sum 1, exactly (1, 0) and (0, 1) on the axes.
-pub(crate) fn mix(degrees: f64) -> (f64, f64) {
-    if degrees == 0.0 {
-        (1.0, 0.0)
-    } else if degrees == 90.0 {
-        (0.0, 1.0)
-    } else {
-        let t = degrees.to_radians();
-        let (c, s) = (t.cos(), t.sin());
-        (c / (c + s), s / (c + s))
     }
 }
 
