@@ -62,7 +62,10 @@ pub(crate) struct JournalHeader {
 /// that no journal of the build before is resumed as if its units were this build's. The
 /// rule: any change that alters a committed output, or what a journal record holds, bumps
 /// it in the same commit.
-pub(crate) const RESULTS: u32 = 1;
+///
+/// 1: the first versioned journals. 2: a run's NUMA tallies also carry the CPU of its
+/// NUMA-fit jobs (one more counter in every NUMA record).
+pub(crate) const RESULTS: u32 = 2;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -29,7 +29,7 @@ mod tally;
 pub use policy::{Discipline, ScoredPolicy, VectorSystem};
 pub use source::{Constrained, Mark, Marked, Strict};
 pub use source::{ScalarAsVector, VectorJobSource};
-pub use tally::{NumaTally, class_waits};
+pub use tally::{ClassWaits, NumaTally, class_waits};
 
 use std::sync::Arc;
 
@@ -266,6 +266,7 @@ impl VectorCluster {
                 n.tally.placed += 1;
                 if a.fit {
                     n.tally.fit += 1;
+                    n.tally.fit_cpu += u128::from(job.req[0]);
                 }
                 if job.strict {
                     n.tally.strict += 1;

@@ -7,7 +7,7 @@ use super::tally;
 use super::{Attempt, VJob, VectorCluster};
 pub use crate::model::Discipline;
 use crate::model::{MAX_DIMS, Resources, ServerId};
-use crate::sim::{Counters, System, Violation};
+use crate::sim::{Counters, Observations, System, Violation};
 
 /// A scored policy's waiting jobs.
 pub struct ScoredPolicy {
@@ -260,17 +260,13 @@ impl System for VectorSystem {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
     }
-    fn observe(&self, out: &mut Vec<(&'static str, Vec<u128>)>) {
+    fn observe(&self, out: &mut Observations) {
         if let Some(t) = self.cluster.numa_tally() {
-            out.push((tally::NUMA, t.counters()));
+            out.push(&t);
         }
         let waits = self.cluster.class_waits();
         if !waits.is_empty() {
-            let flat = waits
-                .iter()
-                .flat_map(|&(n, w)| [u128::from(n), w])
-                .collect();
-            out.push((tally::CLASS_WAITS, flat));
+            out.push(&tally::ClassWaits(waits.to_vec()));
         }
     }
 }

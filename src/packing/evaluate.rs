@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 
-use super::numa::{Numa, NumaCount};
+use super::numa::{Numa, NumaTally};
 use super::place::{JobOrder, Packing, Placer, Scorer, fits, pack, task_order};
 use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
@@ -433,7 +433,7 @@ pub struct Expansion {
     /// Their total CPU capacity (fixed-point units).
     pub cpu: u128,
     /// NUMA-fit bookkeeping at the end, when the machines have NUMA nodes.
-    pub numa: Option<NumaCount>,
+    pub numa: Option<NumaTally>,
 }
 
 /// Monte-Carlo cluster expansion (Wu et al., "Evaluation of NUMA-Aware Scheduling in

@@ -287,24 +287,64 @@ pub struct Numa {
     pub layer: Layer,
 }
 
-/// NUMA-fit bookkeeping of a packing.
+/// NUMA-fit bookkeeping (Wu et al.; docs/theory.md section 11.1), one type for packings and
+/// runs: a packing's placer counts the tasks resident now (a task leaving is taken off again);
+/// a run of the slotted simulator counts placements since the run began (its
+/// [`crate::sim::FeatureTally`], read back with [`crate::sim::RunResult::tally`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct NumaCount {
-    /// Tasks placed.
-    pub tasks: u64,
-    /// Of them, NUMA-fit.
+pub struct NumaTally {
+    /// Tasks (jobs) placed.
+    pub placed: u64,
+    /// Of them, with CPU and memory from one node (NUMA-fit).
     pub fit: u64,
-    /// CPU requested by the NUMA-fit tasks (fixed-point units).
+    /// CPU requested by the NUMA-fit ones (fixed-point units).
     pub fit_cpu: u128,
+    /// Of them, the ones that had to be NUMA-fit (strict; runs only).
+    pub strict: u64,
+    /// Times a scheduler without cluster-level awareness sent a strict job to a server none of
+    /// whose nodes could hold it (the job stayed waiting; runs only).
+    pub refused: u64,
 }
 
-impl NumaCount {
+impl NumaTally {
     /// Fraction of placed tasks that are NUMA-fit (1 when none is placed).
-    pub fn fraction(&self) -> f64 {
-        if self.tasks == 0 {
+    pub fn fit_fraction(&self) -> f64 {
+        if self.placed == 0 {
             1.0
         } else {
-            self.fit as f64 / self.tasks as f64
+            self.fit as f64 / self.placed as f64
+        }
+    }
+}
+
+impl crate::sim::FeatureTally for NumaTally {
+    const NAME: &'static str = "numa";
+
+    fn to_counters(&self) -> Vec<u128> {
+        let Self {
+            placed,
+            fit,
+            fit_cpu,
+            strict,
+            refused,
+        } = *self;
+        vec![
+            u128::from(placed),
+            u128::from(fit),
+            u128::from(strict),
+            u128::from(refused),
+            fit_cpu,
+        ]
+    }
+
+    fn from_counters(c: &[u128]) -> Self {
+        let at = |k: usize| c.get(k).copied().unwrap_or(0);
+        NumaTally {
+            placed: at(0) as u64,
+            fit: at(1) as u64,
+            strict: at(2) as u64,
+            refused: at(3) as u64,
+            fit_cpu: at(4),
         }
     }
 }

@@ -22,7 +22,7 @@ use rand_pcg::Pcg64Mcg;
 
 use std::sync::Arc;
 
-use super::numa::{Allocation, Layer, Numa, NumaCount, NumaLayout, NumaMachines};
+use super::numa::{Allocation, Layer, Numa, NumaLayout, NumaMachines, NumaTally};
 use super::snapshot::{MAX_DIMS, Placement, Resources, Snapshot, max_each};
 use crate::constraints::Eligibility;
 pub use crate::model::Scorer;
@@ -93,7 +93,7 @@ pub struct Packing {
     /// Tasks left pending.
     pub pending: usize,
     /// NUMA-fit bookkeeping, when the machines have NUMA nodes.
-    pub numa: Option<NumaCount>,
+    pub numa: Option<NumaTally>,
 }
 
 impl Packing {
@@ -215,7 +215,7 @@ struct NumaState {
     layout: NumaLayout,
     layer: Layer,
     machines: NumaMachines,
-    count: NumaCount,
+    count: NumaTally,
     /// Machine + cluster with first fit: per machine the per-dimension maxima over its nodes
     /// (and the machine's free disk/GPU), in the first-fit order, to find the first machine
     /// with a node that holds a task.
@@ -368,7 +368,7 @@ impl Placer {
             layout: numa.layout.clone(),
             layer: numa.layer,
             machines,
-            count: NumaCount::default(),
+            count: NumaTally::default(),
             tree: None,
         });
         self.rebuild_numa_tree();
@@ -412,7 +412,7 @@ impl Placer {
     }
 
     /// NUMA-fit bookkeeping so far (`None` without NUMA nodes).
-    pub(crate) fn numa_count(&self) -> Option<NumaCount> {
+    pub(crate) fn numa_count(&self) -> Option<NumaTally> {
         self.numa.as_ref().map(|n| n.count)
     }
 
@@ -687,7 +687,7 @@ impl Placer {
                 Some(k) => n.machines.allocate_on(p, req, k),
                 None => n.machines.allocate(p, req, n.layer != Layer::Default),
             };
-            n.count.tasks += 1;
+            n.count.placed += 1;
             if a.fit {
                 n.count.fit += 1;
                 n.count.fit_cpu += req[0] as u128;
@@ -707,7 +707,7 @@ impl Placer {
     pub(crate) fn release_allocation(&mut self, p: usize, req: &Resources, alloc: &Allocation) {
         if let Some(n) = &mut self.numa {
             n.machines.release(p, alloc);
-            n.count.tasks -= 1;
+            n.count.placed -= 1;
             if alloc.fit {
                 n.count.fit -= 1;
                 n.count.fit_cpu -= req[0] as u128;

@@ -149,6 +149,39 @@ impl RunResult {
     pub fn observed(&self, name: &str) -> Option<&Observed> {
         self.observed.iter().find(|o| o.name == name)
     }
+
+    /// The tally of feature `T` the system kept ([`FeatureTally`]), at the end of warm-up (all
+    /// zero when the run ended before it) and at the end of the run; `None` when the system
+    /// kept none.
+    pub fn tally<T: FeatureTally>(&self) -> Option<(T, T)> {
+        let o = self.observed(T::NAME)?;
+        Some((T::from_counters(&o.at_warmup), T::from_counters(&o.at_end)))
+    }
+}
+
+/// A feature's tallies as one typed struct that the system writes ([`Observations::push`])
+/// and the reader reads back ([`RunResult::tally`]): the order of its counters is written down
+/// once, in its own impl. The slot loop stores and merges nothing of it; it reads the
+/// counters at the end of warm-up and at the end of the run.
+pub trait FeatureTally: Sized {
+    /// The group's name in [`RunResult::observed`]; unique among a system's features.
+    const NAME: &'static str;
+    /// The tallies as counters, in the order [`FeatureTally::from_counters`] reads them.
+    fn to_counters(&self) -> Vec<u128>;
+    /// The tallies from counters written by [`FeatureTally::to_counters`] (a missing counter
+    /// reads as 0; none at all, before warm-up, as all zero).
+    fn from_counters(counters: &[u128]) -> Self;
+}
+
+/// What a system's features counted so far ([`System::observe`]).
+#[derive(Debug, Default)]
+pub struct Observations(Vec<(&'static str, Vec<u128>)>);
+
+impl Observations {
+    /// Adds feature `T`'s tallies.
+    pub fn push<T: FeatureTally>(&mut self, tally: &T) {
+        self.0.push((T::NAME, tally.to_counters()));
+    }
 }
 
 /// A broken invariant of a cluster or a policy: what went wrong, for a bug report.
@@ -246,10 +279,10 @@ pub trait System {
     }
     /// (configuration label, busy servers using it), for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
-    /// Appends the counters the system's features keep, as (group name, cumulative counters
-    /// so far): the slot loop reads them at the end of warm-up and at the end of the run
-    /// ([`RunResult::observed`]). The default keeps none.
-    fn observe(&self, _out: &mut Vec<(&'static str, Vec<u128>)>) {}
+    /// Adds the tallies the system's features keep so far ([`FeatureTally`]): the slot loop
+    /// reads them at the end of warm-up and at the end of the run ([`RunResult::tally`]). The
+    /// default keeps none.
+    fn observe(&self, _out: &mut Observations) {}
 }
 
 /// Index of [`Tally::batch_sums`] that takes the counted slots outside the verdict's batches.
@@ -455,7 +488,7 @@ pub fn run_system<S: System>(
     let mut batch: Vec<S::Job> = Vec::new();
     let mut tally = Tally::new(cfg);
     let mut at_warmup = system.counters();
-    let mut observed_at_warmup = Vec::new();
+    let mut observed_at_warmup = Observations::default();
     let mut warm = false;
     let (mut t, mut q, mut end) = (0u64, 0u64, cfg.slots);
     let mut steps = 0u64;
@@ -558,7 +591,7 @@ pub fn run_system<S: System>(
 struct End {
     at_warmup: Counters,
     /// What the system observed at warm-up ([`System::observe`]; empty before it).
-    observed_at_warmup: Vec<(&'static str, Vec<u128>)>,
+    observed_at_warmup: Observations,
     /// Slots simulated.
     t: u64,
     /// The last Q(t).
@@ -646,15 +679,12 @@ fn finish<S: System>(
 
 /// The system's observations at the end, each beside the same group at warm-up (empty when
 /// the run ended before warm-up).
-fn observed<S: System>(
-    system: &S,
-    at_warmup: Vec<(&'static str, Vec<u128>)>,
-    warm: bool,
-) -> Vec<Observed> {
-    let mut at_end = Vec::new();
+fn observed<S: System>(system: &S, at_warmup: Observations, warm: bool) -> Vec<Observed> {
+    let mut at_end = Observations::default();
     system.observe(&mut at_end);
-    let mut at_warmup = if warm { at_warmup } else { Vec::new() };
+    let mut at_warmup = if warm { at_warmup.0 } else { Vec::new() };
     at_end
+        .0
         .into_iter()
         .map(|(name, end)| {
             let start = at_warmup

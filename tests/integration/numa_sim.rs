@@ -69,7 +69,7 @@ fn node_bookkeeping_holds_every_slot_and_strict_jobs_are_never_split() {
                     let n = numa(k, layer);
                     let mut s = system(6, 2, scorer, d, Some(&n));
                     let r = sim::run_system(&mut s, &mut src, &cfg(3_000, true)).unwrap();
-                    let t = NumaTally::of(&r).expect("NUMA tallies");
+                    let t = r.tally::<NumaTally>().expect("NUMA tallies").1;
                     assert!(
                         r.arrived > 2500 && t.placed > 1000,
                         "{name} {d:?} {layer:?}"
@@ -109,7 +109,7 @@ fn one_node_per_server_changes_nothing_run_for_run() {
             let mut s = system(8, 1, scorer, d, Some(&n));
             let mut strict = Marked::new(ScalarAsVector::new(src()), Strict::new(1.0, 3));
             let mut r = sim::run_system(&mut s, &mut strict, &cfg(40_000, false)).unwrap();
-            let t = NumaTally::of(&r).expect("tallies");
+            let t = r.tally::<NumaTally>().expect("tallies").1;
             assert_eq!(r.observed.len(), 1, "the NUMA tallies alone");
             r.observed.clear();
             assert_eq!(t.fit, t.placed);

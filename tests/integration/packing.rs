@@ -312,8 +312,8 @@ fn one_numa_node_expands_as_machines_without_nodes_run_for_run() {
             assert_eq!(e.machines, plain.machines, "{scorer:?} {layer:?}");
             assert_eq!(e.cpu, plain.cpu);
             let c = e.numa.unwrap();
-            assert_eq!(c.tasks as usize, snap.tasks.len());
-            assert_eq!(c.fit, c.tasks, "one node: every task is NUMA-fit");
+            assert_eq!(c.placed as usize, snap.tasks.len());
+            assert_eq!(c.fit, c.placed, "one node: every task is NUMA-fit");
         }
         // two nodes: every task still placed, and awareness raises the NUMA-fit share
         let two = |layer| {
@@ -326,7 +326,7 @@ fn one_numa_node_expands_as_machines_without_nodes_run_for_run() {
                 .unwrap()
         };
         let (d, m) = (two(Layer::Default), two(Layer::Machine));
-        assert_eq!(d.tasks as usize, snap.tasks.len());
+        assert_eq!(d.placed as usize, snap.tasks.len());
         assert!(
             m.fit > d.fit,
             "{scorer:?}: machine {} vs default {}",

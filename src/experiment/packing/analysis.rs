@@ -25,7 +25,7 @@ pub(crate) fn mean_numa_fit(r: &SchedulerResult) -> f64 {
     mean(
         r.expansion
             .iter()
-            .map(|x| x.numa.map_or(0.0, |n| n.fraction())),
+            .map(|x| x.numa.map_or(0.0, |n| n.fit_fraction())),
     )
 }
 

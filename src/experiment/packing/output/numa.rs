@@ -76,7 +76,7 @@ fn normalized_machines(exp: &PackingExperiment, r: &SchedulerResult) -> Vec<f64>
 fn fit_percent(r: &SchedulerResult) -> Vec<f64> {
     r.expansion
         .iter()
-        .map(|x| 100.0 * x.numa.map_or(0.0, |n| n.fraction()))
+        .map(|x| 100.0 * x.numa.map_or(0.0, |n| n.fit_fraction()))
         .collect()
 }
 
@@ -161,9 +161,9 @@ pub(crate) fn numa_tables(
                 machines: x.machines,
                 normalized_machines: F6(x.machines as f64 / m0),
                 cluster_cpu: F6(units(x.cpu)),
-                tasks: c.tasks,
+                tasks: c.placed,
                 numa_fit_tasks: c.fit,
-                numa_fit_fraction: F6(c.fraction()),
+                numa_fit_fraction: F6(c.fit_fraction()),
                 numa_fit_cpu: F6(units(c.fit_cpu)),
             });
         }

@@ -356,7 +356,7 @@ fn numa(r: &mut Report, exp: &Experiment, out: &Outcome) {
     let mut tab = MdTable::new(["policy", "layer", "load", "NUMA-fit %", "refused / 1000"]);
     let mut cells: BTreeMap<(usize, usize), (f64, f64, u32)> = BTreeMap::new();
     for run in &out.runs {
-        let Some(t) = NumaTally::of(&run.result) else {
+        let Some((_, t)) = run.result.tally::<NumaTally>() else {
             continue;
         };
         let c = cells.entry((run.policy, run.point)).or_default();

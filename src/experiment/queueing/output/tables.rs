@@ -252,7 +252,7 @@ fn numa_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<NumaRow<'a>> {
     out.runs
         .iter()
         .filter_map(|r| {
-            let t = NumaTally::of(&r.result)?;
+            let t = r.result.tally::<NumaTally>()?.1;
             Some(NumaRow {
                 policy: &exp.labels[r.policy],
                 layer: n.layers[r.policy].name(),
