@@ -29,7 +29,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use packlab::model::Size;
-use packlab::policy::{PolicyParams, registry};
+use packlab::policy::PolicyParams;
+use packlab::policy::registry::Registry;
 use packlab::rng::Streams;
 use packlab::sim::{Calendar, Cluster, RunConfig};
 use packlab::workload::{ArrivalClock, ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
@@ -113,20 +114,20 @@ fn draws(s: &Setting) -> u64 {
 
 /// One run of `base` (with `j` for the VQS family); `None` if the policy cannot run here.
 fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
-    let takes_j = registry::entry(base).is_some_and(|e| e.keys.contains(&"J"));
+    let policies = Registry::builtin();
+    let takes_j = policies.entry(base).is_some_and(|e| e.keys.contains(&"J"));
     let mut table = toml::Table::new();
     if takes_j {
         table.insert("J".into(), toml::Value::Integer(j as i64));
     }
     let params = PolicyParams::new(base, &table);
-    let spec = match registry::parse(&params, &s.sizes) {
+    let spec = match policies.parse(&params, &s.sizes) {
         Ok(spec) => spec,
         Err(e) => {
             eprintln!("{base}: {} expected {}", e.key, e.expected);
             return None;
         }
     };
-    spec.build(s.servers)?;
     let cfg = RunConfig {
         slots: s.slots,
         warmup: s.slots / 10,
@@ -148,11 +149,10 @@ fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64
         let mut source = JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), SEED);
         let mut cluster = Cluster::new(servers, mean_service);
         let r = if std::env::var_os("PACKLAB_BENCH_DYN").is_some() {
-            let mut policy = spec.build(servers).expect("a single-resource policy");
+            let mut policy = spec.build(servers);
             packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)
         } else {
             packlab::policy::run_spec(&spec, &mut source, &mut cluster, &cfg)
-                .expect("a single-resource policy")
         }
         .expect("invariants hold");
         (r.arrived, r.mean_queue)

@@ -84,10 +84,7 @@ fn main() {
             let mut src =
                 TraceSource::open(&spec, 1.0, summary.first, f64::INFINITY).expect("opens");
             let r = packlab::policy::run(
-                policy
-                    .build(servers)
-                    .expect("a single-resource policy")
-                    .as_mut(),
+                policy.build(servers).as_mut(),
                 &mut src,
                 &mut Cluster::new(servers, summary.service.mean()),
                 &cfg,
@@ -113,5 +110,7 @@ fn vqs_bf_8() -> PolicySpec {
     table.insert("J".into(), toml::Value::Integer(8));
     let params = packlab::policy::PolicyParams::new("vqs-bf", &table);
     let sizes = packlab::workload::SizeLaw::Empirical { values: vec![] };
-    packlab::policy::registry::parse(&params, &sizes).expect("vqs-bf with J = 8")
+    packlab::policy::registry::Registry::builtin()
+        .parse(&params, &sizes)
+        .expect("vqs-bf with J = 8")
 }

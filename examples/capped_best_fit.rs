@@ -74,7 +74,6 @@ fn parse(params: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamErro
         }
     };
     Ok(PolicySpec::new(
-        "capped-bf",
         format!("max_jobs = {max_jobs}"),
         move |_| CappedBestFit {
             max_jobs,

@@ -10,8 +10,8 @@
 //!    every decision is O(log L)) and a plain linear scan of every server, the rule as stated;
 //! 2. checks the fast version against the scan decision by decision on random systems, with
 //!    the harness packlab's own policies are checked by ([`packlab::policy::testing`]);
-//! 3. registers `fifo-wf` (name, keys, one line of doc, parser, colour), so that experiment
-//!    files name it like a built-in policy;
+//! 3. adds `fifo-wf` (name, keys, one line of doc, parser, colour) to a registry beside the
+//!    built-in policies, so that experiment files read with it name it like a built-in one;
 //! 4. runs `examples/worst_fit.toml`, which sets it beside FIFO-FF and BF-J/S and makes claims
 //!    about it, through the same runner, verdicts, journal, figures and report.
 //!
@@ -25,8 +25,9 @@ use std::process::ExitCode;
 
 use packlab::experiment::{ExperimentFile, Options};
 use packlab::model::{Job, ServerId, Size};
+use packlab::policy::registry::Registry;
 use packlab::policy::testing::same_decisions;
-use packlab::policy::{Policy, PolicyEntry, PolicySpec, SlotView, registry};
+use packlab::policy::{Policy, PolicyEntry, PolicySpec, SlotView};
 use packlab::sim::{Cluster, Violation};
 
 /// FIFO-WF, fast: the servers in a set ordered by free capacity (most first, then lowest
@@ -141,7 +142,7 @@ impl Policy for LinearWorstFit {
 const FIFO_WF: PolicyEntry = PolicyEntry::new(
     "fifo-wf",
     "FIFO-WF: the head job to the server with the most free capacity; head-of-line blocking",
-    |_, _| Ok(PolicySpec::new("fifo-wf", "", FifoWorstFit::new)),
+    |_, _| Ok(PolicySpec::new("", FifoWorstFit::new)),
 )
 .colour((214, 120, 0))
 .fifo_service();
@@ -175,15 +176,18 @@ fn main() -> ExitCode {
         }
     }
 
-    // 2. registered, it is a policy experiment files can name
-    if let Err(e) = registry::register(FIFO_WF) {
-        eprintln!("{e}");
-        return ExitCode::FAILURE;
-    }
+    // 2. in a registry beside the built-in policies, it is a policy experiment files can name
+    let policies = match Registry::builtin().with(FIFO_WF) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
 
     // 3. the experiment file beside this one, through packlab's own runner
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/worst_fit.toml");
-    let ran = ExperimentFile::load(&file).and_then(|f| {
+    let ran = ExperimentFile::load_with(&file, &policies).and_then(|f| {
         f.run(
             Options {
                 quick,

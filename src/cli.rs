@@ -15,7 +15,7 @@
 //! const MY_POLICY: PolicyEntry = PolicyEntry::new(
 //!     "my-fifo",
 //!     "FIFO first fit, as a policy of one's own",
-//!     |_, _| Ok(PolicySpec::new("my-fifo", "", FifoFirstFit::new)),
+//!     |_, _| Ok(PolicySpec::new("", FifoFirstFit::new)),
 //! )
 //! .fifo_service();
 //!
@@ -289,13 +289,9 @@ The final summary goes to stdout; progress, warnings and errors to stderr.";
 /// policies of `policies`, and returns the exit status: 0 when every claim held, 1 when one
 /// failed, 2 for bad input or an error, 128 + N after signal N.
 pub fn main(policies: Registry) -> ExitCode {
-    if let Err(e) = policies.install() {
-        eprint_line!("packlab: error: {e}");
-        return ExitCode::from(2);
-    }
     let help = format!(
         "{KEYS}\nPolicies ([[policy]] name = …, with the keys each takes):\n{}\n\n{EXIT}",
-        crate::policy::registry::help()
+        policies.help()
     );
     // usage lines name the program as it was started (packlab, or a researcher's own binary)
     let command = Cli::command()
@@ -310,9 +306,9 @@ pub fn main(policies: Registry) -> ExitCode {
             .spawn(watch_validation);
     }
     let result = match &cli.command {
-        None => run(&cli.run),
-        Some(Command::Merge { dir }) => crate::experiment::merge(dir).map(report),
-        Some(Command::Slurm(a)) => slurm_scripts(a).map(|()| true),
+        None => run(&cli.run, &policies),
+        Some(Command::Merge { dir }) => crate::experiment::merge_with(dir, &policies).map(report),
+        Some(Command::Slurm(a)) => slurm_scripts(a, &policies).map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -404,11 +400,11 @@ fn shorten(s: &str, n: usize) -> String {
     }
 }
 
-fn run(a: &RunArgs) -> Result<bool, ExperimentError> {
+fn run(a: &RunArgs, policies: &Registry) -> Result<bool, ExperimentError> {
     let Some(path) = &a.experiment else {
         return Ok(true); // clap requires it
     };
-    let file = ExperimentFile::load(path)?;
+    let file = ExperimentFile::load_with(path, policies)?;
     let dir = a
         .out
         .clone()
@@ -442,8 +438,8 @@ fn absolute(p: &std::path::Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-fn slurm_scripts(a: &SlurmArgs) -> Result<(), ExperimentError> {
-    let file = ExperimentFile::load(&a.experiment)?;
+fn slurm_scripts(a: &SlurmArgs, policies: &Registry) -> Result<(), ExperimentError> {
+    let file = ExperimentFile::load_with(&a.experiment, policies)?;
     let out = a
         .out
         .clone()

@@ -26,13 +26,14 @@
 //! let policy = PolicySpec::from_name("bf-js").unwrap();
 //! let mut cluster = Cluster::new(servers, service.mean());
 //! let cfg = RunConfig::new(200_000, 20_000, service.mean());
-//! let result = run_spec(&policy, &mut jobs, &mut cluster, &cfg).unwrap().unwrap();
+//! let result = run_spec(&policy, &mut jobs, &mut cluster, &cfg).unwrap();
 //! assert_eq!(result.verdict, Verdict::Stable);
 //! println!("mean queue {:.2} jobs, utilisation {:.3}", result.mean_queue, result.utilization);
 //! ```
 //!
 //! Experiment files drive the same code: [`experiment::ExperimentFile`] loads and runs one, and
-//! a policy of one's own joins the built-in ones through [`policy::registry::register`].
+//! a policy of one's own joins the built-in ones in a [`policy::registry::Registry`], which a
+//! program passes to [`experiment::ExperimentFile::load_with`] or to [`cli::main`].
 //!
 //! The modules, from the model up:
 //!

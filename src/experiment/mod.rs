@@ -22,6 +22,8 @@ pub mod slurm;
 
 use std::path::{Path, PathBuf};
 
+use crate::policy::registry::Registry;
+
 pub use common::{ClaimResult, Header};
 pub(crate) use engine::Kind;
 pub use engine::{Options, Ran};
@@ -49,17 +51,33 @@ pub(crate) enum Spec {
 }
 
 impl ExperimentFile {
-    /// Reads and validates an experiment file, dispatching on its `kind` key.
+    /// Reads and validates an experiment file, dispatching on its `kind` key; its policies are
+    /// the built-in ones.
     pub fn load(file: &Path) -> Result<Self, ExperimentError> {
+        Self::load_with(file, &Registry::builtin())
+    }
+
+    /// [`ExperimentFile::load`] for a file that may name the policies of `policies` (the
+    /// built-in ones and a program's own).
+    pub fn load_with(file: &Path, policies: &Registry) -> Result<Self, ExperimentError> {
         let source = crate::input::read_text(file).map_err(|source| ExperimentError::Read {
             file: file.to_path_buf(),
             source,
         })?;
-        Self::parse(file, &source)
+        Self::parse_with(file, &source, policies)
     }
 
-    /// Validates experiment text of any kind.
+    /// Validates experiment text of any kind, naming the built-in policies.
     pub fn parse(file: &Path, source: &str) -> Result<Self, ExperimentError> {
+        Self::parse_with(file, source, &Registry::builtin())
+    }
+
+    /// Validates experiment text of any kind that may name the policies of `policies`.
+    pub fn parse_with(
+        file: &Path,
+        source: &str,
+        policies: &Registry,
+    ) -> Result<Self, ExperimentError> {
         let table: toml::Table = common::parse_toml(file, source)?;
         let kind = table.get("kind");
         // a misspelt kind is named as such, not as the first key the queueing schema lacks
@@ -76,7 +94,7 @@ impl ExperimentFile {
         Ok(ExperimentFile(match kind.and_then(|k| k.as_str()) {
             Some("region") => Spec::Region(Box::new(RegionExperiment::parse(file, source)?)),
             Some("packing") => Spec::Packing(Box::new(PackingExperiment::parse(file, source)?)),
-            _ => Spec::Queueing(Box::new(Experiment::parse(file, source)?)),
+            _ => Spec::Queueing(Box::new(Experiment::parse_with(file, source, policies)?)),
         }))
     }
 
@@ -134,8 +152,14 @@ impl ExperimentFile {
 
 /// Merges the shards whose journals are in `dir`: finds their number and their experiment file
 /// from the journals, reads the file again, and writes the outputs. Shards of the full run are
-/// merged if there are any, else those of a `--quick` run.
+/// merged if there are any, else those of a `--quick` run. The file names built-in policies
+/// only ([`merge_with`] for a program's own).
 pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
+    merge_with(dir, &Registry::builtin())
+}
+
+/// [`merge`] of shards whose file may name the policies of `policies`.
+pub fn merge_with(dir: &Path, policies: &Registry) -> Result<Ran, ExperimentError> {
     let internal = dir.join(folder::INTERNAL);
     let bad = |what: String| ExperimentError::Shards {
         dir: dir.to_path_buf(),
@@ -184,7 +208,7 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
     let header = journal::read(&first)?
         .ok_or_else(|| bad(format!("{} vanished", first.display())))?
         .header;
-    let mut file = ExperimentFile::load(&header.file)?;
+    let mut file = ExperimentFile::load_with(&header.file, policies)?;
     // outputs name the file as the shards were given it, as a single run would
     file.header_mut().file = header.given;
     file.merge(header.quick, dir, n)

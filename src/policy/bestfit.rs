@@ -13,33 +13,27 @@ use super::entry::PolicyEntry;
 use super::index::{
     ArrivalIndex, BestFitServers, FirstFitServers, NO_JOB, SMALL, SizeQueue, SortedBatch, give_back,
 };
-use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::Discipline;
 use crate::model::{Job, ServerId, Size};
 use crate::sim::{Cluster, Violation};
 
-/// BF-J/S in experiment files; with `score`, a packing scorer decides both views on the
-/// multi-resource path.
+/// BF-J/S in experiment files; with `score` (validated by the experiment file), a packing
+/// scorer decides both views on the multi-resource path.
 pub(crate) const BF_JS: PolicyEntry = PolicyEntry::new(
     "bf-js",
     "BF-J/S: servers with a departure take the largest jobs that fit, then new jobs go to the fullest server they fit (≥ 1/2 of ρ*)",
-    |p, _| {
-        plain_or_scored(
-            p,
-            PolicySpec::new("bf-js", "", BestFitJS::new),
-            Discipline::BestFitJS,
-        )
-    },
+    |_, _| Ok(PolicySpec::new("", BestFitJS::new)),
 )
 .keys(&["score"])
+.scored(Discipline::BestFitJS)
 .colour((31, 119, 180));
 
 /// BF-J on its own.
 pub(crate) const BF_J: PolicyEntry = PolicyEntry::new(
     "bf-j",
     "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
-    |_, _| Ok(PolicySpec::new("bf-j", "", BestFitJ::new)),
+    |_, _| Ok(PolicySpec::new("", BestFitJ::new)),
 )
 .colour((255, 127, 14));
 
@@ -47,7 +41,7 @@ pub(crate) const BF_J: PolicyEntry = PolicyEntry::new(
 pub(crate) const BF_S: PolicyEntry = PolicyEntry::new(
     "bf-s",
     "BF-S alone: every server, in index order, takes the largest jobs that fit",
-    |_, _| Ok(PolicySpec::new("bf-s", "", BestFitS::new)),
+    |_, _| Ok(PolicySpec::new("", BestFitS::new)),
 )
 .colour((148, 103, 189));
 

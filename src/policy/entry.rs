@@ -30,6 +30,9 @@ pub struct PolicyEntry {
     /// It serves jobs in arrival order (FIFO service), so the saturation rule gives its limit:
     /// the load at which it saturates with a queue that never empties (`saturation` claims).
     pub fifo_service: bool,
+    /// With `score`, the built-in policy runs on the multi-resource path as this discipline
+    /// with that packing scorer (BF-J/S and FIFO-FF).
+    pub(crate) scored: Option<crate::model::Discipline>,
 }
 
 impl PolicyEntry {
@@ -44,6 +47,7 @@ impl PolicyEntry {
             colour: (127, 127, 127),
             cost: 1.0,
             fifo_service: false,
+            scored: None,
         }
     }
 
@@ -53,7 +57,8 @@ impl PolicyEntry {
         self
     }
 
-    /// Its colour in figures (RGB).
+    /// Its colour in figures (RGB): for a series labelled with its name (a `[[policy]]` table
+    /// whose `label` is another word takes the palette's next colour instead).
     pub const fn colour(mut self, rgb: (u8, u8, u8)) -> Self {
         self.colour = rgb;
         self
@@ -62,6 +67,12 @@ impl PolicyEntry {
     /// Its cost per simulated slot relative to BF-J/S's.
     pub const fn cost(mut self, cost: f64) -> Self {
         self.cost = cost;
+        self
+    }
+
+    /// With `score`, it runs on the multi-resource path as `discipline`.
+    pub(crate) const fn scored(mut self, discipline: crate::model::Discipline) -> Self {
+        self.scored = Some(discipline);
         self
     }
 

@@ -8,25 +8,20 @@ use std::collections::VecDeque;
 
 use super::entry::PolicyEntry;
 use super::index::FirstFitServers;
-use super::params::plain_or_scored;
 use super::{Policy, PolicySpec, SlotView};
 use crate::model::Discipline;
 use crate::model::Job;
 use crate::sim::{Cluster, Violation};
 
-/// FIFO-FF in experiment files; with `score`, the scorer chooses the head job's server.
+/// FIFO-FF in experiment files; with `score` (validated by the experiment file), the scorer
+/// chooses the head job's server on the multi-resource path.
 pub(crate) const FIFO_FF: PolicyEntry = PolicyEntry::new(
     "fifo-ff",
     "FIFO-FF: the head job to the first server it fits; head-of-line blocking (the baseline)",
-    |p, _| {
-        plain_or_scored(
-            p,
-            PolicySpec::new("fifo-ff", "", FifoFirstFit::new),
-            Discipline::Fifo,
-        )
-    },
+    |_, _| Ok(PolicySpec::new("", FifoFirstFit::new)),
 )
 .keys(&["score"])
+.scored(Discipline::Fifo)
 .colour((60, 60, 60))
 .fifo_service();
 

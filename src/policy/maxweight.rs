@@ -25,7 +25,7 @@ pub(crate) const MAX_WEIGHT: PolicyEntry = PolicyEntry::new(
         let types = finite_sizes(sizes)?;
         let units: Vec<String> = types.iter().map(|t| t.0.to_string()).collect();
         let params = format!("sizes = [{}]", units.join(" "));
-        Ok(PolicySpec::new("max-weight", params, move |servers| {
+        Ok(PolicySpec::new(params, move |servers| {
             MaxWeight::new(types.clone(), servers)
         }))
     },

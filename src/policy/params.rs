@@ -2,12 +2,8 @@
 //! needs (partitions, stalling, sizes, scorers).
 
 use crate::configurations::{MAX_J, Partition};
-use crate::model::Discipline;
-use crate::model::Scorer;
 use crate::model::Size;
 use crate::workload::SizeLaw;
-
-use super::PolicySpec;
 
 /// A `[[policy]]` table as written: the policy's name and the keys it was given besides
 /// `name`, `label` and `numa` (which the experiment reads). A policy's parser reads its keys
@@ -118,26 +114,6 @@ impl ParamError {
             got: got.to_string(),
         }
     }
-}
-
-/// BF-J/S or FIFO-FF: the plain policy, or with `score` the scored one on the multi-resource
-/// path.
-pub(super) fn plain_or_scored(
-    p: &PolicyParams<'_>,
-    plain: PolicySpec,
-    discipline: Discipline,
-) -> Result<PolicySpec, ParamError> {
-    let Some(score) = p.str("score")? else {
-        return Ok(plain);
-    };
-    let scorer = Scorer::from_name(score).ok_or_else(|| {
-        ParamError::new(
-            "score",
-            format!("one of {}", Scorer::NAMES.join(", ")),
-            format!("\"{score}\""),
-        )
-    })?;
-    Ok(PolicySpec::scored(plain.name(), discipline, scorer, score))
 }
 
 /// The partition of a VQS-type policy: `J` (with `partition` = universal or dyadic) or `cuts`.

@@ -2,8 +2,9 @@
 //! documentation, how its parameters are validated, its colour in figures, its cost per slot
 //! (for the estimate shown before a run) and whether it serves jobs in arrival order (the
 //! saturation rule). Validation messages, `--help`, figures, cost estimates, claims and
-//! benchmarks read this list, so adding a policy is its own file (the [`super::Policy`] and
-//! its [`PolicyEntry`]) and one line here.
+//! benchmarks read this list, so adding a built-in policy is its own file (the
+//! [`super::Policy`] and its [`PolicyEntry`]) and one line here; a program's own policies join
+//! them in a [`Registry`] value.
 
 pub use super::entry::PolicyEntry;
 use super::params::{ParamError, PolicyParams};
@@ -21,22 +22,20 @@ pub const POLICIES: &[&PolicyEntry] = &[
     &maxweight::MAX_WEIGHT,
 ];
 
-/// Policies registered from outside the crate, in the order they were registered.
-static REGISTERED: std::sync::RwLock<Vec<&'static PolicyEntry>> =
-    std::sync::RwLock::new(Vec::new());
-
-/// The policies a command line offers ([`crate::cli::main`]): the built-in ones and a
-/// program's own, each name once.
+/// The policies a program offers: the built-in ones ([`POLICIES`]) and its own, each name
+/// once. A registry is a plain value: loading an experiment file with one
+/// ([`crate::experiment::ExperimentFile::load_with`]) is the only way its policies reach a
+/// run, and [`crate::cli::main`] takes the one its command line offers.
 ///
-/// `--help` lists every one with its keys; an experiment file may name any. A policy's entry
-/// says what packlab may do with it: its colour in figures ([`PolicyEntry::colour`], used
-/// under a `label` that is the name itself or starts with it and `-`; other labels take the
-/// next colour of the palette), its cost per slot for estimates, and whether it serves jobs in
-/// arrival order ([`PolicyEntry::fifo_service`]: only then may a `saturation` claim be made of
-/// it, and the saturated system simulated is that policy's own). Its parser reads the
+/// `--help` lists every policy with its keys; an experiment file may name any. A policy's entry
+/// says what packlab may do with it: its colour in figures ([`PolicyEntry::colour`], used for
+/// a series whose label is the policy's name, or whose first word is where a label has
+/// several; any other label takes the next colour of the palette), its cost per slot for estimates, and whether it serves
+/// jobs in arrival order ([`PolicyEntry::fifo_service`]: only then may a `saturation` claim be
+/// made of it, and the saturated system simulated is that policy's own). Its parser reads the
 /// policy's keys ([`PolicyParams`]) and returns a [`PolicySpec::new`] whose `params` string
 /// names every parameter value (it tells runs apart and identifies the experiment in its
-/// journal); the registry stamps the entry's name into the spec.
+/// journal); the registry stamps the entry into the spec, so the name is written once.
 #[derive(Clone, Default)]
 pub struct Registry {
     own: Vec<PolicyEntry>,
@@ -45,23 +44,22 @@ pub struct Registry {
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(POLICIES.iter().map(|e| e.name))
-            .entries(self.own.iter().map(|e| e.name))
+            .entries(self.entries().map(|e| e.name))
             .finish()
     }
 }
 
 impl Registry {
     /// The built-in policies ([`POLICIES`]).
-    pub fn builtin() -> Self {
-        Registry::default()
+    pub const fn builtin() -> Self {
+        Registry { own: Vec::new() }
     }
 
     /// This registry and `entry`: refused when its name is not `[a-z0-9-]+` or is taken (by a
-    /// built-in policy, one of this registry's, or one registered in this process).
+    /// built-in policy or one of this registry's).
     pub fn with(mut self, entry: PolicyEntry) -> Result<Self, String> {
         check_name(&entry)?;
-        if self.own.iter().any(|e| e.name == entry.name) || self::entry(entry.name).is_some() {
+        if self.entry(entry.name).is_some() {
             return Err(format!("a policy named `{}` exists already", entry.name));
         }
         self.own.push(entry);
@@ -73,19 +71,110 @@ impl Registry {
         &self.own
     }
 
-    /// Makes this registry's entries the ones experiment files of this process can name (a
-    /// process runs one command line). Entries registered already under the same name, by an
-    /// earlier call, are kept.
-    pub(crate) fn install(&self) -> Result<(), String> {
-        for e in &self.own {
-            if self::entry(e.name).is_some_and(|known| known.doc == e.doc) {
-                continue;
+    /// Every entry: the built-in ones, then its own, in the order `--help` lists them.
+    pub fn entries(&self) -> impl Iterator<Item = &PolicyEntry> {
+        POLICIES.iter().copied().chain(self.own.iter())
+    }
+
+    /// The entry named `name`.
+    pub fn entry(&self, name: &str) -> Option<&PolicyEntry> {
+        self.entries().find(|e| e.name == name)
+    }
+
+    /// Every policy name, comma-separated (for messages).
+    pub(crate) fn names(&self) -> String {
+        self.entries()
+            .map(|e| e.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The policies that take `key`, comma-separated (for messages).
+    pub(crate) fn taking(&self, key: &str) -> String {
+        self.entries()
+            .filter(|e| e.keys.contains(&key))
+            .map(|e| e.name)
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+
+    /// The figure colour of a series labelled `label`: its policy's colour when the label's
+    /// first word names a policy.
+    pub(crate) fn colour(&self, label: &str) -> Option<(u8, u8, u8)> {
+        let base = label.split_whitespace().next().unwrap_or(label);
+        self.entry(base).map(|e| e.colour)
+    }
+
+    /// `--help`'s list of policies: a line each.
+    pub fn help(&self) -> String {
+        self.entries()
+            .map(|e| {
+                let keys = if e.keys.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", e.keys.join(", "))
+                };
+                format!("  {}{keys}: {}", e.name, e.doc)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Refuses a key of `params` that `e` does not take, naming the policies that do.
+    pub(crate) fn check_keys(
+        &self,
+        e: &PolicyEntry,
+        params: &PolicyParams<'_>,
+    ) -> Result<(), ParamError> {
+        for key in params.given() {
+            if !e.keys.contains(&key) {
+                let takers = self.taking(key);
+                return Err(ParamError {
+                    key: key.to_string(),
+                    expected: if takers.is_empty() {
+                        format!("no `{key}` for policy \"{}\"", e.name)
+                    } else {
+                        format!(
+                            "no `{key}` for policy \"{}\" (only {takers} take it)",
+                            e.name
+                        )
+                    },
+                    got: "a value".into(),
+                });
             }
-            register(*e)?;
         }
         Ok(())
     }
+
+    /// Validates a `[[policy]]` table of a single-resource policy: its name, the keys it
+    /// takes, then its entry's parser. A `score` (the multi-resource form of BF-J/S and
+    /// FIFO-FF) is the experiment file's to validate and is refused here.
+    pub fn parse(
+        &self,
+        params: &PolicyParams<'_>,
+        sizes: &SizeLaw,
+    ) -> Result<PolicySpec, ParamError> {
+        let e = self.entry(params.name()).ok_or_else(|| ParamError {
+            key: "name".into(),
+            expected: format!("one of {}", self.names()),
+            got: format!("\"{}\"", params.name()),
+        })?;
+        if params.given().any(|k| k == SCORE) && e.keys.contains(&SCORE) {
+            return Err(ParamError::new(
+                SCORE,
+                "no `score` for a single-resource policy (a scored policy runs on the \
+                 multi-resource path, which an experiment file's validation chooses)",
+                "a value",
+            ));
+        }
+        self.check_keys(e, params)?;
+        // the entry's name, whatever its parser did
+        (e.parse)(params, sizes).map(|spec| spec.stamped(*e))
+    }
 }
+
+/// The key that chooses a packing scorer (BF-J/S and FIFO-FF on the multi-resource path).
+pub(crate) const SCORE: &str = "score";
 
 /// Whether `entry`'s name is one experiment files can write.
 fn check_name(entry: &PolicyEntry) -> Result<(), String> {
@@ -104,133 +193,35 @@ fn check_name(entry: &PolicyEntry) -> Result<(), String> {
     }
 }
 
-/// Registers a policy written outside the crate, so that experiment files can name it: its
-/// entry's parser returns a [`PolicySpec::new`]. Refuses a name already taken (by a built-in
-/// policy or an earlier registration). The entry lives for the rest of the process. A program
-/// with a command line passes its policies to [`crate::cli::main`] in a [`Registry`] instead.
-pub fn register(entry: PolicyEntry) -> Result<(), String> {
-    check_name(&entry)?;
-    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    if POLICIES
-        .iter()
-        .chain(registered.iter())
-        .any(|e| e.name == entry.name)
-    {
-        return Err(format!("a policy named `{}` exists already", entry.name));
-    }
-    registered.push(Box::leak(Box::new(entry)));
-    Ok(())
-}
-
-/// Every policy: the built-in ones, then those registered.
-pub(crate) fn all() -> Vec<&'static PolicyEntry> {
-    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    POLICIES
-        .iter()
-        .copied()
-        .chain(registered.iter().copied())
-        .collect()
-}
-
-/// The entry named `name`.
-pub fn entry(name: &str) -> Option<&'static PolicyEntry> {
-    // no list is built: cost estimates look an entry up for every unit of a plan
-    if let Some(e) = POLICIES.iter().find(|e| e.name == name) {
-        return Some(e);
-    }
-    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    registered.iter().copied().find(|e| e.name == name)
-}
-
-/// Every policy name, comma-separated (for messages).
-pub(crate) fn names() -> String {
-    all().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
-}
-
-/// The policies that take `key`, comma-separated (for messages).
-pub(crate) fn taking(key: &str) -> String {
-    all()
-        .iter()
-        .filter(|e| e.keys.contains(&key))
-        .map(|e| e.name)
-        .collect::<Vec<_>>()
-        .join(" and ")
-}
-
-/// The figure colour of a series labelled `label`: its policy's colour when the label's first
-/// word names a policy.
-pub(crate) fn colour(label: &str) -> Option<(u8, u8, u8)> {
-    let base = label.split_whitespace().next().unwrap_or(label);
-    entry(base).map(|e| e.colour)
-}
-
-/// `--help`'s list of policies: a line each.
-pub fn help() -> String {
-    all()
-        .iter()
-        .map(|e| {
-            let keys = if e.keys.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", e.keys.join(", "))
-            };
-            format!("  {}{keys}: {}", e.name, e.doc)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Validates a `[[policy]]` table: its name, the keys it takes, then its entry's parser.
-pub fn parse(params: &PolicyParams<'_>, sizes: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    let e = entry(params.name()).ok_or_else(|| ParamError {
-        key: "name".into(),
-        expected: format!("one of {}", names()),
-        got: format!("\"{}\"", params.name()),
-    })?;
-    for key in params.given() {
-        if !e.keys.contains(&key) {
-            let takers = taking(key);
-            return Err(ParamError {
-                key: key.to_string(),
-                expected: if takers.is_empty() {
-                    format!("no `{key}` for policy \"{}\"", e.name)
-                } else {
-                    format!(
-                        "no `{key}` for policy \"{}\" (only {takers} take it)",
-                        e.name
-                    )
-                },
-                got: "a value".into(),
-            });
-        }
-    }
-    // the entry's name, whatever name its parser gave the spec
-    (e.parse)(params, sizes).map(|spec| spec.stamped(e.name))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn fifo(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+        Ok(PolicySpec::new("", super::super::FifoFirstFit::new))
+    }
+
     #[test]
-    fn a_registered_policy_is_found_and_builds_and_names_are_kept_unique() {
-        fn parse(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-            Ok(PolicySpec::new(
-                "test-registered",
-                "",
-                super::super::FifoFirstFit::new,
-            ))
-        }
-        let entry = |name| PolicyEntry::new(name, "a test", parse).colour((1, 2, 3));
-        register(entry("test-registered")).unwrap();
-        assert!(register(entry("test-registered")).is_err());
-        assert!(register(entry("bf-js")).is_err());
-        assert!(register(entry("Bad Name")).is_err());
-        assert_eq!(colour("test-registered"), Some((1, 2, 3)));
-        assert!(help().contains("test-registered: a test"));
-        let spec = PolicySpec::from_name("test-registered").unwrap();
-        assert_eq!(spec.name(), "test-registered");
-        let mut p = spec.build(3).unwrap();
+    fn a_registry_finds_and_builds_its_own_and_keeps_names_unique() {
+        let entry = |name| PolicyEntry::new(name, "a test", fifo).colour((1, 2, 3));
+        let r = Registry::builtin().with(entry("test-own")).unwrap();
+        assert!(r.clone().with(entry("test-own")).is_err());
+        assert!(r.clone().with(entry("bf-js")).is_err());
+        assert!(r.clone().with(entry("Bad Name")).is_err());
+        assert_eq!(r.colour("test-own"), Some((1, 2, 3)));
+        assert_eq!(r.colour("test-own second"), Some((1, 2, 3)));
+        assert!(r.help().contains("test-own: a test"));
+        // two registries are two values: the built-in one does not know the other's policy
+        assert!(Registry::builtin().entry("test-own").is_none());
+        let table = toml::Table::new();
+        let none = SizeLaw::Empirical { values: vec![] };
+        let spec = r
+            .parse(&PolicyParams::new("test-own", &table), &none)
+            .unwrap();
+        // the parser wrote no name: the registry stamped its entry's
+        assert_eq!(spec.name(), "test-own");
+        assert_eq!(spec.entry().colour, (1, 2, 3));
+        let mut p = spec.build(3);
         assert_eq!(p.waiting(), 0);
         p.enqueue(crate::model::Job {
             id: 0,
@@ -240,18 +231,22 @@ mod tests {
             class: 0,
         });
         assert_eq!(p.waiting(), 1);
-        // a parser that names its spec otherwise: the entry's name is the spec's
-        fn misnamed(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-            Ok(PolicySpec::new(
-                "a-typo",
-                "",
-                super::super::FifoFirstFit::new,
-            ))
-        }
-        register(PolicyEntry::new("test-misnamed", "a test", misnamed)).unwrap();
-        let spec = PolicySpec::from_name("test-misnamed").unwrap();
-        assert_eq!(spec.name(), "test-misnamed");
-        assert_eq!(spec.entry().name, "test-misnamed");
+        assert!(
+            Registry::builtin()
+                .parse(&PolicyParams::new("test-own", &table), &none)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn a_score_is_not_a_single_resource_key() {
+        let mut table = toml::Table::new();
+        table.insert("score".into(), "best-fit".into());
+        let none = SizeLaw::Empirical { values: vec![] };
+        let e = Registry::builtin()
+            .parse(&PolicyParams::new("bf-js", &table), &none)
+            .unwrap_err();
+        assert_eq!(e.key, "score");
     }
 
     #[test]
@@ -267,9 +262,10 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_found() {
+        let r = Registry::builtin();
         for (i, e) in POLICIES.iter().enumerate() {
             assert!(POLICIES[..i].iter().all(|o| o.name != e.name));
-            assert_eq!(entry(e.name).map(|x| x.name), Some(e.name));
+            assert_eq!(r.entry(e.name).map(|x| x.name), Some(e.name));
             assert!(!e.doc.is_empty());
         }
     }

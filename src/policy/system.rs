@@ -98,14 +98,13 @@ pub fn run<P: Policy + ?Sized>(
 }
 
 /// [`run`] with the policy `spec` builds for `cluster`'s servers, the slot loop compiled for
-/// the policy's own type (its calls inlined, not dispatched through `dyn Policy`); `None` for a
-/// scored policy, which runs on the multi-resource path. Same decisions and results as
-/// [`run`] on [`PolicySpec::build`]'s policy.
+/// the policy's own type (its calls inlined, not dispatched through `dyn Policy`). Same
+/// decisions and results as [`run`] on [`PolicySpec::build`]'s policy.
 pub fn run_spec<S: Source<Job> + 'static>(
     spec: &PolicySpec,
     source: &mut S,
     cluster: &mut Cluster,
     cfg: &RunConfig,
-) -> Option<Result<RunResult, SimError>> {
+) -> Result<RunResult, SimError> {
     spec.run(source, cluster, cfg)
 }

@@ -35,7 +35,7 @@ pub(crate) const VQS: PolicyEntry = PolicyEntry::new(
     |p, _| {
         let (partition, stall) = (partition(p)?, stall(p)?);
         let params = vqs_params(&partition, stall);
-        Ok(PolicySpec::new("vqs", params, move |servers| {
+        Ok(PolicySpec::new(params, move |servers| {
             Vqs::new(partition.clone(), servers, stall)
         }))
     },
@@ -51,7 +51,7 @@ pub(crate) const VQS_BF: PolicyEntry = PolicyEntry::new(
     |p, _| {
         let (partition, stall) = (partition(p)?, stall(p)?);
         let params = vqs_params(&partition, stall);
-        Ok(PolicySpec::new("vqs-bf", params, move |servers| {
+        Ok(PolicySpec::new(params, move |servers| {
             VqsBf::new(partition.clone(), servers, stall)
         }))
     },

@@ -43,11 +43,7 @@ fn one_resource_scored_policies_are_the_paper_policies() {
         ] {
             let c = cfg(20_000, case < 5);
             let scalar = packlab::policy::run(
-                PolicySpec::from_name(name)
-                    .unwrap()
-                    .build(servers)
-                    .expect("a single-resource policy")
-                    .as_mut(),
+                PolicySpec::from_name(name).unwrap().build(servers).as_mut(),
                 &mut src(),
                 &mut Cluster::new(servers, service.mean()),
                 &c,

@@ -156,7 +156,7 @@ fn compare(spec: PolicySpec, rule: Rule) {
 /// The policy against the linear-scan version of its rule, by the public harness.
 fn compare_on(spec: PolicySpec, rule: Rule, instance: fn(&mut Pcg64Mcg) -> Instance) {
     let compared = testing::same_decisions_on(
-        |servers| spec.build(servers).expect("a single-resource policy"),
+        |servers| spec.build(servers),
         |_| Box::new(Reference::new(rule)),
         60,
         0xB357 + rule as u64,
@@ -238,7 +238,7 @@ fn bf_js_never_leaves_a_fitting_job_waiting() {
             PolicySpec::from_name("bf-s").unwrap(),
             PolicySpec::from_name("fifo-ff").unwrap(),
         ] {
-            let mut p = spec.build(inst.servers).expect("a single-resource policy");
+            let mut p = spec.build(inst.servers);
             run_logged(&inst, p.as_mut(), 2_000);
         }
     }

@@ -192,14 +192,14 @@ fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
         let mut a = Shifted(sampled, first);
         let mut b = TraceSource::open(&sp, 1.0, sum.first, f64::INFINITY).unwrap();
         let ra = packlab::policy::run(
-            p.build(servers).expect("a single-resource policy").as_mut(),
+            p.build(servers).as_mut(),
             &mut a,
             &mut Cluster::new(servers, 20.0),
             &cfg,
         )
         .unwrap();
         let rb = packlab::policy::run(
-            p.build(servers).expect("a single-resource policy").as_mut(),
+            p.build(servers).as_mut(),
             &mut b,
             &mut Cluster::new(servers, 20.0),
             &cfg,
@@ -237,7 +237,7 @@ fn real_extract_keeps_every_invariant_every_slot() {
             watch: packlab::sim::Watch::NONE,
         };
         let r = packlab::policy::run(
-            p.build(200).expect("a single-resource policy").as_mut(),
+            p.build(200).as_mut(),
             &mut src,
             &mut Cluster::new(200, 1000.0),
             &cfg,

@@ -63,7 +63,9 @@ fn run(name: &str, j: Option<i64>, stall: Option<f64>, case: &Case, how: Loop) -
         table.insert("stall".into(), toml::Value::Float(b));
     }
     let params = PolicyParams::new(name, &table);
-    let spec = registry::parse(&params, &case.sizes).expect("valid policy");
+    let spec = registry::Registry::builtin()
+        .parse(&params, &case.sizes)
+        .expect("valid policy");
     let rate = case.load * case.servers as f64 / (case.sizes.mean() * case.service.mean());
     let arrivals = Arrivals::new(case.process, rate).unwrap();
     let mut source = Counted {
@@ -79,9 +81,8 @@ fn run(name: &str, j: Option<i64>, stall: Option<f64>, case: &Case, how: Loop) -
     let mut cluster = Cluster::new(case.servers, case.service.mean());
     let result = if how == Loop::Static {
         packlab::policy::run_spec(&spec, &mut source, &mut cluster, &case.cfg)
-            .expect("single-resource policy")
     } else {
-        let mut policy = spec.build(case.servers).expect("single-resource policy");
+        let mut policy = spec.build(case.servers);
         packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &case.cfg)
     };
     (result.expect("invariants hold"), source.slots)

@@ -4,21 +4,38 @@ use std::path::{Path, PathBuf};
 
 use crate::experiment::ExperimentError;
 use crate::model::Size;
+use crate::policy::registry::Registry;
 
 /// The file being validated: every error names it.
 pub(crate) struct Ctx<'a> {
     pub(crate) file: &'a Path,
     /// The data files its keys name, as they are resolved ([`Ctx::path`]).
     inputs: std::cell::RefCell<Vec<PathBuf>>,
+    /// The policies its `[[policy]]` tables may name.
+    policies: &'a Registry,
 }
 
+/// The built-in policies, for contexts that name none of a program's own.
+static BUILTIN: Registry = Registry::builtin();
+
 impl<'a> Ctx<'a> {
-    /// The context of validating `file`.
+    /// The context of validating `file` with the built-in policies.
     pub(crate) fn new(file: &'a Path) -> Self {
+        Ctx::with_policies(file, &BUILTIN)
+    }
+
+    /// The context of validating `file` whose policies are those of `policies`.
+    pub(crate) fn with_policies(file: &'a Path, policies: &'a Registry) -> Self {
         Ctx {
             file,
             inputs: Default::default(),
+            policies,
         }
+    }
+
+    /// The policies the file may name.
+    pub(crate) fn policies(&self) -> &'a Registry {
+        self.policies
     }
 
     /// The experiment file and every data file resolved so far: what a run reads.

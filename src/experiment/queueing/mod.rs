@@ -27,18 +27,29 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 pub(crate) use spec::{
     ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
-    RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, bottleneck, degrees, mix,
+    QueuePolicy, RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, bottleneck, degrees,
+    mix,
 };
 
 use super::ExperimentError;
 use super::common::{ClaimResult, Header};
 use super::engine::Kind;
+use crate::policy::registry::Registry;
 
 impl Experiment {
     /// Validates experiment text (`file` names it in errors and anchors relative paths), then
     /// refuses a plan beyond packlab's limits.
     pub fn parse(file: &Path, source: &str) -> Result<Experiment, ExperimentError> {
-        let exp = Experiment::validate(file, source)?;
+        Experiment::parse_with(file, source, &Registry::builtin())
+    }
+
+    /// [`Experiment::parse`] with the policies of `policies`.
+    pub(crate) fn parse_with(
+        file: &Path,
+        source: &str,
+        policies: &Registry,
+    ) -> Result<Experiment, ExperimentError> {
+        let exp = Experiment::validate(file, source, policies)?;
         run::admit(&exp)?;
         Ok(exp)
     }

@@ -21,7 +21,7 @@ use crate::experiment::common::{
 use crate::experiment::{ExperimentError, VERSION};
 use crate::packing::evaluate::Inflation;
 use crate::plot::{Chart, Series};
-use crate::policy::registry;
+use crate::policy::registry::Registry;
 use constraints::{constraint_figures, constraint_report, constraint_tables, snapshot_multipliers};
 use numa::{numa_figures, numa_report, numa_tables};
 
@@ -239,7 +239,7 @@ fn curves(
             let label = exp.schedulers[i].label.as_str();
             Series {
                 label: label.to_string(),
-                colour: registry::colour(label),
+                colour: Registry::builtin().colour(label),
                 points: f(r),
                 ..Default::default()
             }
@@ -372,7 +372,7 @@ fn compaction_chart(exp: &PackingExperiment, out: &PackingOutcome) -> Vec<(Chart
                     .enumerate()
                     .map(|(i, r)| Series {
                         label: label(i).to_string(),
-                        colour: registry::colour(label(i)),
+                        colour: Registry::builtin().colour(label(i)),
                         points: exp
                             .evaluate
                             .compaction_tau

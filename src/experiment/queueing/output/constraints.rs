@@ -9,7 +9,6 @@ use crate::experiment::queueing::analysis::{Outcome, mean_abs_errors, trend};
 use crate::experiment::queueing::spec::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 use crate::experiment::queueing::{Experiment, PlotSpec};
 use crate::plot::{Chart, Series};
-use crate::policy::registry;
 use crate::sim::Verdict;
 
 /// `constraint_delay.csv`: per policy, sweep point and constraint.
@@ -97,7 +96,7 @@ pub(in crate::experiment::queueing) fn delay_chart(
             };
             Series {
                 label: exp.labels[p].clone(),
-                colour: registry::colour(&exp.labels[p]),
+                colour: exp.colours[p],
                 points,
                 off,
                 points_only: true,

@@ -8,7 +8,6 @@ use crate::experiment::common::{render_figure, render_with};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::{Experiment, PlotSpec, SweepKind};
 use crate::plot::{Chart, DotPlot, Panel, Series, render_dots};
-use crate::policy::registry;
 
 /// Draws every `[[plot]]`; returns each figure's files (PNG first, then SVG).
 pub(in crate::experiment::queueing) fn draw(
@@ -137,7 +136,7 @@ fn mean_queue_chart(exp: &Experiment, out: &Outcome, title: &Option<String>, log
                 rows.iter().partition(|r| r.measured(trace));
             Series {
                 label: exp.labels[p].clone(),
-                colour: registry::colour(&exp.labels[p]),
+                colour: exp.colours[p],
                 points: kept
                     .iter()
                     .map(|r| (x_of(exp, r.point), r.mean_queue))
@@ -197,7 +196,7 @@ fn queue_chart(
         .enumerate()
         .map(|(p, run)| Series {
             label: exp.labels[p].clone(),
-            colour: registry::colour(&exp.labels[p]),
+            colour: exp.colours[p],
             points: run
                 .map(|r| {
                     r.result

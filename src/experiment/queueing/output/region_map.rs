@@ -12,7 +12,6 @@ use crate::experiment::queueing::analysis::{MapLimit, MapPolygons, Outcome};
 use crate::experiment::queueing::run::limit::probe_error;
 use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
 use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
-use crate::policy::registry;
 use crate::stability::plane::Polygon;
 
 /// `region_map.csv`: one row per (ray, policy). Boundaries and limits are λ/μ over the whole
@@ -254,7 +253,7 @@ fn colours(exp: &Experiment, map: &RegionMapSpec) -> Vec<(u8, u8, u8)> {
     map.policies
         .iter()
         .map(|&p| {
-            let c = match registry::colour(&exp.labels[p]) {
+            let c = match exp.colours[p] {
                 Some(c) if !used.contains(&c) => c,
                 // at most one turn of the palette (more policies than colours reuse them)
                 _ => *next

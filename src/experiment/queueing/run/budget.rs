@@ -246,8 +246,8 @@ pub(in crate::experiment::queueing) fn memory(
         .policies
         .iter()
         .map(|p| {
-            p.build(exp.servers)
-                .map_or(0, |policy| policy.class_lengths().len())
+            p.single()
+                .map_or(0, |spec| spec.build(exp.servers).class_lengths().len())
         })
         .max()
         .unwrap_or(0) as f64;

@@ -2,7 +2,7 @@
 //! the multi-resource path, sampled or replayed.
 
 use crate::experiment::ExperimentError;
-use crate::experiment::queueing::{Experiment, Horizon, Workload};
+use crate::experiment::queueing::{Experiment, Horizon, QueuePolicy, Workload};
 use crate::model::Job;
 use crate::multi::{
     Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
@@ -146,10 +146,10 @@ pub(in crate::experiment::queueing) fn run_at(
         arrivals.clone(),
         seed,
     );
-    let spec = &exp.policies[policy];
-    Ok(match spec.placement() {
-        Some((discipline, scorer)) => {
-            let mut system = vector_system(exp, (policy, rep, lifted), discipline, scorer, seed);
+    Ok(match &exp.policies[policy] {
+        QueuePolicy::Scored(s) => {
+            let mut system =
+                vector_system(exp, (policy, rep, lifted), s.discipline, s.scorer, seed);
             if w.requests().is_empty() {
                 run_vector(
                     exp,
@@ -172,12 +172,14 @@ pub(in crate::experiment::queueing) fn run_at(
                 run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
             }
         }
-        None => run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?,
+        QueuePolicy::Single(spec) => {
+            run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?
+        }
     })
 }
 
 /// A single-resource policy's run on `servers` empty servers (`mean_service` slots sizes the
-/// departure calendar); every caller has matched the scored policies away first.
+/// departure calendar).
 fn run_single<S: Source<Job> + 'static>(
     spec: &PolicySpec,
     source: &mut S,
@@ -186,7 +188,7 @@ fn run_single<S: Source<Job> + 'static>(
     cfg: &RunConfig,
 ) -> Result<RunResult, sim::SimError> {
     let mut cluster = Cluster::new(servers, mean_service);
-    run_spec(spec, source, &mut cluster, cfg).expect("a single-resource policy")
+    run_spec(spec, source, &mut cluster, cfg)
 }
 
 /// The stream of a run seed the jobs' constraint classes are drawn from.
@@ -279,13 +281,13 @@ fn run_trace(
     };
     // a trace's window is what it is: no extension
     let cfg = config(exp, slots, warmup, slots);
-    let spec = &exp.policies[policy];
-    let result = match spec.placement() {
-        Some((discipline, scorer)) => {
-            let mut system = vector_system(exp, (policy, rep, lifted), discipline, scorer, seed);
+    let result = match &exp.policies[policy] {
+        QueuePolicy::Scored(s) => {
+            let mut system =
+                vector_system(exp, (policy, rep, lifted), s.discipline, s.scorer, seed);
             run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
         }
-        None => run_single(
+        QueuePolicy::Single(spec) => run_single(
             spec,
             &mut source,
             exp.servers,

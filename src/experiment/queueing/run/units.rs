@@ -321,14 +321,14 @@ fn run_unit(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
             let (_, warmup, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
             // the named policy itself, never another one in its place
             let spec = &exp.policies[policy];
-            let mut built = spec
-                .build(exp.servers)
-                .ok_or_else(|| ExperimentError::Invalid {
+            let mut built = spec.single().map(|s| s.build(exp.servers)).ok_or_else(|| {
+                ExperimentError::Invalid {
                     file: exp.header.file.clone(),
                     key: "claim".into(),
                     expected: "a single-resource policy for a saturation claim".into(),
                     got: format!("\"{}\"", spec.label()),
-                })?;
+                }
+            })?;
             let s = saturated(
                 built.as_mut(),
                 exp.servers,

@@ -1,13 +1,13 @@
 //! `[[claim]]`: verdicts, stability limits, saturation and rankings, validated against the
 //! file's policies and sweep.
 
+use super::QueuePolicy;
 use super::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
 use super::{ClaimSpec, Experiment, RegionMapSpec, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
-use crate::policy::PolicySpec;
 use crate::sim::Verdict;
 
 /// One claim table's context: its index, the policies' labels.
@@ -66,7 +66,7 @@ impl ClaimCx<'_> {
 pub(in crate::experiment::queueing) fn claims(
     raw: &[RawClaim],
     at: &Finder<'_>,
-    policies: &[PolicySpec],
+    policies: &[QueuePolicy],
     labels: &[String],
     workload: &Workload,
     map: Option<&RegionMapSpec>,
@@ -181,7 +181,7 @@ fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
 
 fn saturation(
     k: &ClaimCx<'_>,
-    policies: &[PolicySpec],
+    policies: &[QueuePolicy],
     traced: bool,
 ) -> Result<ClaimSpec, ExperimentError> {
     let policy = k.policy()?;

@@ -1,24 +1,24 @@
 //! `[compaction]`: the packing side of a stability-versus-packing study.
 
+use super::QueuePolicy;
 use super::SearchSpec;
 use super::schema::RawCompaction;
 use super::{CompactionSpec, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::packing::place::JobOrder;
-use crate::policy::PolicySpec;
 
 /// Validates `[compaction]` (it needs a scored policy and sampled laws).
 pub(in crate::experiment::queueing) fn compaction(
     cx: &Ctx<'_>,
     raw: Option<&RawCompaction>,
-    policies: &[PolicySpec],
+    policies: &[QueuePolicy],
     workload: &Workload,
 ) -> Result<Option<CompactionSpec>, ExperimentError> {
     let Some(c) = raw else {
         return Ok(None);
     };
-    if !policies.iter().any(PolicySpec::is_scored) {
+    if !policies.iter().any(QueuePolicy::is_scored) {
         return Err(cx.bad(
             "compaction",
             "at least one [[policy]] with a `score` to compact with",

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::QueuePolicy;
 use super::Workload;
 use super::schema::RawPolicy;
 use crate::configurations::constrained::{ConstrainedWorkload, max_supportable_constrained};
@@ -16,7 +17,6 @@ use crate::constraints::{
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, RawConstraints, characterisation};
 use crate::model::Size;
-use crate::policy::PolicySpec;
 use crate::rng::derive_seed;
 use crate::stability::region::rho_star;
 use rand::SeedableRng;
@@ -264,7 +264,7 @@ pub(in crate::experiment::queueing) fn setup(
 pub(in crate::experiment::queueing) fn policies(
     cx: &Ctx<'_>,
     raw: &[RawPolicy],
-    policies: &[PolicySpec],
+    policies: &[QueuePolicy],
 ) -> Result<(), ExperimentError> {
     for (i, (r, spec)) in raw.iter().zip(policies).enumerate() {
         if !spec.is_scored() {
@@ -325,7 +325,7 @@ pub(crate) fn constrained_traffic(
 pub(in crate::experiment::queueing) fn resynthesised_copies(
     cx: &Ctx<'_>,
     q: &mut QueueConstraints,
-    policies: &mut Vec<PolicySpec>,
+    policies: &mut Vec<QueuePolicy>,
     labels: &mut Vec<String>,
 ) -> Result<(), ExperimentError> {
     let n = policies.len();

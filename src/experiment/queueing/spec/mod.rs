@@ -28,10 +28,11 @@ use crate::experiment::common::{Ctx, Header, parse_toml};
 use crate::packing::numa::{Layer, NumaLayout};
 use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
-use crate::policy::PolicySpec;
+use crate::policy::registry::Registry;
 use crate::sim::Verdict;
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
+pub(crate) use policies::QueuePolicy;
 
 /// How a limit is searched.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -416,9 +417,13 @@ pub struct Experiment {
     pub points: Vec<Point>,
     /// The policies, in file order (with a re-synthesis, their copies on the re-synthesised cluster
     /// after them).
-    pub policies: Vec<PolicySpec>,
+    pub policies: Vec<QueuePolicy>,
     /// One label per policy (its name unless the file gives `label`), used in every output.
     pub labels: Vec<String>,
+    /// Per policy, its colour in figures when its label names a policy of the registry the file
+    /// was read with (else the next colour of the palette).
+    #[serde(skip)]
+    pub colours: Vec<Option<(u8, u8, u8)>>,
     /// The figures to draw.
     pub plots: Vec<PlotSpec>,
     /// The claims to check.
@@ -443,9 +448,10 @@ impl Experiment {
     pub(in crate::experiment::queueing) fn validate(
         file: &Path,
         source: &str,
+        policies: &Registry,
     ) -> Result<Experiment, ExperimentError> {
         let raw: schema::RawExperiment = parse_toml(file, source)?;
-        let cx = Ctx::new(file);
+        let cx = Ctx::with_policies(file, policies);
         let header = Header::new(
             &cx,
             source,
@@ -551,6 +557,7 @@ impl Experiment {
             sweep,
             points,
             policies,
+            colours: labels.iter().map(|l| cx.policies().colour(l)).collect(),
             labels,
             plots,
             claims,

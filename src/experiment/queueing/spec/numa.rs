@@ -2,6 +2,7 @@
 //! (docs/theory.md section 11.1), a share of jobs that must run inside one node, and the
 //! maximum supportable workload of that setting by the configuration LP over nodes.
 
+use super::QueuePolicy;
 use super::schema::{RawPolicy, RawQueueNuma};
 use super::{QueueNuma, Workload};
 use crate::configurations::numa::max_supportable_numa;
@@ -9,7 +10,6 @@ use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, node_shares};
 use crate::model::Size;
 use crate::packing::numa::{Layer, NumaLayout};
-use crate::policy::PolicySpec;
 use crate::workload::replay::SizeMode;
 
 /// ρ* as a traffic intensity on servers with these nodes, for three workloads with the file's
@@ -139,7 +139,7 @@ pub(crate) fn numa_rho(atoms: &[(Size, f64)], strict: f64, nodes: &[u64]) -> Res
 pub(in crate::experiment::queueing) fn layers(
     cx: &Ctx<'_>,
     raw: &[RawPolicy],
-    policies: &[PolicySpec],
+    policies: &[QueuePolicy],
     numa: &mut Option<QueueNuma>,
 ) -> Result<(), ExperimentError> {
     for (i, (r, spec)) in raw.iter().zip(policies).enumerate() {

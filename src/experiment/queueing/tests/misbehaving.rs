@@ -6,7 +6,7 @@ use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, execute};
 use crate::model::{Job, ServerId};
 use crate::policy::{
-    ParamError, Policy, PolicyEntry, PolicyParams, PolicySpec, SlotView, registry,
+    ParamError, Policy, PolicyEntry, PolicyParams, PolicySpec, SlotView, registry::Registry,
 };
 use crate::sim::Cluster;
 use crate::workload::SizeLaw;
@@ -32,14 +32,14 @@ impl Policy for Careless {
 }
 
 fn overfill(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    Ok(PolicySpec::new("test-overfill", "", |_| Careless {
+    Ok(PolicySpec::new("", |_| Careless {
         server: 0,
         queue: Vec::new(),
     }))
 }
 
 fn nowhere(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    Ok(PolicySpec::new("test-nowhere", "", |servers| Careless {
+    Ok(PolicySpec::new("", |servers| Careless {
         server: servers as ServerId + 5,
         queue: Vec::new(),
     }))
@@ -47,9 +47,10 @@ fn nowhere(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> 
 
 #[test]
 fn a_policy_that_breaks_the_rules_is_named_and_nothing_panics() {
-    // registration is process-wide: each name once
-    let _ = registry::register(PolicyEntry::new("test-overfill", "overfills", overfill));
-    let _ = registry::register(PolicyEntry::new("test-nowhere", "no such server", nowhere));
+    let policies = Registry::builtin()
+        .with(PolicyEntry::new("test-overfill", "overfills", overfill))
+        .and_then(|r| r.with(PolicyEntry::new("test-nowhere", "no such server", nowhere)))
+        .unwrap();
     for (name, words) in [
         ("test-overfill", "on server 0 with free"),
         ("test-nowhere", "index out of bounds"),
@@ -60,7 +61,7 @@ fn a_policy_that_breaks_the_rules_is_named_and_nothing_panics() {
              service = {{ dist = \"geometric\", mean = 10.0 }}\n[run]\nslots = 10_000\n\
              replications = 2\n[sweep]\nload = [0.5]\n[[policy]]\nname = \"{name}\"\n"
         );
-        let exp = Experiment::parse(Path::new("m.toml"), &text).unwrap();
+        let exp = Experiment::parse_with(Path::new("m.toml"), &text, &policies).unwrap();
         match execute(&exp, Some(2)) {
             Err(e @ ExperimentError::Policy { .. }) => {
                 let m = e.to_string();
