@@ -66,7 +66,7 @@
 //! have decided its probe and ended the search at once (`docs/performance.md` measures both
 //! ways).
 
-use std::borrow::Cow;
+use super::scenario::Scenario;
 
 use rayon::prelude::*;
 
@@ -259,22 +259,20 @@ fn binomial(n: usize, k: usize, p: f64) -> f64 {
     c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
 }
 
-/// The system a probe at load x runs: the experiment (whose size law may depend on x, as on a
-/// region map with held types) and the arrival rate, jobs per slot.
-pub(crate) type ProbeAt<'a> = dyn Fn(f64) -> (Cow<'a, Experiment>, f64) + Sync + 'a;
+/// The system a probe at load x runs with run seed `seed`: its [`Scenario`] (whose size law may
+/// depend on x, as on a region map with held types).
+pub(crate) type ProbeAt<'a> = dyn Fn(f64, u64) -> Result<Scenario<'a>, ExperimentError> + Sync + 'a;
 
-/// Runs round `round` of the probe at `load` for `policy` (the file's replications, in
-/// parallel): the runs' verdicts added to `p`. `exp` names the search and seeds its runs; `at`
-/// gives the system at the load.
+/// Runs round `round` of the probe at `load` (the file's replications, in parallel): the runs'
+/// verdicts added to `p`. `exp` names the search and seeds its runs; `at` gives the scenario
+/// at the load.
 fn run_round(
     exp: &Experiment,
-    policy: usize,
     p: &mut Probe,
     round: u32,
     at: &ProbeAt<'_>,
 ) -> Result<(), ExperimentError> {
     let load = p.load;
-    let (system, rate) = at(load);
     let n = exp.run.replications;
     // this round's part of the search's progress, shared by its runs on every thread
     let span = crate::progress::current();
@@ -286,8 +284,7 @@ fn run_round(
                 .as_ref()
                 .map(|s| s.part(u64::from(rep - round * n), u64::from(n)));
             crate::progress::within(part, || {
-                super::simulate::run_at(&system, policy, rate, seed, (0, false))
-                    .map(|r| (r.verdict, r.slots))
+                super::simulate::run_scenario(&at(load, seed)?).map(|r| (r.verdict, r.slots))
             })
         })
         .collect();
@@ -462,7 +459,7 @@ pub(crate) fn limit_search(
     let ends = search_rounds(&search, n, rho, |i, p, round| {
         let part = crate::progress::current().map(|s| s.part(steps, u64::from(search.max_probes)));
         steps += 1;
-        crate::progress::within(part, || run_round(exp, policy, p, round, at))?;
+        crate::progress::within(part, || run_round(exp, p, round, at))?;
         crate::progress::note(|| {
             format!(
                 "{}: limit of {}: probe {} at load {:.4}{} {} ({}/{}/{} stable/unstable/\
@@ -565,8 +562,8 @@ pub(crate) fn threshold_search(
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
     let rate = exp.rate_per_load();
-    limit_search(exp, policy, search, rho, &|x| {
-        (Cow::Borrowed(exp), x * rate)
+    limit_search(exp, policy, search, rho, &|x, seed| {
+        Scenario::sampled(exp, policy, x * rate, seed, (0, false))
     })
 }
 

@@ -7,6 +7,7 @@
 mod budget;
 pub(crate) mod limit;
 mod region_map;
+mod scenario;
 mod simulate;
 mod study;
 mod units;

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use super::limit::{ThresholdResult, limit_search};
+use super::scenario::{Jobs, Scenario};
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, Workload, bottleneck, degrees};
 use crate::rng::derive_seed;
@@ -62,10 +63,15 @@ fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
 
 /// Replaces the size law of `e` by the discrete law of `atoms`.
 fn set_law(e: &mut Experiment, atoms: Vec<(crate::model::Size, f64)>) {
-    let (values, probs): (Vec<_>, Vec<_>) = atoms.into_iter().unzip();
     if let Workload::Sampled { sizes, .. } = &mut e.workload {
-        *sizes = SizeLaw::discrete(values, probs).expect("a mix with a positive share");
+        *sizes = law(atoms);
     }
+}
+
+/// The discrete law of `atoms` (size, probability).
+fn law(atoms: Vec<(crate::model::Size, f64)>) -> SizeLaw {
+    let (values, probs): (Vec<_>, Vec<_>) = atoms.into_iter().unzip();
+    SizeLaw::discrete(values, probs).expect("a mix with a positive share")
 }
 
 /// The limit of `policy` along ray `ray`, as an interval on the ray's load (with held types,
@@ -80,18 +86,20 @@ pub(crate) fn search_ray(
     let rho = e.rho_star.expect("set along the ray");
     let limit = if map.held.is_empty() {
         let rate = e.rate_per_load();
-        limit_search(&e, policy, map.search, rho, &|x| {
-            (Cow::Borrowed(&e), x * rate)
+        limit_search(&e, policy, map.search, rho, &|x, seed| {
+            Scenario::sampled(&e, policy, x * rate, seed, (0, false))
         })?
     } else {
         // the free types' traffic x with the held types on top: the law changes with x
         let r = &map.rays[ray];
         let per_server = exp.servers as f64 / exp.workload.service().mean();
-        let at = |x: f64| {
+        let at = |x: f64, seed: u64| {
             let (atoms, total) = map.law_at(ray, x / r.mean_size(map.sizes));
-            let mut system = e.clone();
-            set_law(&mut system, atoms);
-            (Cow::Owned(system), total * per_server)
+            let mut scenario = Scenario::sampled(&e, policy, total * per_server, seed, (0, false))?;
+            if let Jobs::Sampled { sizes, .. } = &mut scenario.jobs {
+                *sizes = Cow::Owned(law(atoms));
+            }
+            Ok(scenario)
         };
         limit_search(&e, policy, map.search, rho, &at)?
     };

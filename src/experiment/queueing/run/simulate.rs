@@ -1,21 +1,22 @@
-//! One run: the jobs of a (point, replication) through one policy, on the single-resource or
-//! the multi-resource path, sampled or replayed.
+//! One run: a [`Scenario`] through the slot loop, on the single-resource or the multi-resource
+//! path, sampled or replayed ([`run_scenario`], the one run function); and the unit of a sweep
+//! point's replication built on it.
 
+use std::sync::Arc;
+
+use super::scenario::{Jobs, Layer, Placement, Scenario};
 use crate::experiment::ExperimentError;
-use crate::experiment::queueing::{Experiment, Horizon, QueuePolicy, Workload};
-use crate::model::Job;
+use crate::experiment::queueing::{Experiment, Workload};
 use crate::multi::{
-    Constrained, Discipline, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
+    Constrained, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
     VectorJobSource, VectorSystem,
 };
-use crate::packing::numa::Numa;
-use crate::packing::place::Scorer;
-use crate::policy::{PolicySpec, run_spec};
+use crate::policy::run_spec;
 use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
-use crate::workload::replay::{TraceSource, TraceSpec, TraceSummary};
+use crate::workload::replay::TraceSource;
 use crate::workload::trace::TraceError;
-use crate::workload::{Arrivals, JobSource, Source};
+use crate::workload::{JobSource, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -58,15 +59,20 @@ pub(crate) fn simulate(
     rep: u32,
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
-    let once = |lifted: bool| match &exp.workload {
-        Workload::Trace(t) => run_trace(exp, &t.0, &t.1, (policy, rep, lifted), point, seed),
-        _ => run_at(
-            exp,
-            policy,
-            exp.points[point].arrival_rate,
-            seed,
-            (rep, lifted),
-        ),
+    let once = |lifted: bool| {
+        let scenario = match &exp.workload {
+            Workload::Trace(_) => {
+                Scenario::trace(exp, policy, point, seed, (rep, lifted)).expect("a trace")
+            }
+            _ => Scenario::sampled(
+                exp,
+                policy,
+                exp.points[point].arrival_rate,
+                seed,
+                (rep, lifted),
+            )?,
+        };
+        run_scenario(&scenario)
     };
     let lifted = exp
         .constraints
@@ -103,200 +109,198 @@ fn record(
     }
 }
 
-/// The run configuration of a fixed horizon.
-fn config(exp: &Experiment, slots: u64, warmup: u64, max_slots: u64) -> RunConfig {
-    RunConfig {
-        slots,
-        warmup,
-        queue_cap: exp.run.queue_cap,
-        samples: exp.run.samples,
-        check_every_slot: false,
-        max_slots,
-        mean_service: exp.workload.service().mean(),
-        watch: crate::sim::Watch(crate::cancel::watch),
-    }
-}
-
-/// One run of `policy` at arrival rate `rate` with run seed `seed` (sampled laws), as
-/// replication `rep`; `lifted`: with the constraints of `[constraints]` lifted.
-pub(in crate::experiment::queueing) fn run_at(
-    exp: &Experiment,
-    policy: usize,
-    rate: f64,
-    seed: u64,
-    (rep, lifted): (u32, bool),
-) -> Result<RunResult, ExperimentError> {
-    let w = &exp.workload;
-    let arrivals = Arrivals::new(w.arrivals(), rate).map_err(|e| ExperimentError::Invalid {
-        file: exp.header.file.clone(),
-        key: "sweep".into(),
-        expected: e.to_string(),
-        got: format!("arrival rate {rate}"),
-    })?;
-    let (slots, warmup, max_slots) = exp.run.slots().ok_or_else(|| ExperimentError::Invalid {
-        file: exp.header.file.clone(),
-        key: "run.slots".into(),
-        expected: "the number of slots per run (sampled laws)".into(),
-        got: "nothing".into(),
-    })?;
-    let cfg = config(exp, slots, warmup, max_slots);
-    let source = JobSource::new(
-        w.sizes().clone(),
-        w.service().clone(),
-        arrivals.clone(),
-        seed,
-    );
-    Ok(match &exp.policies[policy] {
-        QueuePolicy::Scored(s) => {
-            let mut system =
-                vector_system(exp, (policy, rep, lifted), s.discipline, s.scorer, seed);
-            if w.requests().is_empty() {
-                run_vector(
-                    exp,
-                    (policy, rep),
-                    &mut system,
-                    ScalarAsVector::new(source),
-                    &cfg,
-                    seed,
-                )?
-            } else {
-                let mut v = VectorJobSource::new(
-                    w.requests().to_vec(),
-                    w.service().clone(),
-                    arrivals,
-                    seed,
-                );
-                if let Some(weights) = w.request_weights() {
-                    v = v.weighted(weights);
-                }
-                run_vector(exp, (policy, rep), &mut system, v, &cfg, seed)?
-            }
-        }
-        QueuePolicy::Single(spec) => {
-            run_single(spec, &mut { source }, exp.servers, w.service().mean(), &cfg)?
-        }
-    })
-}
-
-/// A single-resource policy's run on `servers` empty servers (`mean_service` slots sizes the
-/// departure calendar).
-fn run_single<S: Source<Job> + 'static>(
-    spec: &PolicySpec,
-    source: &mut S,
-    servers: usize,
-    mean_service: f64,
-    cfg: &RunConfig,
-) -> Result<RunResult, sim::SimError> {
-    let mut cluster = Cluster::new(servers, mean_service);
-    run_spec(spec, source, &mut cluster, cfg)
-}
-
+/// The stream of a run seed the scorers' random choices are drawn from.
+const SCORER_STREAM: u64 = 4;
+/// The stream of a run seed the strict jobs are drawn from.
+const STRICT_STREAM: u64 = 5;
 /// The stream of a run seed the jobs' constraint classes are drawn from.
 const CLASS_STREAM: u64 = 6;
 
-/// Runs a multi-resource system on `source`; with `[numa]`, a share of the jobs marked strict
-/// from a stream of the run seed (the same jobs for every policy); with `[constraints]`, every
-/// job's constraint class drawn from another stream of the run seed (likewise).
+/// Runs `scenario`: the one run function of queueing files.
+pub(in crate::experiment::queueing) fn run_scenario(
+    scenario: &Scenario<'_>,
+) -> Result<RunResult, ExperimentError> {
+    let (cfg, seed) = (&scenario.config, scenario.seed);
+    let mean_service = cfg.mean_service;
+    let bad = |e: TraceError| ExperimentError::Invalid {
+        file: scenario.file.to_path_buf(),
+        key: "workload.trace.file".into(),
+        expected: "a readable trace (unchanged since validation)".into(),
+        got: e.to_string(),
+    };
+    let result = match (&scenario.placement, &scenario.jobs) {
+        (
+            Placement::Single(spec),
+            Jobs::Sampled {
+                sizes,
+                service,
+                arrivals,
+            },
+        ) => {
+            let mut source = JobSource::new(
+                sizes.as_ref().clone(),
+                (*service).clone(),
+                arrivals.clone(),
+                seed,
+            );
+            let mut cluster = Cluster::new(scenario.servers, mean_service);
+            run_spec(spec, &mut source, &mut cluster, cfg)?
+        }
+        (
+            Placement::Single(spec),
+            Jobs::Trace {
+                spec: t,
+                scaling,
+                window,
+            },
+        ) => {
+            let mut source = TraceSource::open(t, *scaling, window.0, window.1).map_err(bad)?;
+            let mut cluster = Cluster::new(scenario.servers, mean_service);
+            let r = run_spec(spec, &mut source, &mut cluster, cfg)?;
+            if let Some(e) = source.error() {
+                return Err(bad(e));
+            }
+            r
+        }
+        (Placement::Single(spec), Jobs::Requests { .. }) => {
+            return Err(ExperimentError::Invalid {
+                file: scenario.file.to_path_buf(),
+                key: "policy".into(),
+                expected: "a placement score for jobs of several resources".into(),
+                got: format!("\"{}\" without one", spec.name()),
+            });
+        }
+        (
+            Placement::Scored {
+                discipline,
+                scorer,
+                dims,
+                layer,
+            },
+            jobs,
+        ) => {
+            let mut cluster = VectorCluster::new(
+                scenario.servers,
+                *dims,
+                *scorer,
+                derive_seed(seed, &[SCORER_STREAM]),
+                mean_service,
+            );
+            match layer {
+                Layer::Numa { numa, .. } => cluster = cluster.with_numa(numa),
+                Layer::Constraints { classes, table } => {
+                    cluster = cluster.with_constraints(classes.kind.clone(), Arc::clone(table));
+                }
+                Layer::Plain => {}
+            }
+            let mut system = VectorSystem::new(cluster, ScoredPolicy::new(*discipline));
+            run_vector_jobs(jobs, layer, &mut system, cfg, seed).map_err(|e| match e {
+                Failed::Trace(e) => bad(e),
+                Failed::Sim(e) => e.into(),
+            })?
+        }
+    };
+    Ok(result)
+}
+
+/// Why a multi-resource run failed: its trace, or the slot loop.
+enum Failed {
+    Trace(TraceError),
+    Sim(sim::SimError),
+}
+
+impl From<sim::SimError> for Failed {
+    fn from(e: sim::SimError) -> Self {
+        Failed::Sim(e)
+    }
+}
+
+/// Runs the multi-resource `system` on the jobs of `jobs` with the marks of `layer`.
+fn run_vector_jobs(
+    jobs: &Jobs<'_>,
+    layer: &Layer,
+    system: &mut VectorSystem,
+    cfg: &RunConfig,
+    seed: u64,
+) -> Result<RunResult, Failed> {
+    match jobs {
+        Jobs::Sampled {
+            sizes,
+            service,
+            arrivals,
+        } => {
+            let source = JobSource::new(
+                sizes.as_ref().clone(),
+                (*service).clone(),
+                arrivals.clone(),
+                seed,
+            );
+            Ok(run_vector(
+                layer,
+                system,
+                ScalarAsVector::new(source),
+                cfg,
+                seed,
+            )?)
+        }
+        Jobs::Requests {
+            requests,
+            weights,
+            service,
+            arrivals,
+        } => {
+            let mut v = VectorJobSource::new(
+                requests.to_vec(),
+                (*service).clone(),
+                arrivals.clone(),
+                seed,
+            );
+            if let Some(weights) = weights {
+                v = v.weighted(weights);
+            }
+            Ok(run_vector(layer, system, v, cfg, seed)?)
+        }
+        Jobs::Trace {
+            spec: t,
+            scaling,
+            window,
+        } => {
+            let mut source =
+                TraceSource::open(t, *scaling, window.0, window.1).map_err(Failed::Trace)?;
+            let r = run_vector(layer, system, &mut source, cfg, seed)?;
+            if let Some(e) = source.error() {
+                return Err(Failed::Trace(e));
+            }
+            Ok(r)
+        }
+    }
+}
+
+/// Runs a multi-resource system on `source`; with NUMA nodes, a share of the jobs marked
+/// strict from a stream of the run seed (the same jobs for every policy); with placement
+/// constraints, every job's constraint class drawn from another stream of the run seed
+/// (likewise).
 fn run_vector<S: Source<VJob>>(
-    exp: &Experiment,
-    (policy, rep): (usize, u32),
+    layer: &Layer,
     system: &mut VectorSystem,
     mut source: S,
     cfg: &RunConfig,
     seed: u64,
 ) -> Result<RunResult, sim::SimError> {
-    match (&exp.numa, &exp.constraints) {
-        (Some(n), _) => {
-            let mut strict = Marked::new(source, Strict::new(n.strict, derive_seed(seed, &[5])));
+    match layer {
+        Layer::Numa { strict, .. } => {
+            let mut strict = Marked::new(
+                source,
+                Strict::new(*strict, derive_seed(seed, &[STRICT_STREAM])),
+            );
             sim::run_system(system, &mut strict, cfg)
         }
-        (None, Some(q)) => {
+        Layer::Constraints { classes, .. } => {
             let stream = derive_seed(seed, &[CLASS_STREAM]);
-            let classes = q.world(policy, rep).classes.clone();
-            let mut constrained = Marked::new(source, Constrained::new(classes, stream));
+            let mut constrained =
+                Marked::new(source, Constrained::new(Arc::clone(classes), stream));
             sim::run_system(system, &mut constrained, cfg)
         }
-        (None, None) => sim::run_system(system, &mut source, cfg),
+        Layer::Plain => sim::run_system(system, &mut source, cfg),
     }
-}
-
-/// The multi-resource system of scored policy `policy`, with its NUMA layer under `[numa]`
-/// and the constraints of `[constraints]` (lifted when `lifted`: every job still knows its
-/// class). The random scorers draw from a stream of the run seed, like the jobs.
-fn vector_system(
-    exp: &Experiment,
-    (policy, rep, lifted): (usize, u32, bool),
-    discipline: Discipline,
-    scorer: Scorer,
-    seed: u64,
-) -> VectorSystem {
-    let mut cluster = VectorCluster::new(
-        exp.servers,
-        exp.workload.dims(),
-        scorer,
-        derive_seed(seed, &[4]),
-        exp.workload.service().mean(),
-    );
-    if let Some(n) = &exp.numa {
-        cluster = cluster.with_numa(&Numa {
-            layout: n.layout.clone(),
-            layer: n.layers[policy],
-        });
-    }
-    if let Some(q) = &exp.constraints {
-        let w = q.world(policy, rep);
-        let table = if lifted { &w.lifted } else { &w.table };
-        cluster = cluster.with_constraints(w.classes.kind.clone(), table.clone());
-    }
-    VectorSystem::new(cluster, ScoredPolicy::new(discipline))
-}
-
-/// Replays window `rep` of the trace at the scaling of sweep point `point` (`seed` drives the
-/// random scorers only); `lifted` as for [`run_at`].
-fn run_trace(
-    exp: &Experiment,
-    spec: &TraceSpec,
-    summary: &TraceSummary,
-    (policy, rep, lifted): (usize, u32, bool),
-    point: usize,
-    seed: u64,
-) -> Result<RunResult, ExperimentError> {
-    let c = exp.points[point].key;
-    let windows = exp.run.replications;
-    let (from, to) = summary.window(spec, rep, windows);
-    let bad = |e: TraceError| ExperimentError::Invalid {
-        file: exp.header.file.clone(),
-        key: "workload.trace.file".into(),
-        expected: "a readable trace (unchanged since validation)".into(),
-        got: e.to_string(),
-    };
-    let mut source = TraceSource::open(spec, c, from, to).map_err(bad)?;
-    let (slots, warmup) = match exp.run.horizon {
-        Horizon::Slots { slots, warmup, .. } => (slots, warmup),
-        Horizon::Window { warmup_fraction } => {
-            let slots = summary.slots(spec, c, windows);
-            let warmup = (slots as f64 * warmup_fraction) as u64;
-            (slots, warmup.min(slots - 1))
-        }
-    };
-    // a trace's window is what it is: no extension
-    let cfg = config(exp, slots, warmup, slots);
-    let result = match &exp.policies[policy] {
-        QueuePolicy::Scored(s) => {
-            let mut system =
-                vector_system(exp, (policy, rep, lifted), s.discipline, s.scorer, seed);
-            run_vector(exp, (policy, rep), &mut system, &mut source, &cfg, seed)?
-        }
-        QueuePolicy::Single(spec) => run_single(
-            spec,
-            &mut source,
-            exp.servers,
-            exp.workload.service().mean(),
-            &cfg,
-        )?,
-    };
-    if let Some(e) = source.error() {
-        return Err(bad(e));
-    }
-    Ok(result)
 }

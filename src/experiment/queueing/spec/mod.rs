@@ -114,14 +114,6 @@ impl Workload {
         }
     }
 
-    /// The probabilities of the request vectors, if they are not drawn uniformly.
-    pub(crate) fn request_weights(&self) -> Option<&[f64]> {
-        match self {
-            Workload::Requests { weights, .. } => weights.as_deref(),
-            _ => None,
-        }
-    }
-
     /// The request vectors of a `tasks` law (empty otherwise).
     pub(crate) fn requests(&self) -> &[Resources] {
         match self {
