@@ -74,6 +74,7 @@ pub mod progress;
 pub mod rng;
 pub mod sim;
 pub mod stability;
+mod words;
 pub mod workload;
 
 pub use model::{Job, ServerId, Size};

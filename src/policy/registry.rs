@@ -129,16 +129,24 @@ impl Registry {
         for key in params.given() {
             if !e.keys.contains(&key) {
                 let takers = self.taking(key);
+                let mut expected = format!("no `{key}` for policy \"{}\"", e.name);
+                if let Some(near) = crate::words::closest(key, e.keys.iter().copied()) {
+                    expected.push_str(&format!(" (did you mean `{near}`?)"));
+                } else if !takers.is_empty() {
+                    expected.push_str(&format!(" (only {takers} take it)"));
+                }
+                // every key it takes, never cut
+                expected.push_str(&if e.keys.is_empty() {
+                    format!(
+                        "; \"{}\" takes no keys besides name, label and numa",
+                        e.name
+                    )
+                } else {
+                    format!("; \"{}\" takes {}", e.name, e.keys.join(", "))
+                });
                 return Err(ParamError {
                     key: key.to_string(),
-                    expected: if takers.is_empty() {
-                        format!("no `{key}` for policy \"{}\"", e.name)
-                    } else {
-                        format!(
-                            "no `{key}` for policy \"{}\" (only {takers} take it)",
-                            e.name
-                        )
-                    },
+                    expected,
                     got: "a value".into(),
                 });
             }

@@ -336,6 +336,16 @@ fn invalid_toml_exits_2() {
 fn unknown_key_exits_2() {
     let t = GOOD.replace("servers = 4", "servers = 4\nspeed = 2");
     assert_bad(Some(&t), &["unknown field", "speed"]);
+    // a misspelt table: the closest key, and the list of expected keys whole
+    let t = format!("{GOOD}\n[numb]\nstrict = 0.5\n");
+    assert_bad(
+        Some(&t),
+        &[
+            "unknown field `numb`",
+            "`constraints`, `region_map`",
+            "did you mean `numa`?",
+        ],
+    );
 }
 
 #[test]
@@ -411,7 +421,20 @@ fn bad_policy_parameters_exit_2() {
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"bf-j\"\nJ = 4")),
-        &["policy[2].J", "only vqs and vqs-bf"],
+        &[
+            "policy[2].J",
+            "only vqs and vqs-bf",
+            "takes no keys besides",
+        ],
+    );
+    // a misspelt key: the closest one the policy takes, and every key it takes
+    assert_bad(
+        Some(&with("[[policy]]\nname = \"vqs-bf\"\nj = 4")),
+        &[
+            "policy[2].j",
+            "did you mean `J`?",
+            "takes J, partition, cuts, stall",
+        ],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"max-weight\"")),

@@ -206,16 +206,44 @@ pub(crate) fn parse_toml<T: serde::de::DeserializeOwned>(
                 message = format!("line {line}: {message}: keys, tables or values nested too deep");
             }
         }
+        if let Some(near) = misspelt(&message) {
+            message.push_str(&format!("\n(did you mean `{near}`?)"));
+        }
         ExperimentError::Parse {
             file: file.to_path_buf(),
-            // the parser quotes the offending line whole: keep a message readable
+            // the parser quotes the offending line whole: keep a message readable, but never
+            // cut its own words (the list of expected keys)
             message: message
                 .lines()
-                .map(|l| crate::input::shown_long(l, 160))
+                .map(|l| {
+                    // a quoted line at 160 characters; the parser's words (a list of the
+                    // expected keys is under 300) at 1,000, which a key of the file's own
+                    // may pass
+                    crate::input::shown_long(l, if quoted(l) { 160 } else { 1000 })
+                })
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
     })
+}
+
+/// Whether a line of the TOML parser's message quotes the file (`11 | [numb]`, or the bar and
+/// caret under it).
+fn quoted(line: &str) -> bool {
+    line.trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start()
+        .starts_with('|')
+}
+
+/// For the parser's "unknown field `x`, expected one of `a`, `b`, …": the expected key
+/// closest to `x`, if it is close enough to be a misspelling.
+fn misspelt(message: &str) -> Option<&str> {
+    let rest = message.split("unknown field `").nth(1)?;
+    let (word, rest) = rest.split_once('`')?;
+    let expected = rest.split_once("expected one of ")?.1.lines().next()?;
+    let keys = expected.split(", ").map(|k| k.trim().trim_matches('`'));
+    crate::words::closest(word, keys)
 }
 
 /// The first line (from 1) of `source` whose dotted key or bracket nesting passes 100 levels.
