@@ -23,11 +23,12 @@ pub enum ExperimentError {
         message: String,
     },
     /// A value packlab refuses: the key, what it expects, what it got.
-    #[error("{}: key `{key}`: expected {expected}, got {got}", file.display())]
+    #[error("{}: {}: expected {expected}, got {got}", file.display(), shown_key(key))]
     Invalid {
         /// The experiment file.
         file: PathBuf,
-        /// The key, in full (`policy[0].J`).
+        /// The key, in full, elements of arrays counted from 0 (`policy[0].J`); messages show
+        /// it as TOML writes it, counted from 1 (`` key `J` of [[policy]] #1 ``).
         key: String,
         /// What the key should hold.
         expected: String,
@@ -142,4 +143,70 @@ pub enum ExperimentError {
         /// The programme's error.
         source: crate::configurations::region::RegionError,
     },
+}
+
+/// The arrays of tables of experiment files (`[[policy]]`, …): a message names their
+/// elements as TOML writes them.
+const TABLE_ARRAYS: &[&str] = &[
+    "policy",
+    "plot",
+    "claim",
+    "scheduler",
+    "region_map.held",
+    "constraints.tasks",
+    "constraints.machines",
+    "numa.machine",
+];
+
+/// A key as a message shows it: `` key `run.slots` ``; in an array of tables, the table as
+/// TOML writes it, counted from 1 (`` key `J` of [[policy]] #1 ``); in an array of values, the
+/// element counted from 1 (`` element #2 of key `region_map.angles` ``).
+fn shown_key(key: &str) -> String {
+    let Some(open) = key.find('[') else {
+        return format!("key `{key}`");
+    };
+    let prefix = &key[..open];
+    let Some((index, rest)) = key[open + 1..].split_once(']') else {
+        return format!("key `{key}`");
+    };
+    let Ok(k) = index.parse::<u64>() else {
+        return format!("key `{key}`");
+    };
+    let n = k + 1;
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    if TABLE_ARRAYS.contains(&prefix) {
+        if rest.is_empty() {
+            format!("[[{prefix}]] #{n}")
+        } else {
+            format!("key `{rest}` of [[{prefix}]] #{n}")
+        }
+    } else if rest.is_empty() {
+        format!("element #{n} of key `{prefix}`")
+    } else {
+        format!("key `{rest}` of element #{n} of `{prefix}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_key;
+
+    #[test]
+    fn keys_are_shown_as_toml_writes_them_and_counted_from_one() {
+        assert_eq!(shown_key("run.slots"), "key `run.slots`");
+        assert_eq!(shown_key("policy[0].J"), "key `J` of [[policy]] #1");
+        assert_eq!(shown_key("claim[2]"), "[[claim]] #3");
+        assert_eq!(
+            shown_key("region_map.held[1].rate"),
+            "key `rate` of [[region_map.held]] #2"
+        );
+        assert_eq!(
+            shown_key("region_map.angles[3]"),
+            "element #4 of key `region_map.angles`"
+        );
+        assert_eq!(
+            shown_key("constraints.tasks[0].frequency"),
+            "key `frequency` of [[constraints.tasks]] #1"
+        );
+    }
 }

@@ -379,14 +379,23 @@ fn empty_sweep_exits_2() {
 #[test]
 fn unknown_policy_and_bad_probabilities_exit_2() {
     let t = GOOD.replace("name = \"bf-j\"", "name = \"best\"");
-    assert_bad(Some(&t), &["policy[2].name", "bf-js"]);
+    assert_bad(Some(&t), &["key `name` of [[policy]] #3", "bf-js"]);
     let t = GOOD.replace(
         "sizes = { dist = \"uniform\", low = 0.1, high = 0.7 }",
         "sizes = { dist = \"discrete\", values = [0.2, 0.5], probs = [0.5, 0.6] }",
     );
     assert_bad(Some(&t), &["workload.sizes.probs", "adding up to 1"]);
     let t = GOOD.replace("load = 0.6\nexpect", "load = 0.65\nexpect");
-    assert_bad(Some(&t), &["claim[0].load", "sweep.load"]);
+    assert_bad(Some(&t), &["key `load` of [[claim]] #1", "sweep.load"]);
+    // a claim names the key it wrote, whatever the sweep varies
+    let t = GOOD.replace("load = 0.6\nexpect", "fraction = 0.6\nexpect");
+    assert_bad(
+        Some(&t),
+        &[
+            "key `fraction` of [[claim]] #1",
+            "`load`, the quantity the sweep varies",
+        ],
+    );
     // λ = 0.9 · 4 / (0.4 · 2) = 4.5 jobs per slot: impossible for Bernoulli arrivals
     let t = GOOD
         .replace("process = \"poisson\"", "process = \"bernoulli\"")
@@ -399,30 +408,30 @@ fn bad_policy_parameters_exit_2() {
     let with = |policy: &str| GOOD.replace("[[policy]]\nname = \"bf-j\"", policy);
     assert_bad(
         Some(&with("[[policy]]\nname = \"vqs\"")),
-        &["policy[2].J", "partition depth"],
+        &["key `J` of [[policy]] #3", "partition depth"],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"vqs\"\nJ = 0")),
-        &["policy[2].J", "[1, 30]"],
+        &["key `J` of [[policy]] #3", "[1, 30]"],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"vqs-bf\"\nJ = 4\nstall = 1.5")),
-        &["policy[2].stall", "(0, 1]"],
+        &["key `stall` of [[policy]] #3", "(0, 1]"],
     );
     assert_bad(
         Some(&with(
             "[[policy]]\nname = \"vqs\"\nJ = 4\npartition = \"binary\"",
         )),
-        &["policy[2].partition", "dyadic"],
+        &["key `partition` of [[policy]] #3", "dyadic"],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"vqs\"\ncuts = [0.5, 1.2]")),
-        &["policy[2].cuts", "(0, 1)"],
+        &["key `cuts` of [[policy]] #3", "(0, 1)"],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"bf-j\"\nJ = 4")),
         &[
-            "policy[2].J",
+            "key `J` of [[policy]] #3",
             "only vqs and vqs-bf",
             "takes no keys besides",
         ],
@@ -431,18 +440,18 @@ fn bad_policy_parameters_exit_2() {
     assert_bad(
         Some(&with("[[policy]]\nname = \"vqs-bf\"\nj = 4")),
         &[
-            "policy[2].j",
+            "key `j` of [[policy]] #3",
             "did you mean `J`?",
             "takes J, partition, cuts, stall",
         ],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"max-weight\"")),
-        &["policy[2].name", "finitely many job sizes"],
+        &["key `name` of [[policy]] #3", "finitely many job sizes"],
     );
     assert_bad(
         Some(&with("[[policy]]\nname = \"bf-js\"")),
-        &["policy[2].label", "different"],
+        &["key `label` of [[policy]] #3", "different"],
     );
 }
 
@@ -481,9 +490,15 @@ fn bad_region_maps_exit_2() {
     let map = two.replace("[sweep]", "[region_map]\nrays = 0\n[sweep]");
     assert_bad(Some(&map), &["region_map.rays", "[2, 256]"]);
     let map = two.replace("[sweep]", "[region_map]\nangles = [45.0, 120.0]\n[sweep]");
-    assert_bad(Some(&map), &["region_map.angles[1]", "positive quadrant"]);
+    assert_bad(
+        Some(&map),
+        &["element #2 of key `region_map.angles`", "positive quadrant"],
+    );
     let map = two.replace("[sweep]", "[region_map]\nangles = [45.0, 45.0]\n[sweep]");
-    assert_bad(Some(&map), &["region_map.angles[1]", "distinct"]);
+    assert_bad(
+        Some(&map),
+        &["element #2 of key `region_map.angles`", "distinct"],
+    );
     // more than two free types
     let map = GOOD
         .replace("[sweep]", "[region_map]\nrays = 8\n[sweep]")

@@ -276,7 +276,7 @@ fn region_files_that_would_panic_or_run_for_ever_are_refused() {
         &(REGION.replace("max_intervals = 64", "max_intervals = 8")
             + "[[claim]]\nkind = \"bracket-monotone\"\n"),
         &[],
-        &["claim[0].kind", "two levels"],
+        &["key `kind` of [[claim]] #1", "two levels"],
     );
     // a misspelt kind is named, not the first key the queueing schema lacks
     for kind in ["regoin", "Packing", "7"] {
@@ -303,7 +303,7 @@ fn region_files_that_would_panic_or_run_for_ever_are_refused() {
         "r.toml",
         &(REGION.to_string() + "[[plot]]\nkind = \"bracket\"\n[[plot]]\nkind = \"bracket\"\n"),
         &[],
-        &["plot[1].file"],
+        &["key `file` of [[plot]] #2"],
     );
 }
 
@@ -320,7 +320,7 @@ fn queueing_claims_and_plots_that_cannot_be_right_are_refused() {
             )
             + "[[claim]]\nkind = \"ranking\"\norder = [\"bf-js\", \"fifo-ff\"]\nload = 0.5\n"),
         &[],
-        &["claim[0]", "run.replications ≥ 2"],
+        &["[[claim]] #1", "run.replications ≥ 2"],
     );
     refused(
         "plots",
@@ -328,7 +328,7 @@ fn queueing_claims_and_plots_that_cannot_be_right_are_refused() {
         &(QUEUE.to_string()
             + "[[plot]]\nkind = \"mean-queue-vs-load\"\nfile = \"a\"\n[[plot]]\nkind = \"queue-vs-time\"\nfile = \"a\"\n"),
         &[],
-        &["plot[1].file"],
+        &["key `file` of [[plot]] #2"],
     );
 }
 
@@ -443,11 +443,11 @@ fn numa_layouts_that_cannot_be_are_refused() {
         ),
         (
             "[numa]\n[[numa.machine]]\ncpu = 0.5\nmemory = 0.5\nnodes = 2\n",
-            &["numa.machine[0]", "no such machine"][..],
+            &["[[numa.machine]] #1", "no such machine"][..],
         ),
         (
             "[numa]\n[[numa.machine]]\ncpu = 1\nmemory = 1\n",
-            &["numa.machine[0].nodes"][..],
+            &["key `nodes` of [[numa.machine]] #1"][..],
         ),
     ] {
         refused_in(&d, "p.toml", &format!("{base}{numa}"), &[], words);
@@ -457,7 +457,7 @@ fn numa_layouts_that_cannot_be_are_refused() {
         "p.toml",
         &base.replace("numa = \"machine\"", "numa = \"socket\""),
         &[],
-        &["scheduler[0].numa", "machine+cluster"],
+        &["key `numa` of [[scheduler]] #1", "machine+cluster"],
     );
     refused_in(
         &d,
@@ -472,7 +472,7 @@ fn numa_layouts_that_cannot_be_are_refused() {
         &(PACKING.replace("SOURCE", "csv")
             + "[[claim]]\nkind = \"numa-fit-order\"\norder = [\"firstfit-v1-arrival\", \"firstfit-v1-arrival\"]\n"),
         &[],
-        &["claim[0].order", "numa layer"],
+        &["key `order` of [[claim]] #1", "numa layer"],
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
@@ -549,25 +549,25 @@ fn numa_queueing_files_that_cannot_run_are_refused() {
                 sized("0.2", "0.4"),
                 policy.replace("machine", "socket")
             ),
-            &["policy[0].numa", "machine+cluster"][..],
+            &["key `numa` of [[policy]] #1", "machine+cluster"][..],
         ),
         (
             format!(
                 "{}[numa]\nnodes = 2\n[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\n",
                 sized("0.2", "0.4")
             ),
-            &["policy[0].numa", "every policy needs one"][..],
+            &["key `numa` of [[policy]] #1", "every policy needs one"][..],
         ),
         (
             format!(
                 "{}[numa]\nnodes = 2\n[[policy]]\nname = \"fifo-ff\"\nnuma = \"default\"\n",
                 sized("0.2", "0.4")
             ),
-            &["policy[0].score", "multi-resource path"][..],
+            &["key `score` of [[policy]] #1", "multi-resource path"][..],
         ),
         (
             format!("{}{policy}", sized("0.2", "0.4")),
-            &["policy[0].numa", "a [numa] table"][..],
+            &["key `numa` of [[policy]] #1", "a [numa] table"][..],
         ),
         (
             // ρ* with nodes needs finitely many sizes
@@ -585,7 +585,7 @@ fn numa_queueing_files_that_cannot_run_are_refused() {
                     "{ dist = \"discrete\", values = [0.3], probs = [1.0] }"
                 )
             ),
-            &["claim[0].order", "at least two"][..],
+            &["key `order` of [[claim]] #1", "at least two"][..],
         ),
     ] {
         refused_in(&d, "hostile.toml", &text, &[], words);
@@ -668,30 +668,30 @@ fn constraint_characterisations_that_cannot_be_are_refused() {
         (
             "\"arch = x86\"",
             "\"arch > x86\"",
-            &["constraints.vocabulary[1]", "categorical"],
+            &["element #2 of key `constraints.vocabulary`", "categorical"],
         ),
         (
             "\"arch = x86\"",
             "\"arch x86\"",
-            &["constraints.vocabulary[1]", "no operator"],
+            &["element #2 of key `constraints.vocabulary`", "no operator"],
         ),
         (
             "\"arch = x86\"",
             "\"cores >= 8\"",
-            &["constraints.vocabulary[1]", "once"],
+            &["element #2 of key `constraints.vocabulary`", "once"],
         ),
         (
             "frequency = [0.5, 1.0]",
             "frequency = [0.5]",
             &[
-                "constraints.machines[0].frequency",
+                "key `frequency` of [[constraints.machines]] #1",
                 "one fraction per vocabulary item",
             ],
         ),
         (
             "frequency = [0.5, 0.5]",
             "frequency = [0.5, 1.5]",
-            &["constraints.tasks[0].frequency", "[0, 1]"],
+            &["key `frequency` of [[constraints.tasks]] #1", "[0, 1]"],
         ),
         (
             "share = 1.0\nfrequency = [0.5, 1.0]",
@@ -749,11 +749,15 @@ frequency = [0.5, 0.5]
                 "{}{constraints}",
                 QUEUE.replace("\"bf-js\"", "\"vqs\"\nJ = 2")
             ),
-            &["policy[0].score", "no constrained form", "q.toml"][..],
+            &[
+                "key `score` of [[policy]] #1",
+                "no constrained form",
+                "q.toml",
+            ][..],
         ),
         (
             format!("{QUEUE}{constraints}"),
-            &["policy[0].score", "multi-resource path"][..],
+            &["key `score` of [[policy]] #1", "multi-resource path"][..],
         ),
         // a constraint on an attribute without values
         (
@@ -769,7 +773,7 @@ frequency = [0.5, 0.5]
                 "{scored}{}",
                 constraints.replace("\"tier = gold\"", "\"tier >= gold\"")
             ),
-            &["constraints.vocabulary[0]"][..],
+            &["element #1 of key `constraints.vocabulary`"][..],
         ),
         // machine frequencies no population can have: one value of `tier` per server, so
         // `tier = gold` and `tier != gold` must add up to 1, `= gold` and `= silver` to at most 1
@@ -780,7 +784,10 @@ frequency = [0.5, 0.5]
                     .replace("\"cores >= 16\"", "\"tier != gold\"")
                     .replace("cores = [8, 16]\n", "")
             ),
-            &["constraints.machines[0].frequency", "`tier != gold` 0.5"][..],
+            &[
+                "key `frequency` of [[constraints.machines]] #1",
+                "`tier != gold` 0.5",
+            ][..],
         ),
         (
             format!(
@@ -790,7 +797,10 @@ frequency = [0.5, 0.5]
                     .replace("cores = [8, 16]\n", "")
                     .replace("frequency = [0.3, 0.5]", "frequency = [1.0, 1.0]")
             ),
-            &["constraints.machines[0].frequency", "contradictory"][..],
+            &[
+                "key `frequency` of [[constraints.machines]] #1",
+                "contradictory",
+            ][..],
         ),
         // a task cluster that always asks for what no server has
         (
@@ -800,7 +810,10 @@ frequency = [0.5, 0.5]
                     .replace("frequency = [0.3, 0.5]", "frequency = [0, 0.5]")
                     .replace("frequency = [0.5, 0.5]", "frequency = [1, 0.5]")
             ),
-            &["constraints.tasks[1].frequency", "could never run"][..],
+            &[
+                "key `frequency` of [[constraints.tasks]] #2",
+                "could never run",
+            ][..],
         ),
         // the synthesis validation: what to synthesise again, and quota only with servers to draw
         (
@@ -835,7 +848,7 @@ frequency = [0.5, 0.5]
             format!(
                 "{scored}[[claim]]\nkind = \"delay-trend\"\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nat_least = 0.5\n"
             ),
-            &["claim[0].kind", "[constraints]"][..],
+            &["key `kind` of [[claim]] #1", "[constraints]"][..],
         ),
         // a delay-trend claim on Sharma et al.'s quantity without the runs it needs, a
         // quantity that is neither, and a quantity on another kind of claim
@@ -848,7 +861,7 @@ frequency = [0.5, 0.5]
                 )
             ),
             &[
-                "claim[0].quantity",
+                "key `quantity` of [[claim]] #1",
                 "over-all-jobs",
                 "compare_unconstrained",
             ][..],
@@ -857,22 +870,26 @@ frequency = [0.5, 0.5]
             format!(
                 "{scored}[[claim]]\nkind = \"delay-trend\"\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nat_least = 0.5\nquantity = \"mean\"\n{constraints}"
             ),
-            &["claim[0].quantity", "\"normalised\"", "\"mean\""][..],
+            &[
+                "key `quantity` of [[claim]] #1",
+                "\"normalised\"",
+                "\"mean\"",
+            ][..],
         ),
         (
             format!(
                 "{scored}[[claim]]\npolicy = \"bf-js-bestfit-v1\"\nload = 0.5\nexpect = \"stable\"\nquantity = \"normalised\"\n{constraints}"
             ),
-            &["claim[0].quantity", "delay-trend"][..],
+            &["key `quantity` of [[claim]] #1", "delay-trend"][..],
         ),
         // a synthesis-error claim with constraints but no synthesis validation, and with no bound
         (
             format!("{scored}[[claim]]\nkind = \"synthesis-error\"\nat_most = 0.13\n{constraints}"),
-            &["claim[0].kind", "resynthesise"][..],
+            &["key `kind` of [[claim]] #1", "resynthesise"][..],
         ),
         (
             format!("{scored}[[claim]]\nkind = \"synthesis-error\"\nat_most = -1\n{constraints}"),
-            &["claim[0].at_most", "-1"][..],
+            &["key `at_most` of [[claim]] #1", "-1"][..],
         ),
     ] {
         refused_in(&d, "q.toml", &text, &[], words);
@@ -891,23 +908,26 @@ fn a_policy_table_key_of_the_wrong_type_or_for_another_policy_is_refused_by_name
     for (text, words) in [
         (
             vqs("J = \"4\"\n"),
-            &["policy[0].J", "an integer", "string"][..],
+            &["key `J` of [[policy]] #1", "an integer", "string"][..],
         ),
         (
             vqs("J = 4\nstall = \"half\"\n"),
-            &["policy[0].stall", "a number"][..],
+            &["key `stall` of [[policy]] #1", "a number"][..],
         ),
         (
             vqs("cuts = [0.5, \"x\"]\n"),
-            &["policy[0].cuts", "an array of numbers"][..],
+            &["key `cuts` of [[policy]] #1", "an array of numbers"][..],
         ),
         (
             vqs("J = 4\nscore = \"epvm\"\n"),
-            &["policy[0].score", "only bf-js and fifo-ff"][..],
+            &["key `score` of [[policy]] #1", "only bf-js and fifo-ff"][..],
         ),
         (
             vqs("J = 4\nlabl = \"x\"\n"),
-            &["policy[0].labl", "no `labl` for policy \"vqs\""][..],
+            &[
+                "key `labl` of [[policy]] #1",
+                "no `labl` for policy \"vqs\"",
+            ][..],
         ),
     ] {
         refused("policy-keys", "q.toml", &text, &[], words);

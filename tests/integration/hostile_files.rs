@@ -264,7 +264,7 @@ fn figure_names_that_collide_or_escape_are_handled() {
             "exp.toml",
             format!("{QUEUE}[[plot]]\nkind = \"mean-queue-vs-load\"\nfile = \"{bad}\"\n"),
         );
-        refused(&[s(&exp), "--out", s(&out)], &["plot[0].file"]);
+        refused(&[s(&exp), "--out", s(&out)], &["key `file` of [[plot]] #1"]);
     }
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -500,7 +500,7 @@ fn messages_name_the_right_value() {
         &[],
         &[],
         &[
-            "region_map.angles[1]",
+            "element #2 of key `region_map.angles`",
             "0.00002, within 0.0001° of region_map.angles[0] = 0.00001",
         ],
     );
@@ -520,7 +520,7 @@ fn messages_name_the_right_value() {
         &held("1e-300"),
         &[],
         &[],
-        &["region_map.held[0].rate", "at least 1e-9"],
+        &["key `rate` of [[region_map.held]] #1", "at least 1e-9"],
     );
     // held at the capacity's edge (5 jobs of 0.2 fit a server: capacity 5)
     refused(

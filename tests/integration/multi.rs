@@ -213,16 +213,16 @@ fn a_study_reports_compaction_and_limits_per_rule() {
 fn bad_multi_resource_keys_exit_2() {
     let bf = "[[policy]]\nname = \"bf-js\"\n";
     for (policies, extra, key) in [
-        (bf, "", "policy[0].score"),
+        (bf, "", "key `score` of [[policy]] #1"),
         (
             "[[policy]]\nname = \"vqs\"\nJ = 3\nscore = \"epvm\"\n",
             "",
-            "policy[0].score",
+            "key `score` of [[policy]] #1",
         ),
         (
             "[[policy]]\nname = \"bf-js\"\nscore = \"bestest-fit\"\n",
             "",
-            "policy[0].score",
+            "key `score` of [[policy]] #1",
         ),
         (
             "[[policy]]\nname = \"bf-js\"\nscore = \"epvm\"\n",

@@ -349,7 +349,7 @@ fn a_two_resource_trace_runs_scored_policies() {
     let o = run(exp("[[policy]]\nname = \"bf-js\"\n"));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("policy[0].score"), "{err}");
+    assert!(err.contains("key `score` of [[policy]] #1"), "{err}");
     let o = run(exp(
         "[[policy]]\nname = \"bf-js\"\nscore = \"bestfit-v1\"\n\
          [[policy]]\nname = \"fifo-ff\"\nscore = \"firstfit-v1\"\n",

@@ -56,7 +56,7 @@ impl ClaimCx<'_> {
     fn point(&self) -> Result<usize, ExperimentError> {
         let c = self.c;
         self.at.find(
-            &self.key("load"),
+            &format!("claim[{}]", self.i),
             [c.load, c.arrival_rate, c.fraction, c.scaling],
         )
     }

@@ -75,7 +75,7 @@ fn plot(
         "queue-vs-time" => {
             let point = match [p.load, p.arrival_rate, p.fraction, p.scaling] {
                 [None, None, None, None] => at.points.len() - 1,
-                named => at.find(&format!("plot[{i}].load"), named)?,
+                named => at.find(&format!("plot[{i}]"), named)?,
             };
             let replication = match p.replication {
                 None => 0,
@@ -119,7 +119,7 @@ fn plot(
             }
             let point = match [p.load, p.arrival_rate, p.fraction, p.scaling] {
                 [None, None, None, None] => at.points.len() - 1,
-                named => at.find(&format!("plot[{i}].load"), named)?,
+                named => at.find(&format!("plot[{i}]"), named)?,
             };
             PlotSpec::ConstraintDelay {
                 point,

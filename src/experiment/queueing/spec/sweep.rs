@@ -217,9 +217,21 @@ pub(in crate::experiment::queueing) struct Finder<'a> {
 }
 
 impl Finder<'_> {
-    /// The point named by `at` = (load, arrival_rate, fraction, scaling) as given under `key`:
-    /// exactly the quantity the sweep varies, and one of its values.
-    pub(crate) fn find(&self, key: &str, at: [Option<f64>; 4]) -> Result<usize, ExperimentError> {
+    /// The point named by `at` = (load, arrival_rate, fraction, scaling) in table `table`
+    /// (`claim[0]`, `plot[1]`): exactly the quantity the sweep varies, and one of its values;
+    /// an error names the key the table gave.
+    pub(crate) fn find(&self, table: &str, at: [Option<f64>; 4]) -> Result<usize, ExperimentError> {
+        // the key as the file wrote it: the one given (the first, if several), else the one
+        // the sweep varies
+        const KEYS: [&str; 4] = ["load", "arrival_rate", "fraction", "scaling"];
+        let own = match self.sweep {
+            SweepKind::Load => 0,
+            SweepKind::ArrivalRate => 1,
+            SweepKind::Fraction => 2,
+            SweepKind::Scaling => 3,
+        };
+        let given = at.iter().position(Option::is_some).unwrap_or(own);
+        let key = &format!("{table}.{}", KEYS[given]);
         let (want, name) = match (self.sweep, at) {
             (SweepKind::Load, [Some(l), None, None, None]) => (l, "sweep.load"),
             (SweepKind::ArrivalRate, [None, Some(r), None, None]) => (r, "sweep.arrival_rate"),

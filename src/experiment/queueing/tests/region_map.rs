@@ -101,17 +101,17 @@ fn bad_maps_are_refused_by_key() {
         (
             "angles = [10.0, 10.0]",
             "angles = [22.5, 45.0, 67.5]",
-            "region_map.angles[1]",
+            "element #2 of key `region_map.angles`",
         ),
         (
             "angles = [30.0, 95.0]",
             "angles = [22.5, 45.0, 67.5]",
-            "region_map.angles[1]",
+            "element #2 of key `region_map.angles`",
         ),
         (
             "angles = [-5.0]",
             "angles = [22.5, 45.0, 67.5]",
-            "region_map.angles[0]",
+            "element #1 of key `region_map.angles`",
         ),
         (
             "rays = 4\nangles = [1.0]",
@@ -142,12 +142,12 @@ fn bad_maps_are_refused_by_key() {
         (
             "resolution = 0.03\n[[claim]]\nkind = \"region-fraction\"\npolicy = \"vqs\"\nat_least = 0.5\nrays = [30.0]",
             "resolution = 0.03",
-            "claim[0].rays",
+            "key `rays` of [[claim]] #1",
         ),
         (
             "resolution = 0.03\n[[claim]]\nkind = \"region-separated\"\norder = [\"vqs\", \"bf-js\", \"vqs\"]",
             "resolution = 0.03",
-            "claim[0].order",
+            "key `order` of [[claim]] #1",
         ),
         (
             "max_probes = 8\n[compaction]\ntasks = 100",
@@ -340,8 +340,16 @@ fn a_held_type_slices_the_regions_and_rides_along_in_the_runs() {
     );
     // bad held types, by key
     for (from, to, key) in [
-        ("size = 0.5\n", "size = 0.3\n", "region_map.held[0].size"),
-        ("rate = 0.2", "rate = 0", "region_map.held[0].rate"),
+        (
+            "size = 0.5\n",
+            "size = 0.3\n",
+            "key `size` of [[region_map.held]] #1",
+        ),
+        (
+            "rate = 0.2",
+            "rate = 0",
+            "key `rate` of [[region_map.held]] #1",
+        ),
         ("rate = 0.2", "rate = 2.5", "region_map.held"),
     ] {
         let text = HELD.replace(from, to);
