@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
+
 pub(crate) use spec::{
     ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
     QueuePolicy, RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, bottleneck, degrees,

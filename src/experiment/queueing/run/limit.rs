@@ -259,27 +259,56 @@ fn binomial(n: usize, k: usize, p: f64) -> f64 {
     c * p.powi(k as i32) * (1.0 - p).powi((n - k) as i32)
 }
 
+/// Whose limit a search finds, as its messages name it and its runs are seeded: the policy,
+/// the experiment's name (with a region map's direction), the policy's label, the seed its runs'
+/// seeds derive from, and the replications of a round.
+pub(crate) struct Searched<'a> {
+    /// The policy (index into the experiment's).
+    pub(crate) policy: usize,
+    /// The experiment's name, for progress lines.
+    pub(crate) name: std::borrow::Cow<'a, str>,
+    /// The policy's label.
+    pub(crate) label: &'a str,
+    /// The seed the probes' run seeds derive from.
+    pub(crate) seed: u64,
+    /// Runs per round.
+    pub(crate) replications: u32,
+}
+
+impl<'a> Searched<'a> {
+    /// The search of `policy` over the experiment's own loads.
+    pub(crate) fn of(exp: &'a Experiment, policy: usize) -> Self {
+        Searched {
+            policy,
+            name: std::borrow::Cow::Borrowed(&exp.header.name),
+            label: &exp.labels[policy],
+            seed: exp.header.seed,
+            replications: exp.run.replications,
+        }
+    }
+}
+
 /// The system a probe at load x runs with run seed `seed`: its [`Scenario`] (whose size law may
 /// depend on x, as on a region map with held types).
 pub(crate) type ProbeAt<'a> = dyn Fn(f64, u64) -> Result<Scenario<'a>, ExperimentError> + Sync + 'a;
 
 /// Runs round `round` of the probe at `load` (the file's replications, in parallel): the runs'
-/// verdicts added to `p`. `exp` names the search and seeds its runs; `at` gives the scenario
+/// verdicts added to `p`. `who` seeds its runs; `at` gives the scenario
 /// at the load.
 fn run_round(
-    exp: &Experiment,
+    who: &Searched<'_>,
     p: &mut Probe,
     round: u32,
     at: &ProbeAt<'_>,
 ) -> Result<(), ExperimentError> {
     let load = p.load;
-    let n = exp.run.replications;
+    let n = who.replications;
     // this round's part of the search's progress, shared by its runs on every thread
     let span = crate::progress::current();
     let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
         .into_par_iter()
         .map(|rep| {
-            let seed = derive_seed(exp.header.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
+            let seed = derive_seed(who.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
             let part = span
                 .as_ref()
                 .map(|s| s.part(u64::from(rep - round * n), u64::from(n)));
@@ -447,25 +476,24 @@ fn next_step(
 /// The stability limit of `policy` as an interval in [0, `rho`.1] (see the module doc); `rho`
 /// is reported with the result. A probe at load x runs the system `at(x)`.
 pub(crate) fn limit_search(
-    exp: &Experiment,
-    policy: usize,
+    who: &Searched<'_>,
     search: SearchSpec,
     rho: (f64, f64),
     at: &ProbeAt<'_>,
 ) -> Result<ThresholdResult, ExperimentError> {
-    let n = exp.run.replications as usize;
+    let n = who.replications as usize;
     // rounds run so far: each is a 1 / max_probes share of the search's progress
     let mut steps = 0u64;
     let ends = search_rounds(&search, n, rho, |i, p, round| {
         let part = crate::progress::current().map(|s| s.part(steps, u64::from(search.max_probes)));
         steps += 1;
-        crate::progress::within(part, || run_round(exp, p, round, at))?;
+        crate::progress::within(part, || run_round(who, p, round, at))?;
         crate::progress::note(|| {
             format!(
                 "{}: limit of {}: probe {} at load {:.4}{} {} ({}/{}/{} stable/unstable/\
                  inconclusive runs, {:.2e} slots)",
-                exp.header.name,
-                exp.labels[policy],
+                who.name,
+                who.label,
                 i + 1,
                 p.load,
                 if round > 0 {
@@ -487,7 +515,7 @@ pub(crate) fn limit_search(
         Ok(())
     })?;
     Ok(ThresholdResult {
-        policy,
+        policy: who.policy,
         rho_star: rho,
         search,
         lower: ends.lower,
@@ -562,7 +590,7 @@ pub(crate) fn threshold_search(
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
     let rate = exp.rate_per_load();
-    limit_search(exp, policy, search, rho, &|x, seed| {
+    limit_search(&Searched::of(exp, policy), search, rho, &|x, seed| {
         Scenario::sampled(exp, policy, x * rate, seed, (0, false))
     })
 }

@@ -1,14 +1,15 @@
-//! A policy's limit along one ray of a region map: the experiment with its size law replaced by
-//! the ray's mix of the two types and ρ* by the exact one along the ray, then the limit search
-//! of threshold claims ([`super::limit`]) on it. Every policy on a ray sees the same random
+//! A policy's limit along one ray of a region map: the scenarios of the experiment with the
+//! ray's mix of the two types as their jobs and ρ* the exact one along the ray, searched by
+//! the limit search of threshold claims ([`super::limit`]). Every policy on a ray sees the same random
 //! streams (the ray's seed derives from the experiment's and the ray's direction only).
 
 use std::borrow::Cow;
 
-use super::limit::{ThresholdResult, limit_search};
+use super::limit::{Searched, ThresholdResult, limit_search};
 use super::scenario::{Jobs, Scenario};
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, Workload, bottleneck, degrees};
+use crate::model::Resources;
 use crate::rng::derive_seed;
 use crate::workload::SizeLaw;
 
@@ -21,51 +22,67 @@ pub(crate) struct RayResult {
     pub(crate) limit: ThresholdResult,
 }
 
-/// The experiment along ray `ray` of its map: the ray's size law, ρ* and seed.
-fn ray_experiment(exp: &Experiment, ray: usize) -> Experiment {
+/// Where the jobs of ray `ray` come from: the ray's size law (the law of the bottleneck
+/// resource for two request vectors), and for request vectors the vectors drawn and their
+/// shares.
+struct RayJobs {
+    /// The size law (of the bottleneck resource for request vectors), which the ray's loads
+    /// are counted in.
+    sizes: SizeLaw,
+    /// Two request vectors: those of positive share, and their shares.
+    requests: Option<(Vec<Resources>, Vec<f64>)>,
+}
+
+/// The jobs along ray `ray` of the map of `exp`.
+fn ray_jobs(exp: &Experiment, ray: usize) -> RayJobs {
     let map = exp.region_map.as_ref().expect("a map's unit");
     let r = &map.rays[ray];
-    let mut e = exp.clone();
-    match (&map.vectors, &mut e.workload) {
+    match (&map.vectors, &exp.workload) {
         // two request vectors: drawn with the ray's shares, the load counted on the mix's
         // bottleneck resource
-        (
-            Some((v, dims)),
-            Workload::Requests {
-                requests,
-                weights,
-                sizes,
-                ..
-            },
-        ) => {
+        (Some((v, dims)), Workload::Requests { .. }) => {
             let kept: Vec<(usize, f64)> = [(0, r.mix.0), (1, r.mix.1)]
                 .into_iter()
                 .filter(|k| k.1 > 0.0)
                 .collect();
-            *requests = kept.iter().map(|&(k, _)| v[k]).collect();
-            *weights = Some(kept.iter().map(|k| k.1).collect());
             let (b, _) = bottleneck((*v, *dims), r.mix);
-            *sizes = SizeLaw::discrete(
+            let sizes = SizeLaw::discrete(
                 kept.iter()
                     .map(|&(k, _)| crate::model::Size(v[k][b]))
                     .collect(),
                 kept.iter().map(|k| k.1).collect(),
             )
             .expect("a mix with a positive share");
+            RayJobs {
+                sizes,
+                requests: Some((
+                    kept.iter().map(|&(k, _)| v[k]).collect(),
+                    kept.iter().map(|k| k.1).collect(),
+                )),
+            }
         }
-        _ => set_law(&mut e, r.atoms(map.sizes)),
+        _ => RayJobs {
+            sizes: law(r.atoms(map.sizes)),
+            requests: None,
+        },
     }
-    e.rho_star = Some((r.rho, r.rho));
-    e.header.seed = derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]);
-    e.header.name = format!("{} at {}", exp.header.name, degrees(r.degrees));
-    e
 }
 
-/// Replaces the size law of `e` by the discrete law of `atoms`.
-fn set_law(e: &mut Experiment, atoms: Vec<(crate::model::Size, f64)>) {
-    if let Workload::Sampled { sizes, .. } = &mut e.workload {
-        *sizes = law(atoms);
+/// `scenario` with the jobs of the ray: its size law (sampled laws) or its request vectors.
+fn on_ray<'a>(mut scenario: Scenario<'a>, jobs: &'a RayJobs) -> Scenario<'a> {
+    match &mut scenario.jobs {
+        Jobs::Sampled { sizes, .. } => *sizes = Cow::Borrowed(&jobs.sizes),
+        Jobs::Requests {
+            requests, weights, ..
+        } => {
+            if let Some((v, w)) = &jobs.requests {
+                *requests = v;
+                *weights = Some(w);
+            }
+        }
+        Jobs::Trace { .. } => {}
     }
+    scenario
 }
 
 /// The discrete law of `atoms` (size, probability).
@@ -82,26 +99,39 @@ pub(crate) fn search_ray(
     ray: usize,
 ) -> Result<RayResult, ExperimentError> {
     let map = exp.region_map.as_ref().expect("a map's unit");
-    let e = ray_experiment(exp, ray);
-    let rho = e.rho_star.expect("set along the ray");
+    let r = &map.rays[ray];
+    let jobs = ray_jobs(exp, ray);
+    let rho = (r.rho, r.rho);
+    let who = Searched {
+        policy,
+        name: Cow::Owned(format!("{} at {}", exp.header.name, degrees(r.degrees))),
+        label: &exp.labels[policy],
+        seed: derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]),
+        replications: exp.run.replications,
+    };
     let limit = if map.held.is_empty() {
-        let rate = e.rate_per_load();
-        limit_search(&e, policy, map.search, rho, &|x, seed| {
-            Scenario::sampled(&e, policy, x * rate, seed, (0, false))
+        let rate = crate::experiment::queueing::spec::rate_per_load(
+            exp.servers,
+            &jobs.sizes,
+            exp.workload.service(),
+        );
+        limit_search(&who, map.search, rho, &|x, seed| {
+            let scenario = Scenario::sampled(exp, policy, x * rate, seed, (0, false))?;
+            Ok(on_ray(scenario, &jobs))
         })?
     } else {
         // the free types' traffic x with the held types on top: the law changes with x
-        let r = &map.rays[ray];
         let per_server = exp.servers as f64 / exp.workload.service().mean();
         let at = |x: f64, seed: u64| {
             let (atoms, total) = map.law_at(ray, x / r.mean_size(map.sizes));
-            let mut scenario = Scenario::sampled(&e, policy, total * per_server, seed, (0, false))?;
+            let mut scenario =
+                Scenario::sampled(exp, policy, total * per_server, seed, (0, false))?;
             if let Jobs::Sampled { sizes, .. } = &mut scenario.jobs {
                 *sizes = Cow::Owned(law(atoms));
             }
             Ok(scenario)
         };
-        limit_search(&e, policy, map.search, rho, &at)?
+        limit_search(&who, map.search, rho, &at)?
     };
     Ok(RayResult { ray, limit })
 }

@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::limit::{ThresholdResult, limit_search};
+use super::limit::{Searched, ThresholdResult, limit_search};
 use super::scenario::Scenario;
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{CompactionSpec, Experiment};
@@ -77,9 +77,12 @@ pub(crate) fn row(
 ) -> Result<StudyRow, ExperimentError> {
     let (compaction, demand) = compaction_of(exp, spec, scorer);
     let rate = exp.rate_per_load();
-    let limit = limit_search(exp, policy, spec.limit, (1.0, 1.0), &|x, seed| {
-        Scenario::sampled(exp, policy, x * rate, seed, (0, false))
-    })?;
+    let limit = limit_search(
+        &Searched::of(exp, policy),
+        spec.limit,
+        (1.0, 1.0),
+        &|x, seed| Scenario::sampled(exp, policy, x * rate, seed, (0, false)),
+    )?;
     Ok(StudyRow {
         policy,
         compaction,
