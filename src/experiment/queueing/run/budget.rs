@@ -45,9 +45,9 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
                     .run
                     .slots()
                     .map_or(1.0, |(s, _, max)| max as f64 / s as f64);
-                units::cost(exp, u) * stretch
+                units::events(exp, u) * stretch
             }
-            u => units::cost(exp, u),
+            u => units::events(exp, u),
         })
         .sum();
     if worst > MAX_EVENTS {
@@ -157,55 +157,70 @@ fn path(exp: &Experiment, policy: usize, constrained: f64, scored: f64) -> f64 {
 }
 
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
-/// a slot and of a job.
+/// a slot and of a job: the sum of its units' [`unit_nanoseconds`].
 pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
     let stretch = stretch(exp);
     units::plan(exp)
         .iter()
-        .map(|u| match u {
-            &Unit::Run { point, policy, .. } => {
-                let rate = exp.points[point].arrival_rate;
-                // the run's slots, with the policy's factor
-                let slots = units::run_work(exp, point, policy);
-                match exp.workload {
-                    // each job at the price of a replayed job
-                    Workload::Trace(_) => slots * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB),
-                    // an empty slot is priced only where an arrival or a departure stops
-                    // the loop
-                    _ => {
-                        let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
-                        slots
-                            * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
-                                + rate * RUN_NS_PER_JOB * multi)
-                            * stretch
-                    }
-                }
-            }
-            // a map's search: its slots at the ray's limit, at the cost per slot measured
-            // on the committed maps
-            u @ &Unit::Ray { policy, .. } => {
-                let rate = units::limit_rate(exp, u);
-                let multi = path(exp, policy, MAP_CONSTRAINED, MAP_MULTI_RESOURCE);
-                units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
-            }
-            // a limit search's runs (a study's too) are near the limit: slots at its
-            // arrival rate
-            u => {
-                let rate = units::limit_rate(exp, u);
-                let measured = match u {
-                    &Unit::Limit { policy, .. } if exp.policies[policy].is_scored() => {
-                        SCORED_SEARCH
-                    }
-                    Unit::Study { .. } => STUDY,
-                    _ => 1.0,
-                };
-                units::cost(exp, u) / (1.0 + rate)
-                    * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
-                    * measured
-            }
-        })
+        .map(|u| unit_nanoseconds(exp, u, stretch))
         .sum::<f64>()
         * 1e-9
+}
+
+/// The price of a unit: its expected CPU time, ns, on the machine the prices of
+/// [`limits::NS_PER_SLOT`] were fitted on, with `stretch` the sweep's expected horizon
+/// ([`stretch`]). The one cost model of queueing files: the estimate printed before a run
+/// sums it, and the engine weighs units by it (shards, progress, time left).
+pub(in crate::experiment::queueing) fn unit_nanoseconds(
+    exp: &Experiment,
+    u: &Unit,
+    stretch: f64,
+) -> f64 {
+    match u {
+        &Unit::Run { point, policy, .. } => {
+            let rate = exp.points[point].arrival_rate;
+            // the run's slots, with the policy's factor
+            let slots = units::run_work(exp, point, policy);
+            match exp.workload {
+                // each job at the price of a replayed job
+                Workload::Trace(_) => slots * (limits::NS_PER_SLOT + rate * TRACE_NS_PER_JOB),
+                // an empty slot is priced only where an arrival or a departure stops
+                // the loop
+                _ => {
+                    let multi = path(exp, policy, RUN_CONSTRAINED, RUN_MULTI_RESOURCE);
+                    slots
+                        * ((2.0 * rate).min(1.0) * limits::NS_PER_SLOT
+                            + rate * RUN_NS_PER_JOB * multi)
+                        * stretch
+                }
+            }
+        }
+        // a map's search: its slots at the ray's limit, at the cost per slot measured
+        // on the committed maps
+        u @ &Unit::Ray { policy, .. } => {
+            let rate = units::limit_rate(exp, u);
+            let multi = path(exp, policy, MAP_CONSTRAINED, MAP_MULTI_RESOURCE);
+            units::ray_slots(exp) * (MAP_NS_PER_SLOT + rate * MAP_NS_PER_JOB) * multi
+        }
+        // a limit search's runs (a study's too) are near the limit: slots at its
+        // arrival rate
+        u => {
+            let rate = units::limit_rate(exp, u);
+            let measured = match u {
+                &Unit::Limit { policy, .. } if exp.policies[policy].is_scored() => SCORED_SEARCH,
+                Unit::Study { .. } => STUDY,
+                _ => 1.0,
+            };
+            units::events(exp, u) / (1.0 + rate)
+                * (limits::NS_PER_SLOT + rate * limits::NS_PER_JOB)
+                * measured
+        }
+    }
+}
+
+/// A unit's price ([`unit_nanoseconds`]), for the engine.
+pub(in crate::experiment::queueing) fn cost(exp: &Experiment, u: &Unit) -> f64 {
+    unit_nanoseconds(exp, u, stretch(exp))
 }
 
 /// Peak bytes a finished run holds until the outputs are written, besides its time series:

@@ -12,9 +12,9 @@ mod simulate;
 mod study;
 mod units;
 
-pub(in crate::experiment::queueing) use budget::{admit, memory, seconds};
+pub(in crate::experiment::queueing) use budget::{admit, cost, memory, seconds};
 pub(crate) use limit::ThresholdResult;
 pub(crate) use region_map::RayResult;
 pub(crate) use simulate::RunRecord;
 pub(crate) use study::StudyRow;
-pub(in crate::experiment::queueing) use units::{Done, Unit, cost, plan, run, unit_fingerprints};
+pub(in crate::experiment::queueing) use units::{Done, Unit, plan, run, unit_fingerprints};

@@ -177,10 +177,11 @@ pub(in crate::experiment::queueing) fn per_slot(lambda: f64) -> f64 {
 /// the prices of [`crate::limits::NS_PER_SLOT`] were fitted on).
 const LIMIT_MAX_SLOTS: f64 = 2.3;
 
-/// Expected cost: slots × work per slot, times the policy's relative cost (1.5 for the
-/// configuration-based ones); a
-/// limit search as its probes' runs near the limit, which often double their horizon.
-pub(in crate::experiment::queueing) fn cost(exp: &Experiment, unit: &Unit) -> f64 {
+/// Expected work of a unit, in events (slots with something to do and arrivals): slots × work
+/// per slot, times the policy's relative cost (1.5 for the configuration-based ones); a limit
+/// search as its probes' runs near the limit, which often double their horizon. The admission
+/// measure ([`crate::limits::MAX_EVENTS`]), which the prices of `budget` turn into time.
+pub(in crate::experiment::queueing) fn events(exp: &Experiment, unit: &Unit) -> f64 {
     let factor = |p: usize| exp.policies[p].cost();
     let (slots, _, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
     let reps = exp.run.replications as f64;
