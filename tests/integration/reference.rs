@@ -286,3 +286,33 @@ fn invariant_check_catches_a_lazy_policy() {
     };
     assert!(packlab::policy::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
 }
+
+/// Every built-in policy is checked decision by decision against a plain version of its rule:
+/// here (BF-J/S, BF-J, BF-S, FIFO-FF) or in `vq.rs` (VQS, VQS-BF, MaxWeight). A policy added to
+/// the registry without one fails here.
+#[test]
+fn every_built_in_policy_is_checked_against_a_reference() {
+    let sources = [include_str!("reference.rs"), include_str!("vq.rs")];
+    let checks = [
+        ("bf-js", "fn bf_js_matches_reference()"),
+        ("bf-j", "fn bf_j_matches_reference()"),
+        ("bf-s", "fn bf_s_matches_reference()"),
+        ("fifo-ff", "fn fifo_ff_matches_reference()"),
+        ("vqs", "fn vqs_matches_reference()"),
+        ("vqs-bf", "fn vqs_bf_matches_reference()"),
+        ("max-weight", "fn max_weight_matches_reference()"),
+    ];
+    for e in packlab::policy::POLICIES {
+        let (_, test) = checks
+            .iter()
+            .find(|c| c.0 == e.name)
+            .unwrap_or_else(|| panic!("built-in policy {} has no reference check", e.name));
+        assert!(
+            sources
+                .iter()
+                .any(|s| s.contains(&format!("#[test]\n{test}"))),
+            "{}: no test `{test}`",
+            e.name
+        );
+    }
+}
