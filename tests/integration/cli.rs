@@ -508,3 +508,19 @@ fn bad_region_maps_exit_2() {
         );
     assert_bad(Some(&map), &["workload.sizes", "more than two free types"]);
 }
+
+/// `--help` lists every built-in policy of the registry with the keys it takes, and exits 0.
+#[test]
+fn help_lists_every_policy_with_its_keys() {
+    let o = packlab(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&o.stdout);
+    for e in packlab::policy::POLICIES {
+        let line = if e.keys.is_empty() {
+            format!("  {}: ", e.name)
+        } else {
+            format!("  {} [{}]: ", e.name, e.keys.join(", "))
+        };
+        assert!(help.contains(&line), "--help lacks {line:?}:\n{help}");
+    }
+}
