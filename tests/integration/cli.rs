@@ -387,6 +387,24 @@ fn unknown_policy_and_bad_probabilities_exit_2() {
     assert_bad(Some(&t), &["workload.sizes.probs", "adding up to 1"]);
     let t = GOOD.replace("load = 0.6\nexpect", "load = 0.65\nexpect");
     assert_bad(Some(&t), &["key `load` of [[claim]] #1", "sweep.load"]);
+    // Bernoulli arrivals reach the sweep (at most 0.9 jobs per slot) but not the loads a limit
+    // search probes (up to 1.5 · ρ*): refused before anything runs, not when a probe gets there
+    let t = GOOD
+        .replace("process = \"poisson\"", "process = \"bernoulli\"")
+        .replace("mean = 10.0", "mean = 6.666666")
+        .replace("load = [0.6, 0.9]", "load = [0.3, 0.6]")
+        .replace("load = 0.9\n", "load = 0.6\n")
+        .replace(
+            "load = 0.6\nexpect = \"stable\"",
+            "load = 0.6\nexpect = \"stable\"\n[[claim]]\nkind = \"threshold\"\npolicy = \"bf-js\"\nat_least = 0.5",
+        );
+    assert_bad(
+        Some(&t),
+        &[
+            "key `workload.arrivals`",
+            "Bernoulli arrivals, with searches up to",
+        ],
+    );
     // a claim names the key it wrote, whatever the sweep varies
     let t = GOOD.replace("load = 0.6\nexpect", "fraction = 0.6\nexpect");
     assert_bad(

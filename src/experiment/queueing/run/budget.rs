@@ -8,6 +8,7 @@ use crate::experiment::memory::Use;
 use crate::experiment::queueing::Experiment;
 use crate::experiment::queueing::Workload;
 use crate::limits::{self, MAX_EVENTS, MAX_UNITS};
+use crate::workload::ArrivalProcess;
 
 /// Refuses a plan of more than [`MAX_UNITS`] units (before it is built) or of more than
 /// [`MAX_EVENTS`] slots and arrivals at the runs' longest horizon.
@@ -34,6 +35,27 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
                 exp.policies.len(),
                 exp.run.replications
             ),
+        ));
+    }
+    // a search probes loads up to its limit's: the arrival process must reach them
+    if exp.workload.arrivals() == ArrivalProcess::Bernoulli
+        && let Some(rate) = units::plan(exp)
+            .iter()
+            .filter(|u| {
+                matches!(
+                    u,
+                    Unit::Limit { .. } | Unit::Ray { .. } | Unit::Study { .. }
+                )
+            })
+            .map(|u| units::limit_rate(exp, u))
+            .max_by(f64::total_cmp)
+        && rate > 1.0
+    {
+        return Err(cx.bad(
+            "workload.arrivals",
+            "an arrival process that reaches the loads its limit searches probe (Bernoulli \
+             arrivals bring at most one job per slot)",
+            format!("Bernoulli arrivals, with searches up to {rate:.3} jobs per slot"),
         ));
     }
     let worst: f64 = units::plan(exp)
