@@ -38,6 +38,11 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     /// A unit's expected cost (any unit; only ratios matter): the longest run first, and
     /// shards of equal cost.
     fn cost(&self, unit: &Self::Unit) -> f64;
+    /// Every unit's [`Kind::cost`], in plan order (a kind whose prices share a computation
+    /// does it once here).
+    fn costs(&self, plan: &[Self::Unit]) -> Vec<f64> {
+        plan.iter().map(|u| self.cost(u)).collect()
+    }
     /// Runs one unit.
     fn run_unit(&self, unit: &Self::Unit) -> Result<Self::Done, ExperimentError>;
     /// The outcome from every unit's result, in plan order.
@@ -150,7 +155,7 @@ pub(crate) fn pool(threads: Option<usize>) -> rayon::ThreadPool {
 /// lower index), so shards have about equal cost. Deterministic.
 pub(crate) fn assign<K: Kind>(exp: &K, plan: &[K::Unit], shards: u32) -> Vec<u32> {
     let mut order: Vec<usize> = (0..plan.len()).collect();
-    let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
+    let costs = exp.costs(plan);
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let mut load = vec![0.0f64; shards.max(1) as usize];
     let mut of = vec![0u32; plan.len()];
@@ -207,7 +212,7 @@ fn run_units<K: Kind>(
     sink: &(dyn Fn(usize, K::Done) -> Result<(), ExperimentError> + Sync),
 ) -> Result<(), ExperimentError> {
     cancel::set_phase(cancel::Phase::Running);
-    let costs: Vec<f64> = plan.iter().map(|u| exp.cost(u)).collect();
+    let costs = exp.costs(plan);
     todo.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     let next = AtomicUsize::new(0);
     let failed: Mutex<Option<ExperimentError>> = Mutex::new(None);
@@ -431,14 +436,11 @@ pub(crate) fn run_kind<K: Kind>(
         Ok(())
     };
     let pool = pool(opts.threads);
+    let costs = exp.costs(&plan);
     announce(
         &exp,
-        todo.iter().map(|&u| exp.cost(&plan[u])).sum::<f64>()
-            / plan
-                .iter()
-                .map(|u| exp.cost(u))
-                .sum::<f64>()
-                .max(f64::MIN_POSITIVE),
+        todo.iter().map(|&u| costs[u]).sum::<f64>()
+            / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
         pool.current_num_threads(),
     );
     let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink);

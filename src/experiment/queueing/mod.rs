@@ -91,6 +91,9 @@ impl Kind for Experiment {
     fn cost(&self, unit: &run::Unit) -> f64 {
         run::cost(self, unit)
     }
+    fn costs(&self, plan: &[run::Unit]) -> Vec<f64> {
+        run::costs(self, plan)
+    }
     fn run_unit(&self, unit: &run::Unit) -> Result<run::Done, ExperimentError> {
         run::run(self, unit)
     }

@@ -37,9 +37,10 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
             ),
         ));
     }
+    let plan = units::plan(exp);
     // a search probes loads up to its limit's: the arrival process must reach them
     if exp.workload.arrivals() == ArrivalProcess::Bernoulli
-        && let Some(rate) = units::plan(exp)
+        && let Some(rate) = plan
             .iter()
             .filter(|u| {
                 matches!(
@@ -58,7 +59,7 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
             format!("Bernoulli arrivals, with searches up to {rate:.3} jobs per slot"),
         ));
     }
-    let worst: f64 = units::plan(exp)
+    let worst: f64 = plan
         .iter()
         .map(|u| match u {
             // a run that stays undecided doubles its horizon up to max_slots
@@ -181,12 +182,7 @@ fn path(exp: &Experiment, policy: usize, constrained: f64, scored: f64) -> f64 {
 /// Expected CPU seconds of the whole plan (at the runs' `slots`), from the measured costs of
 /// a slot and of a job: the sum of its units' [`unit_nanoseconds`].
 pub(in crate::experiment::queueing) fn seconds(exp: &Experiment) -> f64 {
-    let stretch = stretch(exp);
-    units::plan(exp)
-        .iter()
-        .map(|u| unit_nanoseconds(exp, u, stretch))
-        .sum::<f64>()
-        * 1e-9
+    costs(exp, &units::plan(exp)).iter().sum::<f64>() * 1e-9
 }
 
 /// The price of a unit: its expected CPU time, ns, on the machine the prices of
@@ -243,6 +239,14 @@ pub(in crate::experiment::queueing) fn unit_nanoseconds(
 /// A unit's price ([`unit_nanoseconds`]), for the engine.
 pub(in crate::experiment::queueing) fn cost(exp: &Experiment, u: &Unit) -> f64 {
     unit_nanoseconds(exp, u, stretch(exp))
+}
+
+/// Every unit's price, the sweep's stretch computed once.
+pub(in crate::experiment::queueing) fn costs(exp: &Experiment, plan: &[Unit]) -> Vec<f64> {
+    let stretch = stretch(exp);
+    plan.iter()
+        .map(|u| unit_nanoseconds(exp, u, stretch))
+        .collect()
 }
 
 /// Peak bytes a finished run holds until the outputs are written, besides its time series:

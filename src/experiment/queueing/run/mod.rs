@@ -12,7 +12,7 @@ mod simulate;
 mod study;
 mod units;
 
-pub(in crate::experiment::queueing) use budget::{admit, cost, memory, seconds};
+pub(in crate::experiment::queueing) use budget::{admit, cost, costs, memory, seconds};
 pub(crate) use limit::ThresholdResult;
 pub(crate) use region_map::RayResult;
 pub(crate) use simulate::RunRecord;
