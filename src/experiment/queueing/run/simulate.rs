@@ -14,9 +14,9 @@ use crate::multi::{
 use crate::policy::run_spec;
 use crate::rng::derive_seed;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
-use crate::workload::replay::TraceSource;
+use crate::workload::replay::{TraceSource, TraceSpec};
 use crate::workload::trace::TraceError;
-use crate::workload::{JobSource, Source};
+use crate::workload::{Arrivals, JobSource, ServiceLaw, SizeLaw, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -128,7 +128,7 @@ pub(in crate::experiment::queueing) fn run_scenario(
         expected: "a readable trace (unchanged since validation)".into(),
         got: e.to_string(),
     };
-    let result = match (&scenario.placement, &scenario.jobs) {
+    match (&scenario.placement, &scenario.jobs) {
         (
             Placement::Single(spec),
             Jobs::Sampled {
@@ -137,14 +137,9 @@ pub(in crate::experiment::queueing) fn run_scenario(
                 arrivals,
             },
         ) => {
-            let mut source = JobSource::new(
-                sizes.as_ref().clone(),
-                (*service).clone(),
-                arrivals.clone(),
-                seed,
-            );
             let mut cluster = Cluster::new(scenario.servers, mean_service);
-            run_spec(spec, &mut source, &mut cluster, cfg)?
+            let mut source = sampled(sizes, service, arrivals, seed);
+            Ok(run_spec(spec, &mut source, &mut cluster, cfg)?)
         }
         (
             Placement::Single(spec),
@@ -154,22 +149,17 @@ pub(in crate::experiment::queueing) fn run_scenario(
                 window,
             },
         ) => {
-            let mut source = TraceSource::open(t, *scaling, window.0, window.1).map_err(bad)?;
             let mut cluster = Cluster::new(scenario.servers, mean_service);
-            let r = run_spec(spec, &mut source, &mut cluster, cfg)?;
-            if let Some(e) = source.error() {
-                return Err(bad(e));
-            }
-            r
+            replayed((t, *scaling, *window), &bad, |source| {
+                run_spec(spec, source, &mut cluster, cfg)
+            })
         }
-        (Placement::Single(spec), Jobs::Requests { .. }) => {
-            return Err(ExperimentError::Invalid {
-                file: scenario.file.to_path_buf(),
-                key: "policy".into(),
-                expected: "a placement score for jobs of several resources".into(),
-                got: format!("\"{}\" without one", spec.name()),
-            });
-        }
+        (Placement::Single(spec), Jobs::Requests { .. }) => Err(ExperimentError::Invalid {
+            file: scenario.file.to_path_buf(),
+            key: "policy".into(),
+            expected: "a placement score for jobs of several resources".into(),
+            got: format!("\"{}\" without one", spec.name()),
+        }),
         (
             Placement::Scored {
                 discipline,
@@ -194,85 +184,62 @@ pub(in crate::experiment::queueing) fn run_scenario(
                 Layer::Plain => {}
             }
             let mut system = VectorSystem::new(cluster, ScoredPolicy::new(*discipline));
-            run_vector_jobs(jobs, layer, &mut system, cfg, seed).map_err(|e| match e {
-                Failed::Trace(e) => bad(e),
-                Failed::Sim(e) => e.into(),
-            })?
+            match jobs {
+                Jobs::Sampled {
+                    sizes,
+                    service,
+                    arrivals,
+                } => {
+                    let source = ScalarAsVector::new(sampled(sizes, service, arrivals, seed));
+                    Ok(run_vector(layer, &mut system, source, cfg, seed)?)
+                }
+                Jobs::Requests {
+                    requests,
+                    weights,
+                    service,
+                    arrivals,
+                } => {
+                    let mut v = VectorJobSource::new(
+                        requests.to_vec(),
+                        (*service).clone(),
+                        arrivals.clone(),
+                        seed,
+                    );
+                    if let Some(weights) = weights {
+                        v = v.weighted(weights);
+                    }
+                    Ok(run_vector(layer, &mut system, v, cfg, seed)?)
+                }
+                Jobs::Trace {
+                    spec: t,
+                    scaling,
+                    window,
+                } => replayed((t, *scaling, *window), &bad, |source| {
+                    run_vector(layer, &mut system, source, cfg, seed)
+                }),
+            }
         }
-    };
-    Ok(result)
-}
-
-/// Why a multi-resource run failed: its trace, or the slot loop.
-enum Failed {
-    Trace(TraceError),
-    Sim(sim::SimError),
-}
-
-impl From<sim::SimError> for Failed {
-    fn from(e: sim::SimError) -> Self {
-        Failed::Sim(e)
     }
 }
 
-/// Runs the multi-resource `system` on the jobs of `jobs` with the marks of `layer`.
-fn run_vector_jobs(
-    jobs: &Jobs<'_>,
-    layer: &Layer,
-    system: &mut VectorSystem,
-    cfg: &RunConfig,
-    seed: u64,
-) -> Result<RunResult, Failed> {
-    match jobs {
-        Jobs::Sampled {
-            sizes,
-            service,
-            arrivals,
-        } => {
-            let source = JobSource::new(
-                sizes.as_ref().clone(),
-                (*service).clone(),
-                arrivals.clone(),
-                seed,
-            );
-            Ok(run_vector(
-                layer,
-                system,
-                ScalarAsVector::new(source),
-                cfg,
-                seed,
-            )?)
-        }
-        Jobs::Requests {
-            requests,
-            weights,
-            service,
-            arrivals,
-        } => {
-            let mut v = VectorJobSource::new(
-                requests.to_vec(),
-                (*service).clone(),
-                arrivals.clone(),
-                seed,
-            );
-            if let Some(weights) = weights {
-                v = v.weighted(weights);
-            }
-            Ok(run_vector(layer, system, v, cfg, seed)?)
-        }
-        Jobs::Trace {
-            spec: t,
-            scaling,
-            window,
-        } => {
-            let mut source =
-                TraceSource::open(t, *scaling, window.0, window.1).map_err(Failed::Trace)?;
-            let r = run_vector(layer, system, &mut source, cfg, seed)?;
-            if let Some(e) = source.error() {
-                return Err(Failed::Trace(e));
-            }
-            Ok(r)
-        }
+/// The job source of sizes drawn from `sizes`, services from `service` and arrivals from
+/// `arrivals`, with run seed `seed`.
+fn sampled(sizes: &SizeLaw, service: &ServiceLaw, arrivals: &Arrivals, seed: u64) -> JobSource {
+    JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), seed)
+}
+
+/// `run` on the window [from, to) of the trace `spec` replayed at scaling `scaling`; a read
+/// error the replay met on the way (the source stops there) is the run's error, through `bad`.
+fn replayed(
+    (spec, scaling, window): (&TraceSpec, f64, (f64, f64)),
+    bad: &dyn Fn(TraceError) -> ExperimentError,
+    run: impl FnOnce(&mut TraceSource) -> Result<RunResult, sim::SimError>,
+) -> Result<RunResult, ExperimentError> {
+    let mut source = TraceSource::open(spec, scaling, window.0, window.1).map_err(bad)?;
+    let result = run(&mut source)?;
+    match source.error() {
+        Some(e) => Err(bad(e)),
+        None => Ok(result),
     }
 }
 
