@@ -95,20 +95,8 @@ fn held_slices(
     restriction: Restriction<'_>,
 ) -> (Option<Vec<(f64, f64)>>, Option<HeldSlices>) {
     let boundaries = Boundaries::new(map.j, restriction.boundary());
-    // a boundary's slice on every whole degree; validated on the map's rays, so a failure
-    // here leaves the point out
-    let cut = |b: &BoundaryOf<'_>| -> Vec<(f64, f64)> {
-        (0..=90)
-            .filter_map(|d| {
-                let m = mix(f64::from(d));
-                match slice(map.sizes, m, &map.held, b) {
-                    Ok(Some(t)) => Some((t * m.0, t * m.1)),
-                    _ => None,
-                }
-            })
-            .collect()
-    };
-    let [capacity, kred, dyadic, half, two_thirds] = boundaries.regions().map(cut);
+    let [capacity, kred, dyadic, half, two_thirds] =
+        boundaries.regions().map(|b| on_whole_degrees(map, b));
     let slices = HeldSlices {
         capacity,
         kred,
@@ -116,28 +104,33 @@ fn held_slices(
         half,
         two_thirds,
     };
-    (boundaries.restricted.as_deref().map(cut), Some(slices))
+    let restricted = boundaries
+        .restricted
+        .as_deref()
+        .map(|b| on_whole_degrees(map, b));
+    (restricted, Some(slices))
+}
+
+/// A region's boundary (its slice at the map's held rates, if any) on the rays of every whole
+/// degree, as points of the plane; validated on the map's rays, so a failure here leaves the
+/// point out.
+fn on_whole_degrees(map: &RegionMapSpec, b: &BoundaryOf<'_>) -> Vec<(f64, f64)> {
+    (0..=90)
+        .filter_map(|d| {
+            let m = mix(f64::from(d));
+            match slice(map.sizes, m, &map.held, b) {
+                Ok(Some(t)) => Some((t * m.0, t * m.1)),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// The restricted region's boundary on the rays of every whole degree, if any.
 fn restricted(map: &RegionMapSpec, restriction: Restriction<'_>) -> Option<Vec<(f64, f64)>> {
-    (!matches!(restriction, Restriction::None)).then(|| {
-        (0..=90)
-            .filter_map(|d| {
-                let (p1, p2) = mix(f64::from(d));
-                let atoms: Vec<_> = [(map.sizes[0], p1), (map.sizes[1], p2)]
-                    .into_iter()
-                    .filter(|a| a.1 > 0.0)
-                    .collect();
-                let mean = p1 * map.sizes[0].as_f64() + p2 * map.sizes[1].as_f64();
-                // validated on the map's rays; a failure here leaves the point out
-                restriction
-                    .traffic(&atoms)
-                    .and_then(Result::ok)
-                    .map(|t| (t / mean * p1, t / mean * p2))
-            })
-            .collect()
-    })
+    restriction
+        .boundary()
+        .map(|b| on_whole_degrees(map, b.as_ref()))
 }
 
 /// One policy's limit along one ray, in the plane's units.
