@@ -35,7 +35,7 @@ pub fn journal_direct(text: &str, dir: &Path) -> Result<Direct, ExperimentError>
     let t = Instant::now();
     let done = plan
         .iter()
-        .map(|u| exp.run_unit(u))
+        .map(|u| exp.run_unit(u, &crate::experiment::steps::Steps::none()))
         .collect::<Result<Vec<_>, _>>()?;
     let unit = t.elapsed().as_secs_f64() / plan.len() as f64;
     let _ = std::fs::remove_dir_all(dir);

@@ -7,6 +7,7 @@
 //! order. Results depend only on the plan, never on which thread, process or machine ran a
 //! unit, so a resumed run, a single run and merged shards give the same bytes.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +18,7 @@ use serde::de::DeserializeOwned;
 use super::folder::Folder;
 use super::journal::{self, Journal, JournalHeader};
 use super::pace;
+use super::steps::{StepSink, Steps};
 use super::{ClaimResult, ExperimentError, Header, VERSION};
 use crate::cancel;
 use crate::progress::Progress;
@@ -43,8 +45,10 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn costs(&self, plan: &[Self::Unit]) -> Vec<f64> {
         plan.iter().map(|u| self.cost(u)).collect()
     }
-    /// Runs one unit.
-    fn run_unit(&self, unit: &Self::Unit) -> Result<Self::Done, ExperimentError>;
+    /// Runs one unit; a long unit journals its finished steps through `steps` and recalls
+    /// those an interrupted run of it finished.
+    fn run_unit(&self, unit: &Self::Unit, steps: &Steps<'_>)
+    -> Result<Self::Done, ExperimentError>;
     /// The outcome from every unit's result, in plan order.
     fn assemble(&self, done: Vec<Self::Done>) -> Self::Outcome;
     /// The claims' results.
@@ -202,14 +206,58 @@ pub(crate) fn journal_header<K: Kind>(
     }
 }
 
+/// The steps of the units a journal holds unfinished (by plan index, key to value), and where a
+/// unit's new steps are journaled.
+struct StepStore<'a> {
+    kept: Vec<Mutex<HashMap<Vec<u8>, Vec<u8>>>>,
+    sink: Option<&'a StepSink<'a>>,
+    /// Steps of units that did not finish (kept or written), for the interrupt message.
+    unfinished: AtomicUsize,
+}
+
+impl<'a> StepStore<'a> {
+    fn new(units: usize, steps: Vec<journal::Step>, sink: Option<&'a StepSink<'a>>) -> Self {
+        let mut kept: Vec<HashMap<Vec<u8>, Vec<u8>>> = vec![HashMap::new(); units];
+        for (u, k, v) in steps {
+            if let Some(m) = kept.get_mut(u as usize) {
+                m.entry(k).or_insert(v);
+            }
+        }
+        StepStore {
+            kept: kept.into_iter().map(Mutex::new).collect(),
+            sink,
+            unfinished: AtomicUsize::new(0),
+        }
+    }
+
+    /// Unit `u`'s steps, taken out of the store.
+    fn take(&self, u: usize) -> Steps<'a> {
+        let kept = std::mem::take(&mut *self.kept[u].lock().expect("not poisoned"));
+        Steps::new(u as u32, kept, self.sink)
+    }
+
+    /// Steps of units that did not finish: those counted as their units stopped, and those of
+    /// units never started.
+    fn unfinished(&self) -> usize {
+        self.unfinished.load(Ordering::Relaxed)
+            + self
+                .kept
+                .iter()
+                .map(|m| m.lock().map_or(0, |m| m.len()))
+                .sum::<usize>()
+    }
+}
+
 /// Runs `todo` (plan indices) longest first on `pool`; each result goes to `sink` as it
-/// finishes. Stops starting units when a unit fails or a signal asks to stop.
+/// finishes, each unit's steps come from and go to `steps`. Stops starting units when a unit
+/// fails or a signal asks to stop.
 fn run_units<K: Kind>(
     exp: &K,
     plan: &[K::Unit],
     mut todo: Vec<usize>,
     pool: &rayon::ThreadPool,
     sink: &(dyn Fn(usize, K::Done) -> Result<(), ExperimentError> + Sync),
+    steps: &StepStore<'_>,
 ) -> Result<(), ExperimentError> {
     cancel::set_phase(cancel::Phase::Running);
     let costs = exp.costs(plan);
@@ -234,12 +282,17 @@ fn run_units<K: Kind>(
                         return;
                     }
                     let unit = todo[k];
+                    let own = steps.take(unit);
                     let r = bar
-                        .running(costs[unit], || exp.run_unit(&plan[unit]))
+                        .running(costs[unit], || exp.run_unit(&plan[unit], &own))
                         .and_then(|done| sink(unit, done));
                     // a unit stopped by a signal or failed is not done
                     if r.is_ok() {
                         bar.item_done(costs[unit]);
+                    } else {
+                        steps
+                            .unfinished
+                            .fetch_add(own.kept() + own.written(), Ordering::Relaxed);
                     }
                     if let Err(e) = r
                         && let Ok(mut f) = failed.lock()
@@ -271,7 +324,15 @@ pub(crate) fn run_in_memory<K: Kind>(
         *results[unit].lock().expect("not poisoned") = Some(done);
         Ok(())
     };
-    run_units(exp, &plan, (0..plan.len()).collect(), &pool(threads), &sink)?;
+    let steps = StepStore::new(plan.len(), Vec::new(), None);
+    run_units(
+        exp,
+        &plan,
+        (0..plan.len()).collect(),
+        &pool(threads),
+        &sink,
+        &steps,
+    )?;
     let done = results
         .into_iter()
         .map(|m| m.into_inner().ok().flatten())
@@ -280,8 +341,25 @@ pub(crate) fn run_in_memory<K: Kind>(
     Ok(exp.assemble(done))
 }
 
-/// An open journal and the units it already holds (plan index, result).
-type Resumed<D> = (Journal, Vec<(usize, D)>);
+/// An open journal, the units it already holds (plan index, result) and the steps it holds of
+/// units not finished.
+type Resumed<D> = (Journal, Vec<(usize, D)>, Vec<journal::Step>);
+
+/// The steps of `steps` whose unit is not among `done`'s (a finished unit's steps are spent).
+fn unfinished_steps<D>(
+    steps: Vec<journal::Step>,
+    done: &[(usize, D)],
+    units: u32,
+) -> Vec<journal::Step> {
+    let mut finished = vec![false; units as usize];
+    for (u, _) in done {
+        finished[*u] = true;
+    }
+    steps
+        .into_iter()
+        .filter(|(u, _, _)| finished.get(*u as usize) == Some(&false))
+        .collect()
+}
 
 /// Opens the journal at `path` for `header`: a new one, or an existing one of the same
 /// experiment to resume (its units decoded). Refuses a journal of another experiment.
@@ -291,10 +369,11 @@ fn open_journal<K: Kind>(
     header: &JournalHeader,
 ) -> Result<Resumed<K::Done>, ExperimentError> {
     match journal::read(path)? {
-        None => Ok((Journal::create(path, header)?, Vec::new())),
+        None => Ok((Journal::create(path, header)?, Vec::new(), Vec::new())),
         Some(journal::Contents {
             header: old,
             units,
+            steps,
             whole,
         }) => {
             if let Some(what) = old.refusal(header) {
@@ -304,7 +383,7 @@ fn open_journal<K: Kind>(
                 });
             }
             if old.fingerprint != header.fingerprint || old.units != header.units {
-                return keep_unchanged::<K>(dir, path, &old, header, units);
+                return keep_unchanged::<K>(dir, path, &old, header, (units, steps));
             }
             // a unit recorded twice (a journal copied onto itself, say) counts once
             let mut seen = vec![false; header.units as usize];
@@ -319,21 +398,23 @@ fn open_journal<K: Kind>(
                     seen.get_mut(*u)
                         .is_some_and(|s| !std::mem::replace(s, true))
                 })
-                .collect();
-            Ok((Journal::append_to(path, whole)?, done))
+                .collect::<Vec<_>>();
+            let steps = unfinished_steps(steps, &done, header.units);
+            Ok((Journal::append_to(path, whole)?, done, steps))
         }
     }
 }
 
 /// After an edit of the file: a new journal at `path` for `header`, holding the units of the
-/// old one (`old`, its records `units`) whose fingerprint is unchanged; says what changed and
-/// how many units are kept.
+/// old one (`old`, its records `units` and `steps`) whose fingerprint is unchanged, and the
+/// steps of those unchanged units it holds unfinished; says what changed and how many units
+/// are kept.
 fn keep_unchanged<K: Kind>(
     dir: &Path,
     path: &Path,
     old: &JournalHeader,
     header: &JournalHeader,
-    units: Vec<(u32, Vec<u8>)>,
+    (units, steps): (Vec<(u32, Vec<u8>)>, Vec<journal::Step>),
 ) -> Result<Resumed<K::Done>, ExperimentError> {
     let same = old.unchanged(header);
     let mut seen = vec![false; header.units as usize];
@@ -362,10 +443,15 @@ fn keep_unchanged<K: Kind>(
     for (u, bytes, _) in &kept {
         journal.append(*u, bytes)?;
     }
-    Ok((
-        journal,
-        kept.into_iter().map(|(u, _, d)| (u as usize, d)).collect(),
-    ))
+    let done: Vec<(usize, K::Done)> = kept.into_iter().map(|(u, _, d)| (u as usize, d)).collect();
+    let steps: Vec<journal::Step> = unfinished_steps(steps, &done, header.units)
+        .into_iter()
+        .filter(|(u, _, _)| same.get(*u as usize).copied().unwrap_or(false))
+        .collect();
+    for (u, k, v) in &steps {
+        journal.append_step(*u, k, v)?;
+    }
+    Ok((journal, done, steps))
 }
 
 /// Runs `exp` into `dir` with a journal: resumes what the journal holds, runs the rest (or this
@@ -403,14 +489,17 @@ pub(crate) fn run_kind<K: Kind>(
     }
     let shard = opts.shard.unwrap_or((1, 1));
     let header = journal_header(&exp, opts.quick, &plan, shard);
-    let (journal, had) = open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
+    let (journal, had, steps) =
+        open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
     let kept = had.len();
-    if kept > 0 && !crate::progress::quiet() {
+    if (kept > 0 || !steps.is_empty()) && !crate::progress::quiet() {
         crate::progress::warn_line!(
-            "packlab: {}: {kept} of {} units resumed from the journal in {} (--fresh starts over)",
+            "packlab: {}: {kept} of {} units resumed from the journal in {}{} (--fresh starts \
+             over)",
             exp.header().name,
             plan.len(),
-            dir.display()
+            dir.display(),
+            runs_of_unfinished(&steps),
         );
     }
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
@@ -435,6 +524,13 @@ pub(crate) fn run_kind<K: Kind>(
         *slots[unit].lock().expect("not poisoned") = Some(done);
         Ok(())
     };
+    let step_sink = |unit: u32, key: &[u8], value: &[u8]| -> Result<(), ExperimentError> {
+        Ok(journal
+            .lock()
+            .expect("not poisoned")
+            .append_step(unit, key, value)?)
+    };
+    let steps = StepStore::new(plan.len(), steps, Some(&step_sink));
     let pool = pool(opts.threads);
     let costs = exp.costs(&plan);
     announce(
@@ -443,7 +539,9 @@ pub(crate) fn run_kind<K: Kind>(
             / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
         pool.current_num_threads(),
     );
-    let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink);
+    let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink, &steps);
+    let unfinished_steps = steps.unfinished();
+    drop(steps);
     journal.into_inner().expect("not poisoned").sync()?;
     for (u, m) in slots.into_iter().enumerate() {
         if let Some(d) = m.into_inner().ok().flatten() {
@@ -456,6 +554,7 @@ pub(crate) fn run_kind<K: Kind>(
             ExperimentError::Cancelled => ExperimentError::Interrupted {
                 signal: cancel::requested().unwrap_or(2),
                 kept: have,
+                runs: unfinished_steps,
                 total: plan.len(),
                 dir: dir.to_path_buf(),
             },
@@ -480,6 +579,24 @@ pub(crate) fn run_kind<K: Kind>(
         });
     }
     finish(&exp, results, &folder, opts.quick)
+}
+
+/// The words after "units resumed" for the steps of unfinished units a journal kept: how many
+/// runs of how many units (nothing if none).
+fn runs_of_unfinished(steps: &[journal::Step]) -> String {
+    if steps.is_empty() {
+        return String::new();
+    }
+    let mut units: Vec<u32> = steps.iter().map(|s| s.0).collect();
+    units.sort_unstable();
+    units.dedup();
+    format!(
+        ", with {} finished run{} of {} unfinished unit{}",
+        steps.len(),
+        if steps.len() == 1 { "" } else { "s" },
+        units.len(),
+        if units.len() == 1 { "" } else { "s" },
+    )
 }
 
 /// Assembles the outcome from a complete set of results and writes the outputs.

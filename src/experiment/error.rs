@@ -97,17 +97,21 @@ pub enum ExperimentError {
         /// Why.
         what: String,
     },
-    /// A signal stopped the run; the journal keeps `kept` of `total` units.
+    /// A signal stopped the run; the journal keeps `kept` of `total` units, and `runs`
+    /// finished runs of units that did not finish (a limit search's runs).
     #[error(
-        "interrupted by signal {signal}: {kept} of {total} units kept in the journal of {}; \
+        "interrupted by signal {signal}: {kept} of {total} units kept in the journal of {}{}; \
          run the same command again to resume",
-        dir.display()
+        dir.display(),
+        kept_runs(*runs)
     )]
     Interrupted {
         /// The signal's number.
         signal: i32,
         /// Units finished and journaled.
         kept: usize,
+        /// Finished runs of unfinished units (limit searches) journaled.
+        runs: usize,
         /// Units of the plan.
         total: usize,
         /// The output folder.
@@ -143,6 +147,15 @@ pub enum ExperimentError {
         /// The programme's error.
         source: crate::configurations::region::RegionError,
     },
+}
+
+/// The words for `runs` finished runs of unfinished units kept (nothing if none).
+fn kept_runs(runs: usize) -> String {
+    match runs {
+        0 => String::new(),
+        1 => ", with 1 finished run of a unit still in progress".into(),
+        n => format!(", with {n} finished runs of units still in progress"),
+    }
 }
 
 /// The arrays of tables of experiment files (`[[policy]]`, …): a message names their

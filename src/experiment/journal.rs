@@ -7,7 +7,9 @@
 //! the [`JournalHeader`]: packlab's version, the experiment's name and fingerprint (a hash of
 //! the validated experiment), a hash per top-level table of its file (to say what changed), the
 //! number of units of its plan and the shard the journal belongs to. Every other record is one
-//! unit: its index in the plan and its result.
+//! unit (its index in the plan and its result) or one step of a unit still running (its index
+//! with [`STEP`] set, then the step's key and value; see [`super::steps`]): a limit search
+//! journals each of its runs, so an interrupted search keeps them.
 //!
 //! Each record is written with one `write` and flushed to the operating system at once, so a
 //! killed process (even by SIGKILL) loses at most the units still running; a background thread
@@ -28,6 +30,9 @@ use serde::{Deserialize, Serialize};
 
 /// How often the journal is synced to disk while units keep finishing.
 pub(crate) const SYNC_EVERY: Duration = Duration::from_millis(200);
+
+/// Set in a record's unit index when the record is one step of the unit, not its result.
+pub(crate) const STEP: u32 = 1 << 31;
 
 /// What a journal belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -332,9 +337,14 @@ pub(crate) struct Contents {
     pub(crate) header: JournalHeader,
     /// Each unit's index in the plan and its result's bytes, in the order they finished.
     pub(crate) units: Vec<(u32, Vec<u8>)>,
+    /// Each step's unit, key and value bytes, in the order they finished.
+    pub(crate) steps: Vec<Step>,
     /// Bytes of whole records (a torn tail after them is dropped when appending).
     pub(crate) whole: u64,
 }
+
+/// One step of a unit as journaled: the unit's index in the plan, the step's key and value.
+pub(crate) type Step = (u32, Vec<u8>, Vec<u8>);
 
 /// Reads a journal; `None` if there is no file.
 pub(crate) fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
@@ -368,16 +378,24 @@ pub(crate) fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
         }
     })?;
     let mut units = Vec::with_capacity(rest.len());
+    let mut steps = Vec::new();
     for r in rest {
-        // a unit's payload: its index (u32, little-endian), then its result
+        // a unit's payload: its index (u32, little-endian), then its result; a step's: its
+        // unit's index with STEP set, then its key and value
         let Some((index, result)) = r.split_first_chunk::<4>() else {
             break;
         };
-        units.push((u32::from_le_bytes(*index), result.to_vec()));
+        let index = u32::from_le_bytes(*index);
+        if index & STEP == 0 {
+            units.push((index, result.to_vec()));
+        } else if let Ok((key, value)) = postcard::from_bytes::<(&[u8], &[u8])>(result) {
+            steps.push((index & !STEP, key.to_vec(), value.to_vec()));
+        }
     }
     Ok(Some(Contents {
         header,
         units,
+        steps,
         whole: whole as u64,
     }))
 }
@@ -439,6 +457,18 @@ impl Journal {
     pub(crate) fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
         let mut payload = unit.to_le_bytes().to_vec();
         payload.extend_from_slice(result);
+        self.append_record(&record(&payload))
+    }
+
+    /// Appends step `key` of unit `unit` with value `value` (serialised).
+    pub(crate) fn append_step(
+        &mut self,
+        unit: u32,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(), JournalError> {
+        let payload = postcard::to_extend(&(key, value), (unit | STEP).to_le_bytes().to_vec())
+            .expect("a step serialises");
         self.append_record(&record(&payload))
     }
 
@@ -535,12 +565,16 @@ mod tests {
             postcard::from_bytes::<(u8, f64)>(&c.units[2].1).unwrap(),
             (1, 2.5)
         );
+        assert!(c.steps.is_empty());
         let mut j = Journal::append_to(&path, c.whole).unwrap();
         j.append(1, b"x").unwrap();
+        j.append_step(4, b"key", b"value").unwrap();
         drop(j);
-        let units = read(&path).unwrap().unwrap().units;
-        assert_eq!(units.len(), 4);
-        assert_eq!(units[3], (1, b"x".to_vec()));
+        let c = read(&path).unwrap().unwrap();
+        assert_eq!(c.units.len(), 4);
+        assert_eq!(c.units[3], (1, b"x".to_vec()));
+        // a step is not a unit's result
+        assert_eq!(c.steps, [(4, b"key".to_vec(), b"value".to_vec())]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -19,6 +19,7 @@ pub(crate) mod packing;
 pub(crate) mod queueing;
 pub(crate) mod region;
 pub mod slurm;
+pub(crate) mod steps;
 
 use std::path::{Path, PathBuf};
 

@@ -148,6 +148,134 @@ fn sigint_keeps_the_finished_units_and_exits_130() {
     );
 }
 
+/// One limit search of about 50 runs (a few seconds), beside two sweep runs.
+const SEARCH: &str = r#"
+name = "search-journal-test"
+seed = 5
+[cluster]
+servers = 4
+[workload]
+sizes = { dist = "uniform", low = 0.2, high = 0.6 }
+service = { dist = "geometric", mean = 20.0 }
+[run]
+slots = 1_000_000
+warmup = 100_000
+max_slots = 4_000_000
+replications = 2
+[sweep]
+load = [0.5]
+[[policy]]
+name = "bf-js"
+[[claim]]
+kind = "threshold"
+policy = "bf-js"
+at_least = 0.5
+resolution = 0.01
+"#;
+
+/// The number just before `words` in `text`.
+fn count_before(text: &str, words: &str) -> usize {
+    text.split(words)
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count before \"{words}\": {text}"))
+}
+
+/// The size of `path` (0 if it is not there).
+fn size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_limit_search_stopped_inside_resumes_with_its_finished_runs_to_the_same_bytes() {
+    let d = tmp("search");
+    let exp = write(&d, "exp.toml", SEARCH);
+    let whole = d.join("whole");
+    let o = packlab(&[exp.to_str().unwrap(), "--out", whole.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cut = d.join("cut");
+    let journal = cut.join(".packlab").join("journal");
+    // stopped three times inside the search, by SIGINT, SIGKILL and SIGINT, each time once a
+    // few more of its runs are journaled (a run's record is about 30 bytes); the runs the
+    // journal holds after each stop, as the next start says, are exactly the count a SIGINT
+    // reported, and after a SIGKILL more than before it
+    let mut kept = 0usize;
+    let mut exact = true;
+    for (k, sig) in ["-INT", "-KILL", "-INT"].into_iter().enumerate() {
+        let from = size(&journal);
+        // one thread: the search runs first (the longest unit), alone, so what the journal
+        // gains is its runs
+        let child = bin()
+            .args([
+                exp.to_str().unwrap(),
+                "--out",
+                cut.to_str().unwrap(),
+                "--threads",
+                "1",
+            ])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let mut base = from;
+        loop {
+            let now = size(&journal);
+            if base == 0 {
+                // the new journal's header
+                base = now;
+            } else if now >= base + 120 {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "no run finished"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        signal(&child, sig);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success(),
+            "stop {k}: the search ended first: {err}"
+        );
+        if k > 0 {
+            let resumed = count_before(&err, " finished runs of 1 unfinished unit");
+            assert!(
+                if exact {
+                    resumed == kept
+                } else {
+                    resumed > kept
+                },
+                "{err}"
+            );
+            kept = resumed;
+        }
+        if sig == "-INT" {
+            let now = count_before(&err, " finished runs of units still in progress");
+            assert!(now > kept, "{err}");
+            kept = now;
+        }
+        exact = sig == "-INT";
+    }
+    let again = packlab(&[exp.to_str().unwrap(), "--out", cut.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success(), "{err}");
+    assert_eq!(
+        count_before(&err, " finished runs of 1 unfinished unit"),
+        kept,
+        "{err}"
+    );
+    assert_eq!(outputs(&whole), outputs(&cut));
+    // every run is journaled once: the journal of the stopped and resumed search is as long
+    // as the uninterrupted one's
+    assert_eq!(
+        size(&journal),
+        size(&whole.join(".packlab").join("journal"))
+    );
+}
+
 #[test]
 fn progress_moves_inside_a_long_unit() {
     let d = tmp("inside");

@@ -54,7 +54,11 @@ impl Kind for PackingExperiment {
     fn cost(&self, unit: &usize) -> f64 {
         run::cost(self, *unit)
     }
-    fn run_unit(&self, unit: &usize) -> Result<SchedulerResult, ExperimentError> {
+    fn run_unit(
+        &self,
+        unit: &usize,
+        _: &super::steps::Steps<'_>,
+    ) -> Result<SchedulerResult, ExperimentError> {
         run::run(self, *unit)
     }
     fn assemble(&self, done: Vec<SchedulerResult>) -> PackingOutcome {

@@ -94,8 +94,12 @@ impl Kind for Experiment {
     fn costs(&self, plan: &[run::Unit]) -> Vec<f64> {
         run::costs(self, plan)
     }
-    fn run_unit(&self, unit: &run::Unit) -> Result<run::Done, ExperimentError> {
-        run::run(self, unit)
+    fn run_unit(
+        &self,
+        unit: &run::Unit,
+        steps: &super::steps::Steps<'_>,
+    ) -> Result<run::Done, ExperimentError> {
+        run::run(self, unit, steps)
     }
     fn assemble(&self, done: Vec<run::Done>) -> Outcome {
         analysis::assemble(self, done)

@@ -48,7 +48,11 @@ impl Kind for RegionExperiment {
     fn cost(&self, unit: &run::Unit) -> f64 {
         run::cost(self, unit)
     }
-    fn run_unit(&self, unit: &run::Unit) -> Result<run::Done, ExperimentError> {
+    fn run_unit(
+        &self,
+        unit: &run::Unit,
+        _: &super::steps::Steps<'_>,
+    ) -> Result<run::Done, ExperimentError> {
         run::run(self, unit)
     }
     fn assemble(&self, done: Vec<run::Done>) -> RegionOutcome {

@@ -72,6 +72,7 @@ use rayon::prelude::*;
 
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, SearchSpec};
+use crate::experiment::steps::Steps;
 use crate::rng::derive_seed;
 use crate::sim::Verdict;
 
@@ -273,17 +274,20 @@ pub(crate) struct Searched<'a> {
     pub(crate) seed: u64,
     /// Runs per round.
     pub(crate) replications: u32,
+    /// Where its finished runs are journaled, and recalled from when it resumes.
+    pub(crate) steps: &'a Steps<'a>,
 }
 
 impl<'a> Searched<'a> {
     /// The search of `policy` over the experiment's own loads.
-    pub(crate) fn of(exp: &'a Experiment, policy: usize) -> Self {
+    pub(crate) fn of(exp: &'a Experiment, policy: usize, steps: &'a Steps<'a>) -> Self {
         Searched {
             policy,
             name: std::borrow::Cow::Borrowed(&exp.header.name),
             label: &exp.labels[policy],
             seed: exp.header.seed,
             replications: exp.run.replications,
+            steps,
         }
     }
 }
@@ -312,8 +316,11 @@ fn run_round(
             let part = span
                 .as_ref()
                 .map(|s| s.part(u64::from(rep - round * n), u64::from(n)));
-            crate::progress::within(part, || {
-                super::simulate::run_scenario(&at(load, seed)?).map(|r| (r.verdict, r.slots))
+            // a run journaled by an interrupted search is recalled, not run again
+            who.steps.step(&(load.to_bits(), rep), || {
+                crate::progress::within(part, || {
+                    super::simulate::run_scenario(&at(load, seed)?).map(|r| (r.verdict, r.slots))
+                })
             })
         })
         .collect();
@@ -587,12 +594,16 @@ pub(crate) fn threshold_search(
     exp: &Experiment,
     policy: usize,
     search: SearchSpec,
+    steps: &Steps<'_>,
 ) -> Result<ThresholdResult, ExperimentError> {
     let rho = exp.rho_star.expect("computed for threshold claims");
     let rate = exp.rate_per_load();
-    limit_search(&Searched::of(exp, policy), search, rho, &|x, seed| {
-        Scenario::sampled(exp, policy, x * rate, seed, (0, false))
-    })
+    limit_search(
+        &Searched::of(exp, policy, steps),
+        search,
+        rho,
+        &|x, seed| Scenario::sampled(exp, policy, x * rate, seed, (0, false)),
+    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::limit::{Searched, ThresholdResult, limit_search};
 use super::scenario::{Jobs, Scenario};
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, Workload, bottleneck, degrees};
+use crate::experiment::steps::Steps;
 use crate::model::Resources;
 use crate::rng::derive_seed;
 use crate::workload::SizeLaw;
@@ -97,6 +98,7 @@ pub(crate) fn search_ray(
     exp: &Experiment,
     policy: usize,
     ray: usize,
+    steps: &Steps<'_>,
 ) -> Result<RayResult, ExperimentError> {
     let map = exp.region_map.as_ref().expect("a map's unit");
     let r = &map.rays[ray];
@@ -108,6 +110,7 @@ pub(crate) fn search_ray(
         label: &exp.labels[policy],
         seed: derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]),
         replications: exp.run.replications,
+        steps,
     };
     let limit = if map.held.is_empty() {
         let rate = crate::experiment::queueing::spec::rate_per_load(

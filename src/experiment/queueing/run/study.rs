@@ -10,6 +10,7 @@ use super::limit::{Searched, ThresholdResult, limit_search};
 use super::scenario::Scenario;
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{CompactionSpec, Experiment};
+use crate::experiment::steps::Steps;
 use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;
@@ -74,11 +75,12 @@ pub(crate) fn row(
     spec: &CompactionSpec,
     policy: usize,
     scorer: Scorer,
+    steps: &Steps<'_>,
 ) -> Result<StudyRow, ExperimentError> {
     let (compaction, demand) = compaction_of(exp, spec, scorer);
     let rate = exp.rate_per_load();
     let limit = limit_search(
-        &Searched::of(exp, policy),
+        &Searched::of(exp, policy, steps),
         spec.limit,
         (1.0, 1.0),
         &|x, seed| Scenario::sampled(exp, policy, x * rate, seed, (0, false)),

@@ -10,6 +10,7 @@ use super::study::StudyRow;
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::SearchSpec;
 use crate::experiment::queueing::{ClaimSpec, CompactionSpec, Experiment, Horizon, Workload};
+use crate::experiment::steps::Steps;
 use crate::packing::place::Scorer;
 use crate::rng::derive_seed;
 use crate::stability::saturation::{Saturation, saturated};
@@ -293,6 +294,7 @@ pub(in crate::experiment::queueing) fn unit_fingerprints(
 pub(in crate::experiment::queueing) fn run(
     exp: &Experiment,
     unit: &Unit,
+    steps: &Steps<'_>,
 ) -> Result<Done, ExperimentError> {
     let policy = unit.policy();
     let broke = |what: String| ExperimentError::Policy {
@@ -300,7 +302,7 @@ pub(in crate::experiment::queueing) fn run(
         policy: exp.labels[policy].clone(),
         what,
     };
-    match crate::sim::guard::caught(|| run_unit(exp, unit)) {
+    match crate::sim::guard::caught(|| run_unit(exp, unit, steps)) {
         Ok(Err(ExperimentError::Sim(crate::sim::SimError::Invariant { slot, what }))) => {
             Err(broke(format!("at slot {slot}, {what}")))
         }
@@ -309,14 +311,14 @@ pub(in crate::experiment::queueing) fn run(
     }
 }
 
-/// Runs one unit (see [`run`]).
-fn run_unit(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
+/// Runs one unit (see [`run`]); a search journals its runs through `steps`.
+fn run_unit(exp: &Experiment, unit: &Unit, steps: &Steps<'_>) -> Result<Done, ExperimentError> {
     Ok(match unit {
         &Unit::Run { policy, point, rep } => {
             Done::Run(Box::new(simulate(exp, policy, point, rep)?))
         }
         &Unit::Limit { policy, search } => {
-            Done::Limit(Box::new(threshold_search(exp, policy, search)?))
+            Done::Limit(Box::new(threshold_search(exp, policy, search, steps)?))
         }
         &Unit::Saturation { policy } => {
             let (_, warmup, max_slots) = exp.run.slots().unwrap_or((1, 0, 1));
@@ -345,7 +347,9 @@ fn run_unit(exp: &Experiment, unit: &Unit) -> Result<Done, ExperimentError> {
             policy,
             scorer,
             spec,
-        } => Done::Study(Box::new(super::study::row(exp, spec, *policy, *scorer)?)),
-        &Unit::Ray { policy, ray } => Done::Ray(Box::new(search_ray(exp, policy, ray)?)),
+        } => Done::Study(Box::new(super::study::row(
+            exp, spec, *policy, *scorer, steps,
+        )?)),
+        &Unit::Ray { policy, ray } => Done::Ray(Box::new(search_ray(exp, policy, ray, steps)?)),
     })
 }
