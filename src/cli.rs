@@ -101,6 +101,10 @@ struct RunArgs {
     /// are still printed.
     #[arg(long)]
     quiet: bool,
+    /// Every step inside a long unit (each probe of a limit search, with its runs' verdicts)
+    /// on a line of its own; without it, the latest step is shown on the progress bar or line.
+    #[arg(long, conflicts_with = "quiet")]
+    verbose: bool,
     /// The most memory the run may be expected to hold at its peak, GiB (default 4; never
     /// more than this process can have: its ulimit -v, its control group, the machine). A
     /// plan estimated above it is refused before any work, naming the key that asks for most.
@@ -300,6 +304,7 @@ pub fn main(policies: Registry) -> ExitCode {
     let cli = Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit());
     handle_signals();
     crate::progress::set_quiet(cli.run.quiet);
+    crate::progress::set_verbose(cli.run.verbose);
     if !cli.run.quiet {
         let _ = std::thread::Builder::new()
             .name("validation-watch".into())

@@ -1,6 +1,8 @@
 //! Progress on stderr for every long phase: a bar sized to the terminal when stderr is one,
 //! plain lines every few seconds (done / total, elapsed, time left) when it is not (a log file,
-//! `nohup`, CI, a Slurm job), nothing with `--quiet`.
+//! `nohup`, CI, a Slurm job), nothing with `--quiet`. The latest step inside a long unit (a
+//! probe of a limit search) is shown on the bar, or at the end of the next line; every step on
+//! a line of its own only with `--verbose`.
 //!
 //! Progress never reaches stdout and never changes a result.
 
@@ -13,6 +15,10 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// The latest step reported by [`note`], shown with the next progress line or on the bar.
+static LATEST: Mutex<Option<String>> = Mutex::new(None);
 
 /// Writes one line on stderr. A stderr that is closed, full or a broken pipe (`packlab … 2>&1 |
 /// head`, `2>/dev/full`) is not an error: the line is lost, the run goes on and writes its
@@ -34,22 +40,40 @@ pub(crate) use warn_line;
 /// The bar on screen, if any, so that notes print above it.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
-/// A line about a step inside a long item (a probe of a limit search…): above the bar on a
-/// terminal, a plain line otherwise, nothing with `--quiet`.
+/// A step inside a long item (a probe of a limit search…): with `--verbose`, a line of its own
+/// (above the bar on a terminal); otherwise it becomes the status the bar and the next
+/// progress line show. Nothing with `--quiet`.
 pub(crate) fn note(line: impl FnOnce() -> String) {
     if quiet() {
         return;
     }
+    let line = line();
     let bar = BAR.lock().ok().and_then(|b| b.clone());
-    match bar {
-        Some(b) => b.println(format!("packlab: {}", line())),
-        None => warn_line!("packlab: {}", line()),
+    if VERBOSE.load(Ordering::Relaxed) {
+        match &bar {
+            Some(b) => b.println(format!("packlab: {line}")),
+            None => warn_line!("packlab: {line}"),
+        }
     }
+    if let Ok(mut l) = LATEST.lock() {
+        *l = Some(line);
+    }
+}
+
+/// The latest step noted, if any.
+fn latest() -> Option<String> {
+    LATEST.lock().ok().and_then(|l| l.clone())
 }
 
 /// Silences all progress (`--quiet`); the final summary and errors are still printed.
 pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Prints every step inside a long unit (each probe of a limit search) on a line of its own
+/// (`--verbose`); without it the latest step rides on the progress line.
+pub fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
 }
 
 /// Whether progress is silenced.
@@ -128,6 +152,17 @@ fn every() -> Duration {
     Duration::from_secs_f64(s)
 }
 
+/// The time left in words: "about 4:07 left"; under a few seconds, while work remains, not a
+/// time but that the last units are finishing (a share of work reported is an estimate, and a
+/// unit near its end may still run a while).
+fn time_left(left: Duration) -> String {
+    if left < Duration::from_secs(3) {
+        "finishing the units still running".into()
+    } else {
+        format!("about {} left", clock(left))
+    }
+}
+
 /// `1:05:09`, `4:07` or `12 s`.
 pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
@@ -185,7 +220,10 @@ impl Inner {
             Show::Hidden => {}
             Show::Bar(b) => {
                 b.set_position((share * 10_000.0) as u64);
-                b.set_message(format!("{done}/{} {}", self.total, self.items));
+                b.set_message(match latest() {
+                    Some(now) => format!("{done}/{} {}; {now}", self.total, self.items),
+                    None => format!("{done}/{} {}", self.total, self.items),
+                });
             }
             Show::Lines { every } => {
                 let Ok(mut c) = self.counts.lock() else {
@@ -199,14 +237,15 @@ impl Inner {
                 let elapsed = now.duration_since(self.start);
                 let left = elapsed.mul_f64((1.0 - share) / share.max(1e-9));
                 warn_line!(
-                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, about {} left",
+                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, {}{}",
                     self.what,
                     self.total,
                     self.items,
                     // rounded down: 100 % only once every item is done
                     (100.0 * share).floor(),
                     clock(elapsed),
-                    clock(left)
+                    time_left(left),
+                    latest().map_or(String::new(), |l| format!("; latest: {l}"))
                 );
             }
         }

@@ -91,7 +91,8 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
     let wall = cpu * share / threads.max(1) as f64;
     if wall > 10.0 {
         crate::progress::warn_line!(
-            "packlab: {}: about {} of computing; roughly {} on {threads} thread{}",
+            "packlab: {}: about {} of CPU time; roughly {} of wall time on {threads} thread{} of this \
+             machine",
             exp.header().name,
             crate::limits::duration_words(cpu * share),
             crate::limits::duration_words(wall),

@@ -583,3 +583,35 @@ fn merging_refuses_missing_and_foreign_shards() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("shard 2/3 does not belong"), "{err}");
 }
+
+#[test]
+fn probes_are_lines_of_their_own_only_with_verbose() {
+    let d = tmp("verbose");
+    let exp = write(&d, "exp.toml", SEARCH);
+    let run = |extra: &[&str]| {
+        let out = d.join(format!("out{}", extra.len()));
+        let o = bin()
+            .args([
+                exp.to_str().unwrap(),
+                "--quick",
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .args(extra)
+            // off a terminal, no periodic line during this short run
+            .env("PACKLAB_PROGRESS_SECONDS", "600")
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let plain = run(&[]);
+    assert!(!plain.contains("probe 1 at load"), "{plain}");
+    // a start line, an end line and the summary: no flood
+    assert!(plain.lines().count() <= 8, "{plain}");
+    let verbose = run(&["--verbose"]);
+    assert!(
+        verbose.contains("limit of bf-js: probe 1 at load 0.5000"),
+        "{verbose}"
+    );
+}

@@ -489,10 +489,11 @@ pub(crate) fn limit_search(
     at: &ProbeAt<'_>,
 ) -> Result<ThresholdResult, ExperimentError> {
     let n = who.replications as usize;
-    // rounds run so far: each is a 1 / max_probes share of the search's progress
+    // rounds run so far; the search's progress is theirs out of those and the rounds the
+    // bisection still needs (the search's own estimate, given before each round)
     let mut steps = 0u64;
-    let ends = search_rounds(&search, n, rho, |i, p, round| {
-        let part = crate::progress::current().map(|s| s.part(steps, u64::from(search.max_probes)));
+    let ends = search_rounds(&search, n, rho, |i, p, round, left| {
+        let part = crate::progress::current().map(|s| s.part(steps, steps + left));
         steps += 1;
         crate::progress::within(part, || run_round(who, p, round, at))?;
         crate::progress::note(|| {
@@ -541,13 +542,16 @@ struct Ends {
 }
 
 /// The search of the module doc over [0, `rho`.1] with rounds of `n` runs, apart from how a
-/// round runs: `round(i, p, r)` runs round r of probe i, adding its runs to `p` and deciding
-/// it.
+/// round runs: `round(i, p, r, left)` runs round r of probe i, adding its runs to `p` and
+/// deciding it; `left` is the rounds the search expects to run from this one on, for its
+/// progress: twice the halvings of the interval still needed to reach the resolution (the
+/// shipped searches ran 1 to 3 rounds per halving, undecided probes near the limit and their
+/// later rounds included) and one more round of each open probe.
 fn search_rounds(
     search: &SearchSpec,
     n: usize,
     rho: (f64, f64),
-    mut round: impl FnMut(usize, &mut Probe, u32) -> Result<(), ExperimentError>,
+    mut round: impl FnMut(usize, &mut Probe, u32, u64) -> Result<(), ExperimentError>,
 ) -> Result<Ends, ExperimentError> {
     let (mut lower, mut upper) = (0.0, rho.1);
     let mut upper_shown = false;
@@ -570,7 +574,10 @@ fn search_rounds(
             Step::Again(i) => i,
         };
         let r = (probes[i].runs() / n) as u32;
-        round(i, &mut probes[i], r)?;
+        let halvings = ((upper - lower) / target).log2().ceil().max(1.0) as u64;
+        let open_rounds = probes.iter().filter(|p| open(p, n, search.rounds)).count() as u64;
+        let left = (2 * halvings + open_rounds).min(u64::from(search.max_probes) * 3);
+        round(i, &mut probes[i], r, left)?;
         let p = &probes[i];
         match p.decision {
             Decision::Stable => lower = p.load,
@@ -875,7 +882,7 @@ mod tests {
                 max_probes: rng.random_range(4..=28),
             };
             let mut runs = rand_pcg::Pcg64::seed_from_u64(rng.random());
-            let ends = search_rounds(&search, n, (1.0, 1.0), |_, p, _| {
+            let ends = search_rounds(&search, n, (1.0, 1.0), |_, p, _, _| {
                 for _ in 0..n {
                     let v = if runs.random::<f64>() < (-(p.load - theta).abs() / w).exp() {
                         2
