@@ -214,8 +214,13 @@ fn verdict(
             "{count}/{} replications {}; {}; replication 0: {first}",
             runs.len(),
             row.verdict,
-            if row.verdict == Verdict::Stable {
+            if row.measured() {
                 format!("mean queue {:.3}", row.mean_queue)
+            } else if row.verdict == Verdict::Stable {
+                format!(
+                    "mean queue {:.3} over its {} stable runs",
+                    row.mean_queue, row.pooled
+                )
             } else {
                 format!("net queue growth {:.3e} jobs/slot", row.growth)
             },
@@ -393,6 +398,27 @@ fn ranking(
             claim,
             "increasing, 95 % intervals disjoint".into(),
             "one replication (--quick): a ranking compares intervals over at least two",
+        );
+    }
+    // a mean queue is compared only where it is a measurement: every run judged stable
+    let unmeasured: Vec<String> = rows
+        .iter()
+        .zip(&labels)
+        .filter(|(r, _)| !r.measured())
+        .map(|(r, l)| {
+            let [s, u, i] = r.verdict_counts;
+            format!("{l} ({s}/{u}/{i} runs stable/unstable/inconclusive)")
+        })
+        .collect();
+    if !unmeasured.is_empty() {
+        return ClaimResult::not_checked(
+            claim,
+            labels.join(" < "),
+            &format!(
+                "a mean queue is a measurement only where every run was judged stable, and \
+                 here it is not for {}",
+                unmeasured.join(", ")
+            ),
         );
     }
     let mut holds = true;

@@ -16,10 +16,17 @@ pub struct SummaryRow {
     pub point: usize,
     /// Replications run.
     pub replications: u32,
-    /// Mean over replications of the time-average queue, jobs.
+    /// Time-average queue over the pooled runs (see [`SummaryRow::pooled`]), weighted by their
+    /// slots after warm-up, jobs; NaN when no run is pooled.
     pub mean_queue: f64,
-    /// 95 % Student-t interval; `None` with a single replication.
+    /// Its 95 % interval over replications, only for a row that is a measurement
+    /// ([`SummaryRow::measured`]) of at least two runs; never below zero ([`mean_interval`]).
     pub ci95: Option<(f64, f64)>,
+    /// Runs behind the means (queue, wait, queued work): those judged stable, or every replay
+    /// of a trace window not stopped at the cap.
+    pub pooled: u32,
+    /// Their slots after warm-up.
+    pub pooled_slots: u64,
     /// The majority verdict of the replications.
     pub verdict: Verdict,
     /// Replications judged stable, unstable, inconclusive.
@@ -28,9 +35,11 @@ pub struct SummaryRow {
     pub utilization: f64,
     /// Mean departures per slot.
     pub throughput: f64,
-    /// Mean wait of the jobs placed after warm-up, slots.
+    /// Mean wait of the jobs placed after warm-up, over the pooled runs weighted by their
+    /// slots, slots; NaN when no run is pooled.
     pub mean_wait: f64,
-    /// Time-average work waiting (sum of sizes), servers' capacities.
+    /// Time-average work waiting (sum of sizes) over the pooled runs weighted by their slots,
+    /// servers' capacities; NaN when no run is pooled.
     pub mean_queued_work: f64,
     /// Replications stopped at the queue cap, and the median slot at which they hit it.
     pub capped_runs: u32,
@@ -45,11 +54,12 @@ pub struct SummaryRow {
 }
 
 impl SummaryRow {
-    /// Whether its mean queue is a measurement: no replication stopped at the cap, and the
-    /// row judged stable, or (`trace`) a deterministic replay of a trace window, whose mean is
-    /// that of the replay whatever its trend.
-    pub fn measured(&self, trace: bool) -> bool {
-        self.capped_runs == 0 && (trace || self.verdict == Verdict::Stable)
+    /// Whether its means are a measurement: every replication pooled (judged stable, or a
+    /// replay of a trace window, whose mean is that of the replay whatever its trend) and none
+    /// stopped at the cap. A row judged stable by a majority with a run that was not is not
+    /// one: its runs disagree.
+    pub fn measured(&self) -> bool {
+        self.capped_runs == 0 && self.replications > 0 && self.pooled == self.replications
     }
 }
 
@@ -68,6 +78,52 @@ pub fn mean_ci(xs: &[f64]) -> (f64, Option<(f64, f64)>) {
     (m, Some((m - h, m + h)))
 }
 
+/// Mean of the non-negative `xs` weighted by `ws` (slots), and its 95 % interval
+/// ([`mean_interval`]); no interval for fewer than two values. With equal weights, the plain
+/// mean and Student-t interval of [`mean_ci`], to the bit.
+pub fn weighted_mean_ci(xs: &[f64], ws: &[f64]) -> (f64, Option<(f64, f64)>) {
+    let n = xs.len();
+    if ws.windows(2).all(|w| w[0] == w[1]) {
+        let (m, ci) = mean_ci(xs);
+        return (m, ci.map(|c| nonnegative(m, c)));
+    }
+    let total: f64 = ws.iter().sum();
+    let m = xs.iter().zip(ws).map(|(x, w)| x * w).sum::<f64>() / total;
+    if n < 2 {
+        return (m, None);
+    }
+    // the variance of a weighted mean of independent replications: n/(n−1) Σ (wᵢ/W)² (xᵢ − m)²,
+    // which is s²/n when the weights are equal
+    let var = xs
+        .iter()
+        .zip(ws)
+        .map(|(x, w)| (w / total).powi(2) * (x - m).powi(2))
+        .sum::<f64>()
+        * n as f64
+        / (n as f64 - 1.0);
+    let t = StudentsT::new(0.0, 1.0, n as f64 - 1.0)
+        .expect("n ≥ 2")
+        .inverse_cdf(0.975);
+    let h = t * var.sqrt();
+    (m, Some(nonnegative(m, (m - h, m + h))))
+}
+
+/// A 95 % interval `(lo, hi)` around the mean `m` of a non-negative quantity, kept above zero:
+/// as given when its lower end is not negative; otherwise the interval of the log-transformed
+/// mean, m·exp(∓ (hi − lo) / (2m)) (the delta method: the same half-width on the log scale),
+/// which is positive and asymmetric, as a mean whose spread is comparable to itself should be
+/// (all zeros give [0, 0]).
+pub fn nonnegative(m: f64, (lo, hi): (f64, f64)) -> (f64, f64) {
+    if lo >= 0.0 {
+        return (lo, hi);
+    }
+    if m <= 0.0 {
+        return (0.0, hi.max(0.0));
+    }
+    let r = ((hi - lo) / (2.0 * m)).exp();
+    (m / r, m * r)
+}
+
 /// The verdict of a set of replications: the one a strict majority gives, else inconclusive.
 pub fn majority(verdicts: &[Verdict]) -> Verdict {
     for v in [Verdict::Unstable, Verdict::Stable, Verdict::Inconclusive] {
@@ -83,6 +139,8 @@ pub(in crate::experiment::queueing) fn summarise(
     exp: &Experiment,
     runs: &[RunRecord],
 ) -> Vec<SummaryRow> {
+    let trace = exp.workload.trace().is_some();
+    let warmup = exp.run.slots().map_or(0, |s| s.1);
     let mut rows = Vec::new();
     for point in 0..exp.points.len() {
         for policy in 0..exp.policies.len() {
@@ -90,12 +148,28 @@ pub(in crate::experiment::queueing) fn summarise(
                 .iter()
                 .filter(|r| r.policy == policy && r.point == point)
                 .collect();
-            let q: Vec<f64> = rs.iter().map(|r| r.result.mean_queue).collect();
-            let (mean_queue, ci95) = mean_ci(&q);
             let avg = |f: fn(&RunResult) -> f64| {
                 rs.iter().map(|r| f(&r.result)).sum::<f64>() / rs.len() as f64
             };
             let verdicts: Vec<Verdict> = rs.iter().map(|r| r.verdict).collect();
+            // the means pool the runs judged stable (every replay of a trace), weighted by
+            // their slots after warm-up
+            let pooled: Vec<&&RunRecord> = rs
+                .iter()
+                .filter(|r| trace || r.verdict == Verdict::Stable)
+                .collect();
+            let weights: Vec<f64> = pooled
+                .iter()
+                .map(|r| r.result.slots.saturating_sub(warmup) as f64)
+                .collect();
+            let pool = |f: fn(&RunResult) -> f64| {
+                let xs: Vec<f64> = pooled.iter().map(|r| f(&r.result)).collect();
+                match xs.len() {
+                    0 => (f64::NAN, None),
+                    _ => weighted_mean_ci(&xs, &weights),
+                }
+            };
+            let (mean_queue, ci95) = pool(|r| r.mean_queue);
             let mut cap_slots: Vec<u64> = rs
                 .iter()
                 .filter(|r| r.result.capped)
@@ -107,23 +181,29 @@ pub(in crate::experiment::queueing) fn summarise(
                 .map(|r| r.result.final_queue as f64 / r.result.slots.max(1) as f64)
                 .collect();
             let (growth, growth_ci95) = mean_ci(&growth);
+            let capped_runs = cap_slots.len() as u32;
+            // an interval only where the mean is a measurement
+            let measured = capped_runs == 0 && !rs.is_empty() && pooled.len() == rs.len();
             rows.push(SummaryRow {
                 policy,
                 point,
                 replications: rs.len() as u32,
                 mean_queue,
-                ci95,
+                ci95: ci95.filter(|_| measured),
+                pooled: pooled.len() as u32,
+                pooled_slots: weights.iter().map(|&w| w as u64).sum(),
                 verdict: majority(&verdicts),
                 verdict_counts: [Verdict::Stable, Verdict::Unstable, Verdict::Inconclusive]
                     .map(|v| verdicts.iter().filter(|&&x| x == v).count() as u32),
                 utilization: avg(|r| r.utilization),
                 throughput: avg(|r| r.throughput),
-                mean_wait: avg(|r| r.mean_wait),
-                mean_queued_work: avg(|r| r.mean_queued_work),
-                capped_runs: cap_slots.len() as u32,
+                mean_wait: pool(|r| r.mean_wait).0,
+                mean_queued_work: pool(|r| r.mean_queued_work).0,
+                capped_runs,
                 cap_slot: cap_slots.get(cap_slots.len() / 2).copied(),
                 growth,
-                growth_ci95,
+                // the net growth is not negative either
+                growth_ci95: growth_ci95.map(|c| nonnegative(growth, c)),
             });
         }
     }
@@ -151,5 +231,38 @@ mod tests {
         assert!((hi - m - 4.302_653 / 3f64.sqrt()).abs() < 1e-5);
         assert!((m - lo - (hi - m)).abs() < 1e-12);
         assert_eq!(mean_ci(&[5.0]).1, None);
+    }
+
+    #[test]
+    fn equal_slots_give_the_student_interval_and_unequal_ones_weight_the_longer_run() {
+        let xs = [10.0, 11.0, 12.0];
+        assert_eq!(weighted_mean_ci(&xs, &[7.0; 3]), mean_ci(&xs));
+        // runs of 1 and 3 units of slots: the pooled time average
+        let (m, ci) = weighted_mean_ci(&[1.0, 3.0], &[1.0, 3.0]);
+        assert!((m - 2.5).abs() < 1e-12);
+        // var = 2 ((1/4)² 1.5² + (3/4)² 0.5²) = 0.5625, t(0.975, 1) = 12.7062: the Student
+        // interval would reach below zero, so it is the log-transformed one
+        let h = 12.706_205 * 0.75;
+        let (lo, hi) = ci.unwrap();
+        let r = (h / 2.5f64).exp();
+        assert!(
+            (lo - 2.5 / r).abs() < 1e-4 && (hi - 2.5 * r).abs() < 1e-2,
+            "{lo} {hi}"
+        );
+        assert!(lo > 0.0 && lo < m && m < hi);
+        // m is the interval's geometric middle
+        assert!((lo * hi - m * m).abs() < 1e-9 * hi * hi);
+    }
+
+    #[test]
+    fn an_interval_of_a_non_negative_mean_never_goes_below_zero() {
+        // the reported case: a Student interval of -7.464 .. 148.916 around 70.726
+        let (lo, hi) = nonnegative(70.726, (-7.464, 148.916));
+        assert!(lo > 0.0 && lo < 70.726 && hi > 148.916, "{lo} {hi}");
+        // an interval that stays above zero is kept as it is
+        assert_eq!(nonnegative(2.0, (1.5, 2.5)), (1.5, 2.5));
+        // all zeros
+        assert_eq!(nonnegative(0.0, (-0.0, 0.0)), (-0.0, 0.0));
+        assert_eq!(nonnegative(0.0, (-1e-9, 1e-9)), (0.0, 1e-9));
     }
 }

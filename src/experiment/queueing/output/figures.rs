@@ -133,7 +133,7 @@ fn mean_queue_chart(exp: &Experiment, out: &Outcome, title: &Option<String>, log
         .map(|p| {
             let rows: Vec<_> = out.summary.iter().filter(|r| r.policy == p).collect();
             let (kept, off): (Vec<&SummaryRow>, Vec<&SummaryRow>) =
-                rows.iter().partition(|r| r.measured(trace));
+                rows.iter().partition(|r| r.measured());
             Series {
                 label: exp.labels[p].clone(),
                 colour: exp.colours[p],
@@ -162,7 +162,7 @@ fn mean_queue_chart(exp: &Experiment, out: &Outcome, title: &Option<String>, log
         if trace {
             "; each point one replay of the trace window".to_string()
         } else {
-            "; only runs judged stable are measurements".to_string()
+            "; a point only where every run was judged stable".to_string()
         }
     );
     Chart {

@@ -171,10 +171,13 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
         return;
     }
     r.line(
-        "## Mean queue size (95% CI over replications)\n\nOnly rows judged stable (or, for a \
-         replayed trace, replays not stopped at the cap) are measurements. Any other row shows \
-         its evidence instead: the runs stopped at the queue cap and when, and the queue's net \
-         growth from the empty start (queue at the end / slots run, jobs per slot).\n",
+        "## Mean queue size (95% CI over replications)\n\nA row is a measurement only when \
+         every run was judged stable (or, for a replayed trace, no replay stopped at the cap); \
+         its means are over the runs weighted by their slots after warm-up. A row with some runs \
+         not judged stable shows the mean of its stable runs, saying how many, with no \
+         interval. Any row that is not a measurement shows its evidence: the runs stopped at the queue cap and when, \
+         and the queue's net growth from the empty start (queue at the end / slots run, jobs \
+         per slot).\n",
     );
     let mut t = MdTable::new([
         "policy",
@@ -190,7 +193,7 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
     for row in &out.summary {
         let p = exp.points[row.point];
         let [s, u, i] = row.verdict_counts;
-        let stable = row.measured(exp.workload.trace().is_some());
+        let stable = row.measured();
         let measured = |x: String| if stable { x } else { "–".to_string() };
         let ci = row
             .ci95
@@ -200,9 +203,9 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
             format!("{:.4}", p.load),
             format!("{:.4}", p.arrival_rate),
             format!("{} ({s}/{u}/{i})", row.verdict),
-            measured(format!("{:.3}", row.mean_queue)),
+            pooled(row, row.mean_queue, 3),
             measured(ci),
-            measured(format!("{:.2}", row.mean_wait)),
+            pooled(row, row.mean_wait, 2),
             format!("{:.4}", row.utilization),
             if stable {
                 String::new()
@@ -214,9 +217,30 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
     r.table(&t);
 }
 
-/// What a row not judged stable showed: the cap and when it was reached, the net growth.
+/// A row's mean `x` with `digits` decimals: as is for a measurement; for a row whose runs
+/// were not all judged stable (none stopped at the cap), the mean of its stable runs saying
+/// how many; otherwise a dash.
+fn pooled(row: &SummaryRow, x: f64, digits: usize) -> String {
+    if row.measured() {
+        format!("{x:.digits$}")
+    } else if row.pooled > 0 && row.capped_runs == 0 {
+        format!("{x:.digits$} ({} of {} runs)", row.pooled, row.replications)
+    } else {
+        "–".to_string()
+    }
+}
+
+/// What a row not a measurement showed: the runs left out of its means, the cap and when it
+/// was reached, the net growth.
 fn evidence(row: &SummaryRow, cap: u64) -> String {
     let mut e = String::new();
+    let out = row.replications - row.pooled;
+    if out > 0 && row.pooled > 0 {
+        e += &format!(
+            "{out} run{} not judged stable left out of the means; ",
+            if out == 1 { "" } else { "s" }
+        );
+    }
     if let Some(at) = row.cap_slot {
         e += &format!(
             "{} of {} runs reached the cap of {} jobs (median at slot {}); ",
@@ -418,7 +442,7 @@ fn study(r: &mut Report, exp: &Experiment, out: &Outcome) {
                     " (not shown unstable)"
                 }
             ),
-            format!("{:.2}", row.mean_queue),
+            pooled(row, row.mean_queue, 2),
         ]);
     }
     r.table(&t);

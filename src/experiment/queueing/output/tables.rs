@@ -44,14 +44,14 @@ struct SummaryCsvRow {
     policy: String,
     load: F6,
     replications: u32,
-    mean_queue: F6,
+    mean_queue: Option<F6>,
     ci95_low: Option<F6>,
     ci95_high: Option<F6>,
     verdict: String,
     arrival_rate: F6,
     utilization: F6,
     throughput: F6,
-    mean_wait: F6,
+    mean_wait: Option<F6>,
     stable_runs: u32,
     unstable_runs: u32,
     inconclusive_runs: u32,
@@ -60,6 +60,10 @@ struct SummaryCsvRow {
     growth_per_slot: F6,
     growth_ci95_low: Option<F6>,
     growth_ci95_high: Option<F6>,
+    /// Runs behind the means: those judged stable (every replay of a trace window).
+    pooled_runs: u32,
+    /// Their slots after warm-up.
+    pooled_slots: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     scaling: Option<F6>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +138,7 @@ struct StudyCsvRow<'a> {
     upper: F6,
     upper_shown_unstable: bool,
     load_top: F6,
-    mean_queue_top: F6,
+    mean_queue_top: Option<F6>,
     ci95_low: Option<F6>,
     ci95_high: Option<F6>,
     /// The verdict at `load_top`: the mean queue is a measurement only when `stable`.
@@ -268,6 +272,11 @@ fn numa_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<NumaRow<'a>> {
         .collect()
 }
 
+/// A mean, empty when no run was pooled into it (NaN).
+fn known(x: f64) -> Option<F6> {
+    (!x.is_nan()).then_some(F6(x))
+}
+
 fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
     out.summary
         .iter()
@@ -278,14 +287,14 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 policy: exp.labels[r.policy].clone(),
                 load: F6(p.load),
                 replications: r.replications,
-                mean_queue: F6(r.mean_queue),
+                mean_queue: known(r.mean_queue),
                 ci95_low: r.ci95.map(|c| F6(c.0)),
                 ci95_high: r.ci95.map(|c| F6(c.1)),
                 verdict: r.verdict.to_string(),
                 arrival_rate: F6(p.arrival_rate),
                 utilization: F6(r.utilization),
                 throughput: F6(r.throughput),
-                mean_wait: F6(r.mean_wait),
+                mean_wait: known(r.mean_wait),
                 stable_runs: r.verdict_counts[0],
                 unstable_runs: r.verdict_counts[1],
                 inconclusive_runs: r.verdict_counts[2],
@@ -294,6 +303,8 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 growth_per_slot: F6(r.growth),
                 growth_ci95_low: r.growth_ci95.map(|c| F6(c.0)),
                 growth_ci95_high: r.growth_ci95.map(|c| F6(c.1)),
+                pooled_runs: r.pooled,
+                pooled_slots: r.pooled_slots,
                 scaling,
                 mean_queued_work,
                 fraction: fraction(exp, &p),
@@ -416,7 +427,7 @@ fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>>
                 upper: F6(r.limit.upper),
                 upper_shown_unstable: r.limit.upper_shown,
                 load_top: F6(exp.points[top].load),
-                mean_queue_top: F6(row.mean_queue),
+                mean_queue_top: row.measured().then_some(F6(row.mean_queue)),
                 ci95_low: row.ci95.map(|c| F6(c.0)),
                 ci95_high: row.ci95.map(|c| F6(c.1)),
                 verdict_top: row.verdict.as_str(),
