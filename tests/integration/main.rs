@@ -11,6 +11,7 @@ mod journal;
 mod multi;
 mod numa_sim;
 mod packing;
+mod quoted;
 mod reference;
 mod replay;
 mod skipping;
