@@ -152,6 +152,19 @@ fn every() -> Duration {
     Duration::from_secs_f64(s)
 }
 
+/// The time left after `elapsed` with `share` of the work done: the elapsed time extrapolated
+/// by the share, blended with the estimate made before the run (`expected`, if any) in
+/// proportion to the share of work still to do, so that the first lines agree with the
+/// estimate and the later ones follow what the run measures.
+fn remaining(elapsed: Duration, share: f64, expected: Option<Duration>) -> Duration {
+    let measured = elapsed.as_secs_f64() / share.max(1e-9);
+    let total = match expected {
+        Some(e) => (1.0 - share) * e.as_secs_f64() + share * measured,
+        None => measured,
+    };
+    Duration::from_secs_f64((total - elapsed.as_secs_f64()).max(0.0))
+}
+
 /// The time left in words: "about 4:07 left"; under a few seconds, while work remains, not a
 /// time but that the last units are finishing (a share of work reported is an estimate, and a
 /// unit near its end may still run a while).
@@ -191,6 +204,8 @@ struct Inner {
     items: &'static str,
     total: u64,
     work: f64,
+    /// The wall time the run was expected to take before it started, if it was estimated.
+    expected: Option<Duration>,
     start: Instant,
     show: Show,
     counts: Mutex<Counts>,
@@ -235,7 +250,7 @@ impl Inner {
                 }
                 c.last = now;
                 let elapsed = now.duration_since(self.start);
-                let left = elapsed.mul_f64((1.0 - share) / share.max(1e-9));
+                let left = remaining(elapsed, share, self.expected);
                 warn_line!(
                     "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, {}{}",
                     self.what,
@@ -262,8 +277,15 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// Progress of `what` through `total` `items` (a plural noun) of `work` expected work in
-    /// all (any unit). Announces itself at once when printing lines.
-    pub(crate) fn new(what: &str, items: &'static str, total: u64, work: f64) -> Progress {
+    /// all (any unit), expected to take `expected` of wall time if that was estimated.
+    /// Announces itself at once when printing lines.
+    pub(crate) fn new(
+        what: &str,
+        items: &'static str,
+        total: u64,
+        work: f64,
+        expected: Option<Duration>,
+    ) -> Progress {
         let show = if quiet() || total == 0 {
             Show::Hidden
         } else if std::io::stderr().is_terminal() {
@@ -294,6 +316,7 @@ impl Progress {
             items,
             total,
             work: work.max(f64::MIN_POSITIVE),
+            expected,
             start: now,
             show,
             counts: Mutex::new(Counts {
@@ -478,5 +501,21 @@ mod tests {
         assert_eq!(clock(Duration::from_secs(12)), "12 s");
         assert_eq!(clock(Duration::from_secs(247)), "4:07");
         assert_eq!(clock(Duration::from_secs(3909)), "1:05:09");
+    }
+
+    #[test]
+    fn time_left_starts_from_the_estimate_and_ends_with_the_measurement() {
+        let s = Duration::from_secs;
+        // no estimate: the elapsed time extrapolated
+        assert_eq!(remaining(s(10), 0.25, None), s(30));
+        // at the start, the estimate's remainder
+        let early = remaining(s(1), 0.001, Some(s(100))).as_secs_f64();
+        assert!((early - 99.0).abs() < 1.0, "{early}");
+        // half way, the mean of both totals: (100 + 40) / 2 − 20
+        assert_eq!(remaining(s(20), 0.5, Some(s(100))), s(50));
+        // an estimate far too short is outweighed as the work gets done, and nothing is left
+        // when all of it is
+        assert_eq!(remaining(s(50), 0.9, Some(s(10))), s(1));
+        assert_eq!(remaining(s(50), 1.0, Some(s(10))), s(0));
     }
 }

@@ -79,13 +79,12 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
 
 /// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
 /// more than 10 seconds, at this machine's pace (a reference run of about 30 ms, timed only
-/// when the work could take that long here).
-fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
-    let Some(cpu) = exp.estimated_seconds() else {
-        return;
-    };
+/// when the work could take that long here); returns that wall time, seconds, when printed
+/// (the progress's time left starts from it).
+fn announce<K: Kind>(exp: &K, share: f64, threads: usize) -> Option<f64> {
+    let cpu = exp.estimated_seconds()?;
     if crate::progress::quiet() || cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0 {
-        return;
+        return None;
     }
     let cpu = cpu * pace::pace();
     let wall = cpu * share / threads.max(1) as f64;
@@ -98,7 +97,9 @@ fn announce<K: Kind>(exp: &K, share: f64, threads: usize) {
             crate::limits::duration_words(wall),
             if threads == 1 { "" } else { "s" },
         );
+        return Some(wall);
     }
+    None
 }
 
 /// The name this program was started under (`packlab`, or a researcher's own binary that is
@@ -259,6 +260,7 @@ fn run_units<K: Kind>(
     pool: &rayon::ThreadPool,
     sink: &(dyn Fn(usize, K::Done) -> Result<(), ExperimentError> + Sync),
     steps: &StepStore<'_>,
+    expected: Option<f64>,
 ) -> Result<(), ExperimentError> {
     cancel::set_phase(cancel::Phase::Running);
     let costs = exp.costs(plan);
@@ -270,6 +272,7 @@ fn run_units<K: Kind>(
         "units",
         todo.len() as u64,
         todo.iter().map(|&u| costs[u]).sum(),
+        expected.map(std::time::Duration::from_secs_f64),
     );
     pool.scope(|s| {
         for _ in 0..pool.current_num_threads() {
@@ -333,6 +336,7 @@ pub(crate) fn run_in_memory<K: Kind>(
         &pool(threads),
         &sink,
         &steps,
+        None,
     )?;
     let done = results
         .into_iter()
@@ -534,13 +538,13 @@ pub(crate) fn run_kind<K: Kind>(
     let steps = StepStore::new(plan.len(), steps, Some(&step_sink));
     let pool = pool(opts.threads);
     let costs = exp.costs(&plan);
-    announce(
+    let expected = announce(
         &exp,
         todo.iter().map(|&u| costs[u]).sum::<f64>()
             / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
         pool.current_num_threads(),
     );
-    let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink, &steps);
+    let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink, &steps, expected);
     let unfinished_steps = steps.unfinished();
     drop(steps);
     journal.into_inner().expect("not poisoned").sync()?;
