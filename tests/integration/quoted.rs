@@ -16,7 +16,8 @@
 //! - the column whose cell is quoted;
 //! - how it is written: `.N` (N decimals), `%.N` (times 100, N decimals: the page adds the
 //!   `%`), `int` (rounded to a whole number; commas between thousands allowed in the page),
-//!   `e.N` (N decimals of the mantissa, as `4.00e5` or `4.00·10⁵` in the page).
+//!   `e.N` (N decimals of the mantissa, as `4.00e5` or `4.00·10⁵` in the page); prefixed with
+//!   `mean`, the mean of the column over every row the selector matches (trials, say).
 //!
 //! The text right after the marker must start with the number so written.
 
@@ -108,7 +109,8 @@ fn matches(cell: &str, want: &str) -> bool {
         )
 }
 
-/// The cell a marker quotes, from the CSV file `csv` (under `figures`).
+/// The cell a marker quotes, from the CSV file `csv` (under `figures`): the one its selector
+/// matches, or with a `mean` format the mean over all it matches.
 fn cell(figures: &Path, m: &Marker<'_>) -> Result<String, String> {
     let path = figures.join(m.file);
     let mut reader =
@@ -141,6 +143,17 @@ fn cell(figures: &Path, m: &Marker<'_>) -> Result<String, String> {
             .filter(|r| pairs.iter().all(|&(k, v)| matches(&r[k], v)))
             .collect()
     };
+    if m.format.starts_with("mean") && !chosen.is_empty() {
+        let xs: Vec<f64> = chosen
+            .iter()
+            .map(|r| {
+                r[col]
+                    .parse::<f64>()
+                    .map_err(|_| format!("`{}` is not a number", &r[col]))
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok((xs.iter().sum::<f64>() / xs.len() as f64).to_string());
+    }
     match chosen[..] {
         [r] => Ok(r[col].to_string()),
         [] => Err(format!("{} has no row {}", m.file, m.row)),
@@ -198,7 +211,7 @@ fn check(text: &str, figures: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     for m in &ms {
         let r = cell(figures, m).and_then(|v| {
-            written(&v, m.format, m.after).map(|ok| {
+            written(&v, m.format.trim_start_matches("mean"), m.after).map(|ok| {
                 (!ok).then(|| {
                     let shown: String = m.after.chars().take(24).collect();
                     format!(
@@ -245,7 +258,8 @@ fn a_stale_or_unsourced_number_is_caught() {
     let ok = "BF-J/S: <!--= x/t.csv policy=bf-js,load=0.5 mean .2 -->1.23 jobs; \
               VQS <!--= x/t.csv #2 mean int -->1,234,568 and <!--= x/t.csv #2 mean e.2 -->1.23·10⁶ \
               or <!--= x/t.csv policy=bf-js mean %.1 -->123.5 %; from a source: \
-              <!--=source x/t.csv --> <!--= policy=vqs mean int -->1234568";
+              <!--=source x/t.csv --> <!--= policy=vqs mean int -->1234568; both rows' mean \
+              <!--= load=0.5 mean mean.1 -->617284.5";
     assert_eq!(check(ok, &dir), Vec::<String>::new());
     for (bad, why) in [
         ("<!--= x/t.csv policy=bf-js mean .2 -->1.24", "is 1.23456"),
@@ -268,4 +282,25 @@ fn a_stale_or_unsourced_number_is_caught() {
         let p = check(bad, &dir);
         assert!(p.len() == 1 && p[0].contains(why), "{bad}: {p:?}");
     }
+}
+
+#[test]
+fn the_calibration_table_is_the_scripts_output_on_the_committed_summaries() {
+    // the table of proofs/verdict_calibration.md is computed from figures/ by a script; every
+    // line it prints must be on the page as printed
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("bash")
+        .arg(root.join("scripts/calibration-table.sh"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).unwrap();
+    let page = std::fs::read_to_string(root.join("proofs/verdict_calibration.md")).unwrap();
+    let stale: Vec<&str> = table.lines().filter(|l| !page.contains(l)).collect();
+    assert!(table.lines().count() > 40, "{table}");
+    assert!(
+        stale.is_empty(),
+        "not on the page as computed:\n{}",
+        stale.join("\n")
+    );
 }
