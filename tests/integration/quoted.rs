@@ -11,8 +11,8 @@
 //! - the file, under `figures/`; left out, the file of the page's last `<!--=source FILE -->`
 //!   before it;
 //! - the row: `column=value` pairs joined by `,` (a value matches a cell equal to it as text or,
-//!   when both are numbers, as a number: `load=0.8` matches `0.800000`); `#N` picks the N-th
-//!   data row counted from 1 instead;
+//!   when both are numbers, as a number: `load=0.8` matches `0.800000`; `~` stands for a space,
+//!   `constraint=kernel~=~2.6.34`); `#N` picks the N-th data row counted from 1 instead;
 //! - the column whose cell is quoted;
 //! - how it is written: `.N` (N decimals), `%.N` (times 100, N decimals: the page adds the
 //!   `%`), `int` (rounded to a whole number; commas between thousands allowed in the page),
@@ -125,7 +125,7 @@ fn cell(figures: &Path, m: &Marker<'_>) -> Result<String, String> {
         let n: usize = n.parse().map_err(|_| format!("bad row number `{n}`"))?;
         rows.get(n.wrapping_sub(1)).into_iter().collect()
     } else {
-        let pairs: Vec<(usize, &str)> = m
+        let pairs: Vec<(usize, String)> = m
             .row
             .split(',')
             .map(|p| {
@@ -136,11 +136,11 @@ fn cell(figures: &Path, m: &Marker<'_>) -> Result<String, String> {
                     .iter()
                     .position(|h| h == k)
                     .ok_or_else(|| format!("{} has no column `{k}`", m.file))?;
-                Ok((k, v))
+                Ok((k, v.replace('~', " ")))
             })
             .collect::<Result<_, String>>()?;
         rows.iter()
-            .filter(|r| pairs.iter().all(|&(k, v)| matches(&r[k], v)))
+            .filter(|r| pairs.iter().all(|(k, v)| matches(&r[*k], v)))
             .collect()
     };
     if m.format.starts_with("mean") && !chosen.is_empty() {
