@@ -214,13 +214,17 @@ where
     let root = root.titled(title, ("sans-serif", 21)).map_err(e)?;
     let root = match note {
         Some(note) => {
-            let (top, rest) = root.split_vertically(24);
-            top.draw_text(
-                note,
-                &("sans-serif", 14).into_font().color(&RGBColor(70, 70, 70)),
-                (16, 2),
-            )
-            .map_err(e)?;
+            // the note wrapped to the canvas, 16 pixels from each side
+            let font = ("sans-serif", 14).into_font().color(&RGBColor(70, 70, 70));
+            let (w, _) = root.dim_in_pixel();
+            let lines = fit_lines(note, w.saturating_sub(32), |t| {
+                root.estimate_text_size(t, &font).map_or(u32::MAX, |s| s.0)
+            });
+            let (top, rest) = root.split_vertically(24 + NOTE_LINE * (lines.len() as u32 - 1));
+            for (k, line) in lines.iter().enumerate() {
+                top.draw_text(line, &font, (16, 2 + (NOTE_LINE as usize * k) as i32))
+                    .map_err(e)?;
+            }
             rest
         }
         None => root,
@@ -470,6 +474,25 @@ fn below_top(log_y: bool, (y0, y1): (f64, f64), depth: f64) -> f64 {
     }
 }
 
+/// Pixels between two lines of a figure's note.
+const NOTE_LINE: u32 = 17;
+
+/// `s` in lines no wider than `max` as `width` measures them (pixels), broken at spaces; a
+/// single word wider than that stays whole on its own line. At least one line.
+fn fit_lines(s: &str, max: u32, width: impl Fn(&str) -> u32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in s.split(' ') {
+        match lines.last_mut() {
+            Some(l) if width(&format!("{l} {word}")) <= max => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// `s` in lines of at most about `width` characters, broken at spaces.
 fn wrap(s: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
@@ -663,7 +686,88 @@ pub(crate) fn render_dots(plot: &DotPlot, stem: &Path) -> Result<[PathBuf; 2], P
 
 #[cfg(test)]
 mod tests {
-    use super::{tick, tick_log};
+    use super::{fit_lines, tick, tick_log};
+
+    #[test]
+    fn a_note_is_wrapped_at_spaces_to_the_width_given() {
+        // one pixel per character
+        let w = |t: &str| t.chars().count() as u32;
+        assert_eq!(fit_lines("a bb ccc dddd", 6, w), ["a bb", "ccc", "dddd"]);
+        assert_eq!(fit_lines("short", 80, w), ["short"]);
+        // a word too wide for a line keeps a line of its own
+        assert_eq!(fit_lines("x abcdefghij y", 4, w), ["x", "abcdefghij", "y"]);
+    }
+
+    /// The width in pixels of `text` at `px` pixels of the figures' font.
+    fn width(text: &str, px: f32) -> f32 {
+        use ab_glyph::{Font, FontRef, ScaleFont};
+        let font = FontRef::try_from_slice(super::FONT).expect("the embedded font");
+        let f = font.as_scaled(px);
+        text.chars().map(|c| f.h_advance(f.glyph_id(c))).sum()
+    }
+
+    #[test]
+    fn every_text_of_every_shipped_figure_fits_its_canvas() {
+        // the SVG of each figure carries its texts with the anchor and size the PNG draws
+        // them at (SVG font sizes are the PNG's pixel sizes divided by 1.24)
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("figures");
+        let attr = |tag: &str, name: &str| -> Option<String> {
+            let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(tag[at..].split('"').next()?.to_string())
+        };
+        let mut checked = 0;
+        let mut cut = Vec::new();
+        let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().collect();
+        dirs.sort_by_key(|d| d.path());
+        for dir in dirs.into_iter().filter(|d| d.path().is_dir()) {
+            for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                let path = f.path();
+                if path.extension().is_none_or(|e| e != "svg") {
+                    continue;
+                }
+                let svg = std::fs::read_to_string(&path).unwrap();
+                let canvas: f32 = attr(&svg[..svg.find('>').unwrap()], "width")
+                    .and_then(|w| w.parse().ok())
+                    .unwrap();
+                for piece in svg.split("<text").skip(1) {
+                    let (tag, rest) = piece.split_once('>').unwrap();
+                    let text = rest.split("</text>").next().unwrap().trim();
+                    if tag.contains("rotate") || text.is_empty() {
+                        continue;
+                    }
+                    let x: f32 = attr(tag, "x").unwrap().parse().unwrap();
+                    let px = attr(tag, "font-size").unwrap().parse::<f32>().unwrap() * 1.24;
+                    let text = text
+                        .replace("&amp;", "&")
+                        .replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&quot;", "\"")
+                        .replace("&apos;", "'");
+                    let w = width(&text, px);
+                    let (left, right) = match attr(tag, "text-anchor").as_deref() {
+                        Some("middle") => (x - w / 2.0, x + w / 2.0),
+                        Some("end") => (x - w, x),
+                        _ => (x, x + w),
+                    };
+                    checked += 1;
+                    // a pixel of slack for rounding
+                    if left < -1.0 || right > canvas + 1.0 {
+                        cut.push(format!(
+                            "{}: \"{text}\" spans {left:.0}..{right:.0} of {canvas}",
+                            path.strip_prefix(&root).unwrap().display()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} texts");
+        assert!(
+            cut.is_empty(),
+            "{} texts cut off:\n{}",
+            cut.len(),
+            cut.join("\n")
+        );
+    }
 
     #[test]
     fn ticks_read_as_numbers() {
