@@ -115,6 +115,9 @@ pub(crate) fn program() -> String {
         .unwrap_or_else(|| "packlab".into())
 }
 
+/// The stamp on every figure of a `--quick` run.
+const SMOKE_TEST: &str = "SMOKE TEST (--quick):\nabout 1/100 of the work,\nnot a result";
+
 /// A run's estimated peak memory is printed before it starts when above this, bytes.
 const MEMORY_WORTH_SAYING: f64 = 1024.0 * 1048576.0;
 
@@ -627,8 +630,8 @@ fn finish<K: Kind>(
             .for_each(ClaimResult::shortened);
     }
     let staging = folder.staging()?;
-    let files = exp
-        .write(&out, &staging)
+    // a --quick run's figures say on their face that they are a smoke test
+    let files = crate::plot::stamped(quick.then_some(SMOKE_TEST), || exp.write(&out, &staging))
         .and_then(|w| folder.finish(&staging, &w, &exp.header().inputs))
         .inspect_err(|_| {
             let _ = std::fs::remove_dir_all(&staging);

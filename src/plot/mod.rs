@@ -195,6 +195,40 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
     ((x0 - pad, x1 + pad), (y0, y1), band)
 }
 
+thread_local! {
+    /// The words stamped on every figure drawn on this thread, if any ([`stamped`]).
+    static STAMP: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `draw_all`, every figure it draws stamped with `stamp` (if any; its lines separated by
+/// `\n`) in red in its bottom-right corner, under the legend: a smoke test's figures say so on
+/// their face.
+pub(crate) fn stamped<R>(stamp: Option<&str>, draw_all: impl FnOnce() -> R) -> R {
+    let saved = STAMP.with(|s| s.replace(stamp.map(str::to_string)));
+    let r = draw_all();
+    STAMP.with(|s| *s.borrow_mut() = saved);
+    r
+}
+
+/// Draws the current stamp, if any, in the bottom-right corner of `root`.
+fn stamp<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let Some(text) = STAMP.with(|s| s.borrow().clone()) else {
+        return Ok(());
+    };
+    let (w, h) = root.dim_in_pixel();
+    let lines: Vec<&str> = text.lines().collect();
+    let font = ("sans-serif", 15).into_font().color(&RGBColor(200, 0, 0));
+    for (k, line) in lines.iter().enumerate() {
+        let y = h as i32 - 12 - 19 * (lines.len() - k) as i32;
+        root.draw_text(line, &font, (w as i32 - 205, y))
+            .map_err(|e| PlotError(e.to_string()))?;
+    }
+    Ok(())
+}
+
 /// A plot area and its legend column.
 type Areas<DB> = (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>);
 
@@ -211,6 +245,7 @@ where
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
     root.fill(&WHITE).map_err(e)?;
+    stamp(&root)?;
     let root = root.titled(title, ("sans-serif", 21)).map_err(e)?;
     let root = match note {
         Some(note) => {
@@ -605,6 +640,7 @@ where
 {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError(e.to_string());
     root.fill(&WHITE).map_err(err)?;
+    stamp(&root)?;
     let root = root.titled(&plot.title, ("sans-serif", 22)).map_err(err)?;
     let n = plot.rows.len();
     let k = plot.panels.len().max(1);

@@ -384,7 +384,7 @@ fn an_edit_keeps_the_units_it_does_not_change() {
 }
 
 #[test]
-fn a_quick_run_and_the_full_run_keep_their_own_journals() {
+fn a_quick_run_and_the_full_run_keep_their_own_journals_and_only_quick_figures_are_stamped() {
     let d = tmp("quick-full");
     let a = write(&d, "a.toml", SWEEP);
     let out = d.join("out");
@@ -396,8 +396,12 @@ fn a_quick_run_and_the_full_run_keep_their_own_journals() {
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
     run(&["--quick"]);
+    // a smoke test's figure says so on its face; the full run's does not
+    let figure = || std::fs::read_to_string(out.join("mean-queue-vs-load.svg")).unwrap();
+    assert!(figure().contains("SMOKE TEST (--quick)"));
     let full = run(&[]);
     assert!(!full.contains("resumed"), "{full}");
+    assert!(!figure().contains("SMOKE TEST"));
     let summary = std::fs::read(out.join("summary.csv")).unwrap();
     // each run resumes its own journal, and the full run's outputs come back the same
     let quick = run(&["--quick"]);
