@@ -16,7 +16,8 @@ pub(crate) struct Outline {
     /// Its points, in order (from the y axis to the x axis).
     pub(crate) points: Vec<(f64, f64)>,
     pub(crate) colour: (u8, u8, u8),
-    pub(crate) dashed: bool,
+    /// Solid (`None`), or dashes of this many pixels with gaps as long.
+    pub(crate) dash: Option<f64>,
     pub(crate) width: u32,
 }
 
@@ -152,8 +153,8 @@ where
     // the first outline listed on top
     for o in plot.outlines.iter().rev() {
         let style = ShapeStyle::from(&rgb(o.colour)).stroke_width(o.width);
-        if o.dashed {
-            // dashes of 8 px whatever the axes' scales
+        if let Some(dash) = o.dash {
+            // dashes of `dash` px whatever the axes' scales
             let px: Vec<(f64, f64)> = o
                 .points
                 .iter()
@@ -162,7 +163,7 @@ where
                     (f64::from(x - bx), f64::from(y - by))
                 })
                 .collect();
-            for d in dashes(&px, 8.0) {
+            for d in dashes(&px, dash) {
                 let d: Vec<(i32, i32)> = d
                     .iter()
                     .map(|&(x, y)| (x.round() as i32, y.round() as i32))
@@ -208,9 +209,15 @@ fn legend<DB: DrawingBackend>(
     };
     for o in &plot.outlines {
         let style = ShapeStyle::from(&rgb(o.colour)).stroke_width(o.width);
-        if o.dashed {
-            area.draw(&PathElement::new(vec![(4, y), (11, y)], style))?;
-            area.draw(&PathElement::new(vec![(19, y), (26, y)], style))?;
+        if let Some(dash) = o.dash {
+            // the same pattern as on the plot
+            for d in dashes(&[(4.0, f64::from(y)), (26.0, f64::from(y))], dash) {
+                let d: Vec<(i32, i32)> = d
+                    .iter()
+                    .map(|&(x, y)| (x.round() as i32, y.round() as i32))
+                    .collect();
+                area.draw(&PathElement::new(d, style))?;
+            }
         } else {
             area.draw(&PathElement::new(vec![(4, y), (26, y)], style))?;
         }

@@ -177,7 +177,7 @@ fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<O
         },
         points: capacity,
         colour: (0, 0, 0),
-        dashed: false,
+        dash: None,
         width: 2,
     }];
     // K_RED, the dyadic set and the 1/2 and 2/3 guarantees are of servers that take any job
@@ -191,14 +191,14 @@ fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<O
                 label: format!("K_RED over X_{} (VQS's region)", map.j),
                 points: kred,
                 colour: (120, 60, 160),
-                dashed: false,
+                dash: None,
                 width: 2,
             },
             Outline {
                 label: format!("dyadic set, J = {}", map.j),
                 points: dyadic,
                 colour: (200, 120, 30),
-                dashed: true,
+                dash: Some(8.0),
                 width: 2,
             },
         ]);
@@ -217,7 +217,7 @@ fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<O
                 label,
                 points: restricted.iter().map(|&(x, y)| (x * l, y * l)).collect(),
                 colour: (0, 140, 140),
-                dashed: false,
+                dash: None,
                 width: 2,
             },
         );
@@ -228,7 +228,7 @@ fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<O
                 label: "2/3 of capacity (VQS's guarantee)".into(),
                 points: two_thirds,
                 colour: grey,
-                dashed: true,
+                dash: Some(8.0),
                 width: 1,
             });
         }
@@ -236,7 +236,8 @@ fn outlines(exp: &Experiment, map: &RegionMapSpec, polys: &MapPolygons) -> Vec<O
             label: "1/2 of capacity (BF-J/S's guarantee)".into(),
             points: half,
             colour: grey,
-            dashed: true,
+            // dotted, where 2/3 is dashed
+            dash: Some(2.5),
             width: 1,
         });
     }
