@@ -20,7 +20,7 @@ pub struct SummaryRow {
     /// slots after warm-up, jobs; NaN when no run is pooled.
     pub mean_queue: f64,
     /// Its 95 % interval over replications, only for a row that is a measurement
-    /// ([`SummaryRow::measured`]) of at least two runs; never below zero ([`mean_interval`]).
+    /// ([`SummaryRow::measured`]) of at least two runs; never below zero ([`nonnegative`]).
     pub ci95: Option<(f64, f64)>,
     /// Runs behind the means (queue, wait, queued work): those judged stable, or every replay
     /// of a trace window not stopped at the cap.
@@ -79,7 +79,7 @@ pub fn mean_ci(xs: &[f64]) -> (f64, Option<(f64, f64)>) {
 }
 
 /// Mean of the non-negative `xs` weighted by `ws` (slots), and its 95 % interval
-/// ([`mean_interval`]); no interval for fewer than two values. With equal weights, the plain
+/// ([`nonnegative`]); no interval for fewer than two values. With equal weights, the plain
 /// mean and Student-t interval of [`mean_ci`], to the bit.
 pub fn weighted_mean_ci(xs: &[f64], ws: &[f64]) -> (f64, Option<(f64, f64)>) {
     let n = xs.len();
