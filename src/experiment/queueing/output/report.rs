@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
-use crate::experiment::queueing::{Experiment, Horizon, QueueNuma};
+use crate::experiment::queueing::{Experiment, Horizon, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
 use crate::workload::replay::{TraceSpec, TraceSummary};
@@ -179,8 +179,13 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
          and the queue's net growth from the empty start (queue at the end / slots run, jobs \
          per slot).\n",
     );
-    let mut t = MdTable::new([
-        "policy",
+    // a sweep in fractions of ρ* shows them first, as the file, the figure and the claims do
+    let fractions = exp.sweep == SweepKind::Fraction;
+    let mut header = vec!["policy"];
+    if fractions {
+        header.push("fraction of ρ*");
+    }
+    let mut t = MdTable::new(header.into_iter().chain([
         "load ρ",
         "λ",
         "verdict (stable/unstable/inconclusive runs)",
@@ -189,7 +194,7 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
         "mean wait",
         "utilisation",
         "evidence (rows not stable)",
-    ]);
+    ]));
     for row in &out.summary {
         let p = exp.points[row.point];
         let [s, u, i] = row.verdict_counts;
@@ -198,8 +203,11 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
         let ci = row
             .ci95
             .map_or("–".to_string(), |(a, b)| format!("{a:.3} .. {b:.3}"));
-        t.row([
-            exp.labels[row.policy].clone(),
+        let mut cells = vec![exp.labels[row.policy].clone()];
+        if fractions {
+            cells.push(format!("{}", p.key));
+        }
+        t.row(cells.into_iter().chain([
             format!("{:.4}", p.load),
             format!("{:.4}", p.arrival_rate),
             format!("{} ({s}/{u}/{i})", row.verdict),
@@ -212,7 +220,7 @@ fn summary(r: &mut Report, exp: &Experiment, out: &Outcome) {
             } else {
                 evidence(row, exp.run.queue_cap)
             },
-        ]);
+        ]));
     }
     r.table(&t);
 }
