@@ -48,8 +48,9 @@ fn rgb((r, g, b): (u8, u8, u8)) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// A dashed polyline as segments of length `dash` (in the points' unit), every other one.
-fn dashes(points: &[(f64, f64)], dash: f64) -> Vec<Vec<(f64, f64)>> {
+/// A dashed polyline (in pixels) as segments of length `dash` pixels, every other one, each
+/// as a path of whole pixels.
+fn dashes(points: &[(f64, f64)], dash: f64) -> Vec<Vec<(i32, i32)>> {
     let mut out = Vec::new();
     for w in points.windows(2) {
         let (a, b) = (w[0], w[1]);
@@ -58,10 +59,11 @@ fn dashes(points: &[(f64, f64)], dash: f64) -> Vec<Vec<(f64, f64)>> {
         for k in (0..n).step_by(2) {
             let t0 = k as f64 / n as f64;
             let t1 = ((k + 1) as f64 / n as f64).min(1.0);
-            out.push(vec![
-                (a.0 + t0 * (b.0 - a.0), a.1 + t0 * (b.1 - a.1)),
-                (a.0 + t1 * (b.0 - a.0), a.1 + t1 * (b.1 - a.1)),
-            ]);
+            let at = |t: f64| {
+                let (x, y) = (a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1));
+                (x.round() as i32, y.round() as i32)
+            };
+            out.push(vec![at(t0), at(t1)]);
         }
     }
     out
@@ -164,10 +166,6 @@ where
                 })
                 .collect();
             for d in dashes(&px, dash) {
-                let d: Vec<(i32, i32)> = d
-                    .iter()
-                    .map(|&(x, y)| (x.round() as i32, y.round() as i32))
-                    .collect();
                 plot_area.draw(&PathElement::new(d, style)).map_err(e)?;
             }
         } else {
@@ -212,10 +210,6 @@ fn legend<DB: DrawingBackend>(
         if let Some(dash) = o.dash {
             // the same pattern as on the plot
             for d in dashes(&[(4.0, f64::from(y)), (26.0, f64::from(y))], dash) {
-                let d: Vec<(i32, i32)> = d
-                    .iter()
-                    .map(|&(x, y)| (x.round() as i32, y.round() as i32))
-                    .collect();
                 area.draw(&PathElement::new(d, style))?;
             }
         } else {
