@@ -78,10 +78,24 @@ pub(crate) struct Chart {
     pub(crate) hlines: Vec<(f64, String)>,
     /// Draw markers at the points (sweeps) or not (time series).
     pub(crate) markers: bool,
-    /// Logarithmic y axis, from just under the smallest positive value (zeros are drawn on
-    /// the bottom edge).
+    /// Logarithmic y axis, from just under the smallest positive value or reference line
+    /// (zeros are drawn on the bottom edge).
     pub(crate) log_y: bool,
     pub(crate) x_ticks: XTicks,
+}
+
+/// Whether the positive y values of `series` span more than `decades` powers of ten: where a
+/// linear axis would flatten all but the largest, and a logarithmic one shows each.
+pub(crate) fn spans_decades(series: &[Series], decades: f64) -> bool {
+    let (lo, hi) = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| p.1)
+        .filter(|&y| y > 0.0 && y.is_finite())
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    hi > lo * 10f64.powf(decades)
 }
 
 /// The bottom of a logarithmic axis when no value is positive.
@@ -159,6 +173,7 @@ fn ranges(chart: &Chart) -> ((f64, f64), (f64, f64), Option<f64>) {
                 let bars = s.bars.iter().flatten().map(|b| b.0);
                 s.points.iter().map(|p| p.1).chain(bars)
             })
+            .chain(chart.hlines.iter().map(|h| h.0))
             .filter(|&y| y > 0.0)
             .fold(f64::INFINITY, f64::min);
         y0 = if positive.is_finite() {
@@ -803,6 +818,21 @@ mod tests {
             cut.len(),
             cut.join("\n")
         );
+    }
+
+    #[test]
+    fn an_axis_is_logarithmic_only_where_the_values_span_decades() {
+        let of = |ys: &[f64]| {
+            vec![super::Series {
+                points: ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect(),
+                ..Default::default()
+            }]
+        };
+        // constraints_synthesis's delays: 16 to 3,846, with a zero drawn on the edge
+        assert!(super::spans_decades(&of(&[16.0, 126.0, 3846.0, 0.0]), 2.0));
+        assert!(!super::spans_decades(&of(&[16.0, 126.0, 1599.0]), 2.0));
+        assert!(!super::spans_decades(&of(&[0.0, 0.0]), 2.0));
+        assert!(!super::spans_decades(&[], 2.0));
     }
 
     #[test]

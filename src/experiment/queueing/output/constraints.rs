@@ -68,12 +68,15 @@ pub(in crate::experiment::queueing) fn write_delays(
 
 /// The paper's Fig. 10: normalised scheduling delay against u*_c, a scatter per policy at
 /// `point`; ours (over all jobs' delay) when the paper's is nowhere defined there (no runs
-/// without constraints, or no job waited in them), and the note says so.
+/// without constraints, or no job waited in them), and the note says so. `log_y` unset: a
+/// logarithmic axis when the points span more than two decades
+/// ([`crate::plot::spans_decades`]), so that one constraint's outlier does not flatten the rest.
 pub(in crate::experiment::queueing) fn delay_chart(
     exp: &Experiment,
     out: &Outcome,
     point: usize,
     title: &Option<String>,
+    log_y: Option<bool>,
 ) -> Chart {
     let rows = &out.delays;
     let here = || rows.iter().filter(|d| d.point == point && d.jobs > 0);
@@ -103,7 +106,8 @@ pub(in crate::experiment::queueing) fn delay_chart(
                 ..Default::default()
             }
         })
-        .collect();
+        .collect::<Vec<Series>>();
+    let log_y = log_y.unwrap_or_else(|| crate::plot::spans_decades(&series, 2.0));
     Chart {
         title: title.clone().unwrap_or_else(|| {
             format!(
@@ -138,6 +142,7 @@ pub(in crate::experiment::queueing) fn delay_chart(
             },
         )],
         markers: true,
+        log_y,
         ..Default::default()
     }
 }

@@ -22,9 +22,14 @@ pub(in crate::experiment::queueing) fn draw(
                 let plot = study_plot(exp, out, title);
                 render_with(dir, file, |stem| render_dots(&plot, stem))?
             }
-            PlotSpec::ConstraintDelay { point, title, file } => {
+            PlotSpec::ConstraintDelay {
+                point,
+                title,
+                file,
+                log_y,
+            } => {
                 // the spec stage refused this plot without [constraints]
-                let chart = super::constraints::delay_chart(exp, out, *point, title);
+                let chart = super::constraints::delay_chart(exp, out, *point, title, *log_y);
                 render_figure(dir, &chart, file)?
             }
             PlotSpec::MeanQueueVsLoad { title, file, log_y } => {

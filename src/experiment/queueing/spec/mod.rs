@@ -247,6 +247,9 @@ pub(crate) enum PlotSpec {
         title: Option<String>,
         /// Its file name, without extension.
         file: String,
+        /// A logarithmic delay axis (`None`: chosen from the points, logarithmic when they
+        /// span more than two decades).
+        log_y: Option<bool>,
     },
 }
 

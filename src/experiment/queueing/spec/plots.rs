@@ -125,6 +125,7 @@ fn plot(
                 point,
                 title: p.title.clone(),
                 file,
+                log_y: p.log_y,
             }
         }
         other => {
