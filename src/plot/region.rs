@@ -150,6 +150,19 @@ where
             plot_area
                 .draw(&Circle::new(at(p), 3, ShapeStyle::from(&c).filled()))
                 .map_err(e)?;
+            // the upper end: a bar across the ray, so that an interval a few pixels long
+            // still reads as dot-to-bar at a full map's scale
+            let (ux, uy) = (-dy / len * 5.0, dx / len * 5.0);
+            let q = at(q);
+            plot_area
+                .draw(&PathElement::new(
+                    vec![
+                        (q.0 - ux.round() as i32, q.1 - uy.round() as i32),
+                        (q.0 + ux.round() as i32, q.1 + uy.round() as i32),
+                    ],
+                    ShapeStyle::from(&c).stroke_width(2),
+                ))
+                .map_err(e)?;
         }
     }
     // the first outline listed on top
@@ -229,15 +242,19 @@ fn legend<DB: DrawingBackend>(
             ShapeStyle::from(&c).stroke_width(3),
         ))?;
         area.draw(&Circle::new((4, y), 3, ShapeStyle::from(&c).filled()))?;
+        area.draw(&PathElement::new(
+            vec![(26, y - 5), (26, y + 5)],
+            ShapeStyle::from(&c).stroke_width(2),
+        ))?;
         put(&b.label, &mut y)?;
     }
     if !plot.bands.is_empty() {
         for line in [
             "segment: a policy's limit on a",
             "ray, from the load shown stable",
-            "(dot) to the load shown unstable;",
-            "policies side by side across",
-            "the ray, 4 px apart",
+            "(dot) to the load shown unstable",
+            "(bar); policies side by side",
+            "across the ray, 4 px apart",
         ] {
             area.draw_text(line, &font.color(&RGBColor(70, 70, 70)), (4, y - 8))?;
             y += 17;

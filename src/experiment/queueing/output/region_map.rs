@@ -383,7 +383,13 @@ pub(super) fn draw(
         .iter()
         .zip(colours)
         .map(|(&p, colour)| Band {
-            label: exp.labels[p].clone(),
+            label: match kred_inside(exp, map, out, p) {
+                Some((k, n)) => format!(
+                    "{}: K_RED's boundary inside its interval on {k} of {n} rays",
+                    exp.labels[p]
+                ),
+                None => exp.labels[p].clone(),
+            },
             colour,
             segments: out
                 .map
@@ -424,6 +430,36 @@ pub(super) fn draw(
         bands,
     };
     render_with(dir, "region_map", |stem| render_region(&plot, stem)).map(Some)
+}
+
+/// On how many of the rays searched for policy `p` K_RED's boundary lies inside the policy's
+/// interval (both ends included), and on how many rays it was searched; `None` where the map
+/// has no K_RED (vector sizes) or the policies' limits are of another region (NUMA nodes,
+/// placement constraints).
+fn kred_inside(
+    exp: &Experiment,
+    map: &RegionMapSpec,
+    out: &Outcome,
+    p: usize,
+) -> Option<(usize, usize)> {
+    if map.vectors.is_some() || exp.numa.is_some() || exp.constraints.is_some() {
+        return None;
+    }
+    let l = exp.servers as f64;
+    let (mut inside, mut searched) = (0, 0);
+    for m in out.map.iter().filter(|m| m.policy == p) {
+        let kred = map.rays[m.ray].kred * l;
+        if !kred.is_finite() {
+            continue;
+        }
+        searched += 1;
+        // the same rounding slack on both sides: the ends and the boundary are computed apart
+        let slack = 1e-9 * kred.max(1.0);
+        if m.totals.0 <= kred + slack && kred <= m.totals.1 + slack {
+            inside += 1;
+        }
+    }
+    (searched > 0).then_some((inside, searched))
 }
 
 /// The report's section: how to read the map, the exact regions, and each ray's intervals.
