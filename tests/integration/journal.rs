@@ -615,7 +615,18 @@ fn probes_are_lines_of_their_own_only_with_verbose() {
     assert!(plain.lines().count() <= 8, "{plain}");
     let verbose = run(&["--verbose"]);
     assert!(
-        verbose.contains("limit of bf-js: probe 1 at load 0.5000"),
+        verbose.contains("limit of bf-js: probe 1 at load 0.5000 ("),
         "{verbose}"
     );
+    // the load beside the fraction of ρ* that the claim and thresholds.csv speak in: here
+    // ρ* of a continuous law is a bracket, so the fraction is a range
+    let probe = verbose
+        .lines()
+        .find(|l| l.contains("probe 1 at load"))
+        .unwrap();
+    let of = probe.split(" at load 0.5000 (").nth(1).unwrap();
+    let (range, rest) = of.split_once(" of ρ*)").expect("a fraction of ρ*");
+    let ends: Vec<f64> = range.split('–').map(|x| x.parse().unwrap()).collect();
+    assert!(ends[0] >= 0.5 && ends[ends.len() - 1] <= 0.52, "{probe}");
+    assert!(rest.contains("stable/unstable"), "{probe}");
 }

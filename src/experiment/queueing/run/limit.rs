@@ -276,6 +276,9 @@ pub(crate) struct Searched<'a> {
     pub(crate) replications: u32,
     /// Where its finished runs are journaled, and recalled from when it resumes.
     pub(crate) steps: &'a Steps<'a>,
+    /// What the search's loads are fractions of, for progress lines (`"ρ*"`, "the ray's
+    /// capacity"); `None` where the loads are the quantity the user wrote.
+    pub(crate) fraction_of: Option<&'static str>,
 }
 
 impl<'a> Searched<'a> {
@@ -288,6 +291,7 @@ impl<'a> Searched<'a> {
             seed: exp.header.seed,
             replications: exp.run.replications,
             steps,
+            fraction_of: None,
         }
     }
 }
@@ -498,12 +502,16 @@ pub(crate) fn limit_search(
         crate::progress::within(part, || run_round(who, p, round, at))?;
         crate::progress::note(|| {
             format!(
-                "{}: limit of {}: probe {} at load {:.4}{} {} ({}/{}/{} stable/unstable/\
+                "{}: limit of {}: probe {} at load {:.4}{}{} {} ({}/{}/{} stable/unstable/\
                  inconclusive runs, {:.2e} slots)",
                 who.name,
                 who.label,
                 i + 1,
                 p.load,
+                who.fraction_of.map_or(String::new(), |of| format!(
+                    " ({} of {of})",
+                    fraction(p.load, rho)
+                )),
                 if round > 0 {
                     format!(", round {}", round + 1)
                 } else {
@@ -531,6 +539,13 @@ pub(crate) fn limit_search(
         upper_shown: ends.upper_shown,
         probes: ends.probes,
     })
+}
+
+/// Load `x` as a fraction of `rho` to three decimals: one number where the bracket's ends
+/// give the same, else the range `x / rho.1`–`x / rho.0`.
+fn fraction(x: f64, rho: (f64, f64)) -> String {
+    let (a, b) = (format!("{:.3}", x / rho.1), format!("{:.3}", x / rho.0));
+    if a == b { a } else { format!("{a}–{b}") }
 }
 
 /// Where a search ended: its ends and every probe, in the order first tried.
@@ -606,7 +621,10 @@ pub(crate) fn threshold_search(
     let rho = exp.rho_star.expect("computed for threshold claims");
     let rate = exp.rate_per_load();
     limit_search(
-        &Searched::of(exp, policy, steps),
+        &Searched {
+            fraction_of: Some("ρ*"),
+            ..Searched::of(exp, policy, steps)
+        },
         search,
         rho,
         &|x, seed| Scenario::sampled(exp, policy, x * rate, seed, (0, false)),

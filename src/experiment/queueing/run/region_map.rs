@@ -111,6 +111,7 @@ pub(crate) fn search_ray(
         seed: derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]),
         replications: exp.run.replications,
         steps,
+        fraction_of: Some("the ray's capacity"),
     };
     let limit = if map.held.is_empty() {
         let rate = crate::experiment::queueing::spec::rate_per_load(
