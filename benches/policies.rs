@@ -23,7 +23,9 @@
 //! `bf-s`, `vqs:J`, `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range
 //! (`low,high`, default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default
 //! 100 slots): `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
-//! `scripts/python-comparison.sh`.
+//! `scripts/python-comparison.sh`. `PACKLAB_BENCH_WAITS=1` records every job's waiting and
+//! response time after warm-up by size class (deciles of the law), as an experiment's sweep
+//! runs do; without it none are recorded, as in a limit search's probes.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -145,9 +147,13 @@ fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64
         s.servers,
         s.mean_service,
     );
+    let waits = std::env::var("PACKLAB_BENCH_WAITS").is_ok_and(|v| v == "1");
     Some(Box::new(move || {
         let mut source = JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), SEED);
         let mut cluster = Cluster::new(servers, mean_service);
+        if waits {
+            cluster.record_waits(cfg.warmup, sizes.classes());
+        }
         let r = if std::env::var_os("PACKLAB_BENCH_DYN").is_some() {
             let mut policy = spec.build(servers);
             packlab::policy::run(policy.as_mut(), &mut source, &mut cluster, &cfg)

@@ -263,10 +263,11 @@ Experiment file (TOML; every key, its type and default in experiments/README.md)
                 samples
   [sweep]       one of load | arrival_rate | fraction (of rho*) | scaling (traces)
   [[policy]]    name, label, score, numa, and the policy's own keys (below)
-  [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication
-  [[claim]]     kind = verdict | threshold | saturation | ranking | limit-order | delay-trend
-                | synthesis-error | region-fraction | region-separated, with policy, load,
-                expect, rays, … as each kind needs
+  [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication,
+                quantity, quantile (the wait-* kinds)
+  [[claim]]     kind = verdict | threshold | saturation | ranking | wait | limit-order
+                | delay-trend | synthesis-error | region-fraction | region-separated, with
+                policy, load, expect, rays, quantile, below, … as each kind needs
   [numa], [constraints], [compaction]   NUMA nodes, placement constraints, packing beside
                 stability
   [region_map]  rays | angles, policies, J, resolution, max_probes, rounds, title: regions of

@@ -69,8 +69,9 @@ pub(crate) struct JournalHeader {
 /// it in the same commit.
 ///
 /// 1: the first versioned journals. 2: a run's NUMA tallies also carry the CPU of its
-/// NUMA-fit jobs (one more counter in every NUMA record).
-pub(crate) const RESULTS: u32 = 2;
+/// NUMA-fit jobs (one more counter in every NUMA record). 3: a sweep run's record holds its
+/// jobs' waiting and response times ([`crate::sim::Waits`]).
+pub(crate) const RESULTS: u32 = 3;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

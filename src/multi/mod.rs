@@ -39,6 +39,7 @@ use crate::model::Size;
 use crate::packing::numa::{Allocation, Layer, MAX_NODES, NODE_DIMS, Numa};
 use crate::packing::place::{Placer, Scorer};
 use crate::packing::snapshot::Resources;
+use crate::sim::waits::{SizeClasses, WaitRecorder, Waits};
 use crate::sim::{Calendar, Counters, Violation};
 
 /// A job with a request per resource.
@@ -107,6 +108,9 @@ pub struct VectorCluster {
     counts: Counters,
     /// With placement constraints: per job class, jobs placed and the sum of their waits.
     class_waits: Vec<(u64, u128)>,
+    /// Every job's wait and response time, by the size class of its request of one resource
+    /// ([`VectorCluster::record_waits`]).
+    waits: Option<Box<(WaitRecorder, usize)>>,
 }
 
 impl VectorCluster {
@@ -133,7 +137,20 @@ impl VectorCluster {
             capacity: servers as u128 * dims as u128 * Size::UNIT as u128,
             counts: Counters::default(),
             class_waits: Vec::new(),
+            waits: None,
         }
+    }
+
+    /// Record the waiting and response time of every job placed from slot `from` on (the end
+    /// of warm-up), by the size class of its request of resource `resource` (the one the load
+    /// counts) ([`crate::sim::waits`]).
+    pub fn record_waits(&mut self, from: u64, classes: SizeClasses, resource: usize) {
+        self.waits = Some(Box::new((WaitRecorder::new(from, classes), resource)));
+    }
+
+    /// The waits recorded since [`VectorCluster::record_waits`], if it was called.
+    pub fn waits(&self) -> Option<&Waits> {
+        self.waits.as_deref().map(|w| w.0.waits())
     }
 
     /// The same cluster with placement constraints (Sharma et al., docs/theory.md section
@@ -277,6 +294,9 @@ impl VectorCluster {
         };
         self.used += job.req.iter().map(|&r| r as u128).sum::<u128>();
         self.counts.placed(now, job.arrival, job.req[0]);
+        if let Some(w) = &mut self.waits {
+            w.0.placed(now, job.arrival, Size(job.req[w.1]), job.service);
+        }
         self.calendar.push(
             now + job.service as u64,
             Due {

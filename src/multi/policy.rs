@@ -260,6 +260,9 @@ impl System for VectorSystem {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
     }
+    fn waits(&self) -> Option<&crate::sim::Waits> {
+        self.cluster.waits()
+    }
     fn observe(&self, out: &mut Observations) {
         if let Some(t) = self.cluster.numa_tally() {
             out.push(&t);

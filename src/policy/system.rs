@@ -77,6 +77,9 @@ impl<P: Policy + ?Sized> System for ScalarSystem<'_, P> {
     fn config_usage(&self, out: &mut Vec<(String, u64)>) {
         self.policy.config_usage(out)
     }
+    fn waits(&self) -> Option<&crate::sim::Waits> {
+        self.cluster.waits()
+    }
 }
 
 /// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.

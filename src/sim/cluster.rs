@@ -5,6 +5,7 @@
 //! slot (a timing wheel), not from a coin flip per job per slot: the law is the same because the
 //! service time was drawn when the job arrived.
 
+use super::waits::{SizeClasses, WaitRecorder, Waits};
 use super::{Calendar, Counters, Violation};
 use crate::model::{Departure, Job, ServerId, Size};
 
@@ -28,6 +29,7 @@ pub struct Cluster {
     used: u128,
     counts: Counters,
     log: Option<Vec<Placement>>,
+    waits: Option<Box<WaitRecorder>>,
 }
 
 impl Cluster {
@@ -41,7 +43,19 @@ impl Cluster {
             used: 0,
             counts: Counters::default(),
             log: None,
+            waits: None,
         }
+    }
+
+    /// Record the waiting and response time of every job placed from slot `from` on (the end
+    /// of warm-up), by size class ([`crate::sim::waits`]).
+    pub fn record_waits(&mut self, from: u64, classes: SizeClasses) {
+        self.waits = Some(Box::new(WaitRecorder::new(from, classes)));
+    }
+
+    /// The waits recorded since [`Cluster::record_waits`], if it was called.
+    pub fn waits(&self) -> Option<&Waits> {
+        self.waits.as_deref().map(WaitRecorder::waits)
     }
 
     /// Record every placement (for tests comparing policies decision by decision).
@@ -109,6 +123,9 @@ impl Cluster {
         self.jobs[i as usize] += 1;
         self.used += job.size.0 as u128;
         self.counts.placed(now, job.arrival, job.size.0);
+        if let Some(w) = &mut self.waits {
+            w.placed(now, job.arrival, job.size, job.service);
+        }
         self.calendar.push(
             now + job.service as u64,
             Departure {

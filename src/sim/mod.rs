@@ -13,10 +13,12 @@ mod calendar;
 mod cluster;
 pub(crate) mod guard;
 pub(crate) mod verdict;
+pub mod waits;
 
 pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
 pub use verdict::{Verdict, VerdictEvidence, judge};
+pub use waits::{SizeClasses, Waits};
 
 use crate::model::Size;
 use crate::workload::Source;
@@ -129,6 +131,10 @@ pub struct RunResult {
     /// the end of the run; the kernel does not interpret them.
     #[serde(default)]
     pub observed: Vec<Observed>,
+    /// Every job's waiting and response time after warm-up, by size class, when the system
+    /// recorded them ([`System::waits`]).
+    #[serde(default)]
+    pub waits: Option<Waits>,
 }
 
 /// One group of counters a feature of the system keeps (NUMA placements, waits per job
@@ -283,6 +289,11 @@ pub trait System {
     /// reads them at the end of warm-up and at the end of the run ([`RunResult::tally`]). The
     /// default keeps none.
     fn observe(&self, _out: &mut Observations) {}
+    /// The waiting and response times the system recorded, if it was asked to
+    /// ([`Cluster::record_waits`]); the default records none.
+    fn waits(&self) -> Option<&Waits> {
+        None
+    }
 }
 
 /// Index of [`Tally::batch_sums`] that takes the counted slots outside the verdict's batches.
@@ -674,6 +685,7 @@ fn finish<S: System>(
         verdict,
         evidence,
         observed: observed(system, observed_at_warmup, t > warmup),
+        waits: system.waits().cloned(),
     }
 }
 

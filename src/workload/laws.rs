@@ -6,6 +6,7 @@ use rand::distr::weighted::WeightedIndex;
 use rand_distr::{Exp1, Poisson};
 
 use crate::model::Size;
+use crate::sim::SizeClasses;
 
 /// Why a law cannot be built.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -23,6 +24,10 @@ pub enum LawError {
     #[error("a Poisson rate the sampler accepts ({0})")]
     Poisson(String),
 }
+
+/// A size law with at most this many values has its waits reported per value
+/// ([`SizeLaw::classes`]); one with more, per decile.
+pub const ATOM_CLASSES: usize = 16;
 
 /// The law of a job's size R on (0, 1], on the fixed-point grid.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -86,6 +91,57 @@ impl SizeLaw {
             SizeLaw::Uniform { .. } => unreachable!("drawn inline"),
             SizeLaw::Discrete { values, index, .. } => values[index.sample(rng)],
             SizeLaw::Empirical { values } => values[rng.random_range(0..values.len())],
+        }
+    }
+
+    /// The size classes by which waits are reported ([`crate::sim::waits`]): each value its
+    /// own class when the law takes at most [`ATOM_CLASSES`] values (its atoms), else its
+    /// deciles (class k holds the sizes between the (k−1)-th and the k-th decile).
+    pub fn classes(&self) -> SizeClasses {
+        match self {
+            SizeLaw::Uniform { low, high } => SizeClasses::new(
+                (1..=10u64)
+                    .map(|k| Size(low.0 + ((high.0 - low.0) as u128 * k as u128 / 10) as u64))
+                    .collect(),
+            ),
+            SizeLaw::Discrete { values, probs, .. } => {
+                let mut atoms: Vec<(Size, f64)> =
+                    values.iter().copied().zip(probs.iter().copied()).collect();
+                atoms.sort_by_key(|a| a.0);
+                atoms.dedup_by(|b, a| {
+                    let same = a.0 == b.0;
+                    if same {
+                        a.1 += b.1;
+                    }
+                    same
+                });
+                if atoms.len() <= ATOM_CLASSES {
+                    return SizeClasses::new(atoms.iter().map(|a| a.0).collect());
+                }
+                let mut cum = 0.0;
+                let mut bounds = Vec::new();
+                let mut k = 1;
+                for &(v, p) in &atoms {
+                    cum += p;
+                    while k <= 10 && cum >= k as f64 / 10.0 - 1e-12 {
+                        bounds.push(v);
+                        k += 1;
+                    }
+                }
+                bounds.push(atoms[atoms.len() - 1].0);
+                SizeClasses::new(bounds)
+            }
+            SizeLaw::Empirical { values } => {
+                let mut sorted = values.clone();
+                sorted.sort_unstable();
+                let mut distinct = sorted.clone();
+                distinct.dedup();
+                if distinct.len() <= ATOM_CLASSES {
+                    return SizeClasses::new(distinct);
+                }
+                let n = sorted.len();
+                SizeClasses::new((1..=10).map(|k| sorted[(k * n).div_ceil(10) - 1]).collect())
+            }
         }
     }
 

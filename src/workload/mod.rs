@@ -9,5 +9,5 @@ pub mod replay;
 mod source;
 pub mod trace;
 
-pub use laws::{ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
+pub use laws::{ATOM_CLASSES, ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
 pub use source::{ArrivalClock, JobSource, Source};

@@ -399,12 +399,23 @@ fn constraint_delays_carry_their_verdict() {
     // a sweep of fractions names each point's fraction of ρ* beside its load: the same ρ*
     // (load / fraction) on every row
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    let mut lines = summary.lines();
-    assert!(lines.next().unwrap().ends_with(",fraction"), "{summary}");
-    let rows: Vec<(f64, f64)> = lines
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[1].parse().unwrap(), f.last().unwrap().parse().unwrap())
+    let mut r = csv::Reader::from_reader(summary.as_bytes());
+    let headers = r.headers().unwrap().clone();
+    assert!(
+        headers
+            .iter()
+            .collect::<Vec<_>>()
+            .join(",")
+            .contains(",fraction,delay_status,"),
+        "{summary}"
+    );
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (load, fraction) = (col("load"), col("fraction"));
+    let rows: Vec<(f64, f64)> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (rec[load].parse().unwrap(), rec[fraction].parse().unwrap())
         })
         .collect();
     let fractions: Vec<f64> = rows.iter().map(|r| r.1).collect();

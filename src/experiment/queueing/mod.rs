@@ -27,9 +27,9 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 
 pub(crate) use spec::{
-    ClaimSpec, CompactionSpec, Experiment, Horizon, PlotSpec, Point, QueueConstraints, QueueNuma,
-    QueuePolicy, RegionMapSpec, Restriction, SearchSpec, SweepKind, Workload, bottleneck, degrees,
-    mix,
+    ClaimSpec, CompactionSpec, DelayQuantity, Experiment, Horizon, PlotSpec, Point,
+    QueueConstraints, QueueNuma, QueuePolicy, RegionMapSpec, Restriction, SearchSpec, Statistic,
+    SweepKind, Workload, bottleneck, degrees, mix,
 };
 
 use super::ExperimentError;

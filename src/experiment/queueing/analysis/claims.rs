@@ -14,6 +14,10 @@
 //!   one's upper end was shown unstable at a load no higher than the next one's lower end.
 //! - `kind = "ranking"`: at a sweep point, the listed policies' mean queues increase in the
 //!   listed order and every consecutive pair's 95 % intervals are disjoint.
+//! - `kind = "wait"`: a statistic (the mean or a quantile) of a policy's waiting or response
+//!   time at a sweep point: its 95 % interval at most `at_most` / at least `at_least` slots,
+//!   or below another policy's, paired by replication on common random numbers
+//!   ([`super::delay`]); not checked where a row is not a measurement.
 //! - `kind = "delay-trend"` (with `[constraints]`): at a sweep point, the policy's normalised
 //!   scheduling delay per constraint increases with the constraint's u*_c: Kendall's τ_b over
 //!   the constraints some job requested is at least `at_least`.
@@ -37,7 +41,7 @@ use crate::experiment::queueing::{ClaimSpec, Experiment, SweepKind};
 use crate::sim::Verdict;
 
 /// Where a claim is: the sweep point in the sweep's own terms.
-fn at(exp: &Experiment, point: usize) -> String {
+pub(super) fn at(exp: &Experiment, point: usize) -> String {
     let p = exp.points[point];
     match exp.sweep {
         SweepKind::Load => format!("load {}", p.load),
@@ -70,6 +74,21 @@ pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) ->
                 paired,
             } => ranking(exp, out, order, *point, *paired),
             ClaimSpec::LimitOrder { order, search } => limit_order(exp, out, order, search),
+            ClaimSpec::Wait {
+                policy,
+                point,
+                statistic,
+                quantity,
+                at_most,
+                at_least,
+                below,
+            } => super::delay::claim(
+                exp,
+                out,
+                (*policy, *point),
+                (*statistic, *quantity),
+                (*at_most, *at_least, *below),
+            ),
             ClaimSpec::DelayTrend {
                 policy,
                 point,

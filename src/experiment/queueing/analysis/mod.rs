@@ -6,6 +6,7 @@
 
 mod claims;
 mod constraints;
+pub(crate) mod delay;
 mod outcome;
 mod region_map;
 mod results;

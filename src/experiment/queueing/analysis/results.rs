@@ -7,6 +7,8 @@ use crate::experiment::queueing::Experiment;
 use crate::experiment::queueing::run::RunRecord;
 use crate::sim::{RunResult, Verdict};
 
+use super::delay::{Delay, DelayStatus};
+
 /// Mean queue over the replications of one (policy, point).
 #[derive(Clone, Debug)]
 pub struct SummaryRow {
@@ -51,6 +53,11 @@ pub struct SummaryRow {
     pub growth: f64,
     /// Its 95 % interval (none with one replication).
     pub growth_ci95: Option<(f64, f64)>,
+    /// The waiting and response times of the jobs placed after warm-up, overall and by size
+    /// class, when the row is a measurement ([`super::delay`]).
+    pub delay: Option<Delay>,
+    /// Why `delay` is there or not.
+    pub delay_status: DelayStatus,
 }
 
 impl SummaryRow {
@@ -184,7 +191,7 @@ pub(in crate::experiment::queueing) fn summarise(
             let capped_runs = cap_slots.len() as u32;
             // an interval only where the mean is a measurement
             let measured = capped_runs == 0 && !rs.is_empty() && pooled.len() == rs.len();
-            rows.push(SummaryRow {
+            let mut row = SummaryRow {
                 policy,
                 point,
                 replications: rs.len() as u32,
@@ -204,7 +211,11 @@ pub(in crate::experiment::queueing) fn summarise(
                 growth,
                 // the net growth is not negative either
                 growth_ci95: growth_ci95.map(|c| nonnegative(growth, c)),
-            });
+                delay: None,
+                delay_status: DelayStatus::NotStable,
+            };
+            (row.delay, row.delay_status) = super::delay::delay(exp, &row, &rs);
+            rows.push(row);
         }
     }
     rows

@@ -32,6 +32,43 @@ pub(in crate::experiment::queueing) fn draw(
                 let chart = super::constraints::delay_chart(exp, out, *point, title, *log_y);
                 render_figure(dir, &chart, file)?
             }
+            PlotSpec::WaitCcdf {
+                point,
+                quantity,
+                title,
+                file,
+            } => render_figure(
+                dir,
+                &super::delay_figures::ccdf_chart(exp, out, *point, *quantity, title),
+                file,
+            )?,
+            PlotSpec::WaitQuantileVsLoad {
+                statistic,
+                quantity,
+                title,
+                file,
+                log_y,
+            } => render_figure(
+                dir,
+                &super::delay_figures::quantile_chart(
+                    exp,
+                    out,
+                    (*statistic, *quantity),
+                    title,
+                    *log_y,
+                ),
+                file,
+            )?,
+            PlotSpec::WaitBySize {
+                point,
+                title,
+                file,
+                log_y,
+            } => render_figure(
+                dir,
+                &super::delay_figures::by_size_chart(exp, out, *point, (title, *log_y)),
+                file,
+            )?,
             PlotSpec::MeanQueueVsLoad { title, file, log_y } => {
                 render_figure(dir, &mean_queue_chart(exp, out, title, *log_y), file)?
             }
@@ -93,7 +130,7 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
     }
 }
 
-fn x_label(exp: &Experiment) -> &'static str {
+pub(super) fn x_label(exp: &Experiment) -> &'static str {
     match exp.sweep {
         SweepKind::Load => "traffic intensity ρ = λ E[R] / (μ L)",
         SweepKind::ArrivalRate => "arrival rate λ (jobs per slot)",
@@ -103,7 +140,7 @@ fn x_label(exp: &Experiment) -> &'static str {
 }
 
 /// x of sweep point `pt` on the figures' axis.
-fn x_of(exp: &Experiment, pt: usize) -> f64 {
+pub(super) fn x_of(exp: &Experiment, pt: usize) -> f64 {
     match exp.sweep {
         SweepKind::Load => exp.points[pt].load,
         SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
@@ -113,7 +150,7 @@ fn x_of(exp: &Experiment, pt: usize) -> f64 {
 
 /// The title of a figure: the file's `title`, else `what` and the experiment's description up
 /// to its first colon, semicolon or line end (the experiment's name in words if that is long).
-fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
+pub(super) fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
     if let Some(t) = title {
         return t.clone();
     }

@@ -3,6 +3,8 @@
 //! here that a claim or another output could need.
 
 mod constraints;
+mod delay;
+mod delay_figures;
 mod figures;
 mod region_map;
 mod report;

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
+use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
-use crate::experiment::queueing::{Experiment, Horizon, QueueNuma, SweepKind};
+use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
 use crate::workload::replay::{TraceSpec, TraceSummary};
@@ -25,6 +26,7 @@ pub(in crate::experiment::queueing) fn report(
     setting(&mut r, exp);
     summary(&mut r, exp, out);
     work_waiting(&mut r, exp, out);
+    waits(&mut r, exp, out);
     mixes(&mut r, exp, out);
     limits(&mut r, exp, out);
     numa(&mut r, exp, out);
@@ -297,6 +299,71 @@ fn work_waiting(r: &mut Report, exp: &Experiment, out: &Outcome) {
             format!("{:.1}", row.mean_queue),
             format!("{:.2}", row.mean_queued_work),
         ]);
+    }
+    r.table(&t);
+}
+
+/// The waiting times of every measured row, in a file that draws or claims them (every file's
+/// `summary.csv` and `waits*.csv` have them).
+fn waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let asked = exp.plots.iter().any(|p| {
+        matches!(
+            p,
+            PlotSpec::WaitCcdf { .. }
+                | PlotSpec::WaitQuantileVsLoad { .. }
+                | PlotSpec::WaitBySize { .. }
+        )
+    }) || exp
+        .claims
+        .iter()
+        .any(|c| matches!(c, ClaimSpec::Wait { .. }));
+    if !asked {
+        return;
+    }
+    r.line(
+        "\n## Waiting times (slots from arrival to placement)\n\nEach run's statistic over the \
+         jobs it placed after warm-up, averaged over the replications, with its 95 % interval; \
+         only where every run was judged stable (the distributions merged over replications \
+         are in `waits.csv`, by job size in `waits_by_size.csv`).\n",
+    );
+    let mut t = MdTable::new([
+        "policy",
+        match exp.sweep {
+            SweepKind::Fraction => "fraction of ρ* (load)",
+            SweepKind::ArrivalRate => "λ",
+            SweepKind::Scaling => "scaling c",
+            SweepKind::Load => "load ρ",
+        },
+        "mean",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+    ]);
+    let cell = |e: &Estimate| match e.ci95 {
+        Some((lo, hi)) => format!("{:.1} [{lo:.1}, {hi:.1}]", e.value),
+        None => format!("{:.1}", e.value),
+    };
+    for row in &out.summary {
+        let p = exp.points[row.point];
+        let x = match exp.sweep {
+            SweepKind::Fraction => format!("{} ({:.4})", p.key, p.load),
+            SweepKind::ArrivalRate => format!("{}", p.arrival_rate),
+            SweepKind::Scaling => format!("{}", p.key),
+            SweepKind::Load => format!("{}", p.load),
+        };
+        let mut cells = vec![exp.labels[row.policy].clone(), x];
+        match &row.delay {
+            Some(d) => {
+                cells.push(cell(&d.wait.mean));
+                cells.extend(d.wait.quantiles.iter().map(cell));
+            }
+            None => {
+                cells.push(row.delay_status.words(row));
+                cells.extend(std::iter::repeat_n(String::new(), 4));
+            }
+        }
+        t.row(cells);
     }
     r.table(&t);
 }

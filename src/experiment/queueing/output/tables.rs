@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, write_claims, write_csv};
 use crate::experiment::queueing::analysis::Outcome;
+use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::{Experiment, Point, SweepKind};
 use crate::multi::NumaTally;
 
@@ -71,6 +72,39 @@ struct SummaryCsvRow {
     /// With `sweep.fraction`: the point's fraction of ρ*, as written in the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     fraction: Option<F6>,
+    /// Why the delay columns are filled or empty ([`DelayStatus`]).
+    delay_status: String,
+    /// Jobs behind the delays.
+    delay_jobs: Option<u64>,
+    mean_wait_ci95_low: Option<F6>,
+    mean_wait_ci95_high: Option<F6>,
+    wait_p50: Option<F6>,
+    wait_p50_ci95_low: Option<F6>,
+    wait_p50_ci95_high: Option<F6>,
+    wait_p90: Option<F6>,
+    wait_p90_ci95_low: Option<F6>,
+    wait_p90_ci95_high: Option<F6>,
+    wait_p99: Option<F6>,
+    wait_p99_ci95_low: Option<F6>,
+    wait_p99_ci95_high: Option<F6>,
+    wait_p999: Option<F6>,
+    wait_p999_ci95_low: Option<F6>,
+    wait_p999_ci95_high: Option<F6>,
+    mean_response: Option<F6>,
+    mean_response_ci95_low: Option<F6>,
+    mean_response_ci95_high: Option<F6>,
+    response_p50: Option<F6>,
+    response_p50_ci95_low: Option<F6>,
+    response_p50_ci95_high: Option<F6>,
+    response_p90: Option<F6>,
+    response_p90_ci95_low: Option<F6>,
+    response_p90_ci95_high: Option<F6>,
+    response_p99: Option<F6>,
+    response_p99_ci95_low: Option<F6>,
+    response_p99_ci95_high: Option<F6>,
+    response_p999: Option<F6>,
+    response_p999_ci95_low: Option<F6>,
+    response_p999_ci95_high: Option<F6>,
 }
 
 /// `timeseries.csv`: the sampled queue of every run.
@@ -182,6 +216,7 @@ pub(in crate::experiment::queueing) fn write_tables(
             dir.join("timeseries.csv"),
             &series_rows(exp, out),
         )?);
+        files.extend(super::delay::write(exp, out, dir)?);
     }
     if out.runs.iter().any(|r| !r.result.class_series.is_empty()) {
         files.push(write_csv(
@@ -283,6 +318,7 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
         .map(|r| {
             let p = exp.points[r.point];
             let (scaling, mean_queued_work) = traced(exp, &p, r.mean_queued_work);
+            let d = r.delay.as_ref();
             SummaryCsvRow {
                 policy: exp.labels[r.policy].clone(),
                 load: F6(p.load),
@@ -308,9 +344,51 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 scaling,
                 mean_queued_work,
                 fraction: fraction(exp, &p),
+                delay_status: r.delay_status.words(r),
+                delay_jobs: d.map(|d| d.jobs),
+                mean_wait_ci95_low: lo(d.map(|d| d.wait.mean)),
+                mean_wait_ci95_high: hi(d.map(|d| d.wait.mean)),
+                wait_p50: val(d.map(|d| d.wait.quantiles[0])),
+                wait_p50_ci95_low: lo(d.map(|d| d.wait.quantiles[0])),
+                wait_p50_ci95_high: hi(d.map(|d| d.wait.quantiles[0])),
+                wait_p90: val(d.map(|d| d.wait.quantiles[1])),
+                wait_p90_ci95_low: lo(d.map(|d| d.wait.quantiles[1])),
+                wait_p90_ci95_high: hi(d.map(|d| d.wait.quantiles[1])),
+                wait_p99: val(d.map(|d| d.wait.quantiles[2])),
+                wait_p99_ci95_low: lo(d.map(|d| d.wait.quantiles[2])),
+                wait_p99_ci95_high: hi(d.map(|d| d.wait.quantiles[2])),
+                wait_p999: val(d.map(|d| d.wait.quantiles[3])),
+                wait_p999_ci95_low: lo(d.map(|d| d.wait.quantiles[3])),
+                wait_p999_ci95_high: hi(d.map(|d| d.wait.quantiles[3])),
+                mean_response: val(d.map(|d| d.response.mean)),
+                mean_response_ci95_low: lo(d.map(|d| d.response.mean)),
+                mean_response_ci95_high: hi(d.map(|d| d.response.mean)),
+                response_p50: val(d.map(|d| d.response.quantiles[0])),
+                response_p50_ci95_low: lo(d.map(|d| d.response.quantiles[0])),
+                response_p50_ci95_high: hi(d.map(|d| d.response.quantiles[0])),
+                response_p90: val(d.map(|d| d.response.quantiles[1])),
+                response_p90_ci95_low: lo(d.map(|d| d.response.quantiles[1])),
+                response_p90_ci95_high: hi(d.map(|d| d.response.quantiles[1])),
+                response_p99: val(d.map(|d| d.response.quantiles[2])),
+                response_p99_ci95_low: lo(d.map(|d| d.response.quantiles[2])),
+                response_p99_ci95_high: hi(d.map(|d| d.response.quantiles[2])),
+                response_p999: val(d.map(|d| d.response.quantiles[3])),
+                response_p999_ci95_low: lo(d.map(|d| d.response.quantiles[3])),
+                response_p999_ci95_high: hi(d.map(|d| d.response.quantiles[3])),
             }
         })
         .collect()
+}
+
+/// An estimate's value, and its interval's ends, for a CSV cell (empty when there is none).
+fn val(e: Option<Estimate>) -> Option<F6> {
+    e.map(|e| F6(e.value))
+}
+fn lo(e: Option<Estimate>) -> Option<F6> {
+    e.and_then(|e| e.ci95).map(|c| F6(c.0))
+}
+fn hi(e: Option<Estimate>) -> Option<F6> {
+    e.and_then(|e| e.ci95).map(|c| F6(c.1))
 }
 
 fn series_rows<'a>(exp: &'a Experiment, out: &Outcome) -> Vec<SeriesRow<'a>> {

@@ -17,7 +17,7 @@ use crate::multi::Discipline;
 use crate::packing::numa::Numa;
 use crate::packing::place::Scorer;
 use crate::policy::PolicySpec;
-use crate::sim::RunConfig;
+use crate::sim::{RunConfig, SizeClasses};
 use crate::workload::replay::TraceSpec;
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -35,6 +35,9 @@ pub(crate) struct Scenario<'a> {
     pub(crate) seed: u64,
     /// Who places the jobs.
     pub(crate) placement: Placement<'a>,
+    /// Record every job's wait and response time after warm-up by these size classes, and
+    /// the resource whose request classes them (a sweep's runs; a search's probes need none).
+    pub(crate) waits: Option<(SizeClasses, usize)>,
 }
 
 /// Where a scenario's jobs come from.
@@ -158,6 +161,7 @@ impl<'a> Scenario<'a> {
             config: config(exp, slots, warmup, max_slots),
             seed,
             placement: placement(exp, policy, rep, lifted),
+            waits: None,
         })
     }
 
@@ -194,6 +198,7 @@ impl<'a> Scenario<'a> {
             config: config(exp, slots, warmup, slots),
             seed,
             placement: placement(exp, policy, rep, lifted),
+            waits: None,
         })
     }
 }

@@ -60,7 +60,7 @@ pub(crate) fn simulate(
 ) -> Result<RunRecord, ExperimentError> {
     let seed = run_seed(exp, point, rep);
     let once = |lifted: bool| {
-        let scenario = match &exp.workload {
+        let mut scenario = match &exp.workload {
             Workload::Trace(_) => {
                 Scenario::trace(exp, policy, point, seed, (rep, lifted)).expect("a trace")
             }
@@ -72,6 +72,9 @@ pub(crate) fn simulate(
                 (rep, lifted),
             )?,
         };
+        if !lifted {
+            scenario.waits = Some(exp.wait_classes.clone());
+        }
         run_scenario(&scenario)
     };
     let lifted = exp
@@ -138,6 +141,9 @@ pub(in crate::experiment::queueing) fn run_scenario(
             },
         ) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
+            if let Some((classes, _)) = &scenario.waits {
+                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone());
+            }
             let mut source = sampled(sizes, service, arrivals, seed);
             Ok(run_spec(spec, &mut source, &mut cluster, cfg)?)
         }
@@ -150,6 +156,9 @@ pub(in crate::experiment::queueing) fn run_scenario(
             },
         ) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
+            if let Some((classes, _)) = &scenario.waits {
+                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone());
+            }
             replayed((t, *scaling, *window), &bad, |source| {
                 run_spec(spec, source, &mut cluster, cfg)
             })
@@ -182,6 +191,9 @@ pub(in crate::experiment::queueing) fn run_scenario(
                     cluster = cluster.with_constraints(classes.kind.clone(), Arc::clone(table));
                 }
                 Layer::Plain => {}
+            }
+            if let Some((classes, resource)) = &scenario.waits {
+                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone(), *resource);
             }
             let mut system = VectorSystem::new(cluster, ScoredPolicy::new(*discipline));
             match jobs {

@@ -5,7 +5,7 @@ use super::QueuePolicy;
 use super::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
-use super::{ClaimSpec, Experiment, RegionMapSpec, Workload};
+use super::{ClaimSpec, DelayQuantity, Experiment, RegionMapSpec, Statistic, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::sim::Verdict;
@@ -84,12 +84,21 @@ pub(in crate::experiment::queueing) fn claims(
                     format!("kind = \"{kind}\""),
                 ));
             }
-            if c.quantity.is_some() && kind != "delay-trend" {
+            if c.quantity.is_some() && kind != "delay-trend" && kind != "wait" {
                 return Err(k.cx().bad(
                     &k.key("quantity"),
-                    "no `quantity` except in a \"delay-trend\" claim",
+                    "no `quantity` except in a \"delay-trend\" or \"wait\" claim",
                     format!("kind = \"{kind}\""),
                 ));
+            }
+            for (key, v) in [("quantile", &c.quantile), ("below", &c.below)] {
+                if v.is_some() && kind != "wait" {
+                    return Err(k.cx().bad(
+                        &k.key(key),
+                        &format!("no `{key}` except in a \"wait\" claim"),
+                        format!("kind = \"{kind}\""),
+                    ));
+                }
             }
             match kind {
                 "verdict" => verdict(&k),
@@ -107,6 +116,7 @@ pub(in crate::experiment::queueing) fn claims(
                 "limit-order" => limit_order(&k),
                 "saturation" => saturation(&k, policies, traced),
                 "ranking" => ranking(&k),
+                "wait" => wait(&k),
                 "delay-trend" => delay_trend(&k),
                 "synthesis-error" => synthesis_error(&k),
                 "region-fraction" | "region-separated" => {
@@ -125,7 +135,7 @@ pub(in crate::experiment::queueing) fn claims(
                 }
                 other => Err(k.cx().bad(
                     &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"limit-order\", \"delay-trend\", \"synthesis-error\", \"region-fraction\" or \"region-separated\"",
+                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"wait\", \"limit-order\", \"delay-trend\", \"synthesis-error\", \"region-fraction\" or \"region-separated\"",
                     format!("\"{other}\""),
                 )),
             }
@@ -370,6 +380,56 @@ fn region_separated(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, E
             mapped(k, map, order[1], "order")?,
         ],
         rays: map_rays(k, map)?,
+    })
+}
+
+/// `kind = "wait"`: `quantile` (`mean`, `p50`, `p90`, `p99` default, `p99.9`), `quantity`
+/// (`wait` default, `response`), and one or more of `at_most`, `at_least` (slots) and `below`
+/// (another policy's label).
+fn wait(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let (cx, c) = (k.cx(), k.c);
+    let policy = k.policy()?;
+    let below = match &c.below {
+        None => None,
+        Some(name) => {
+            let b = k.policy_of(name, &k.key("below"))?;
+            if b == policy {
+                return Err(cx.bad(
+                    &k.key("below"),
+                    "another policy's label",
+                    format!("\"{name}\""),
+                ));
+            }
+            Some(b)
+        }
+    };
+    for (key, v) in [("at_most", c.at_most), ("at_least", c.at_least)] {
+        if let Some(v) = v
+            && !(v.is_finite() && v >= 0.0)
+        {
+            return Err(cx.bad(&k.key(key), "a number of slots ≥ 0", v));
+        }
+    }
+    if c.at_most.is_none() && c.at_least.is_none() && below.is_none() {
+        return Err(cx.bad(
+            &k.key("at_most"),
+            "at least one of `at_most`, `at_least` (slots) or `below` (a policy label)",
+            "none",
+        ));
+    }
+    Ok(ClaimSpec::Wait {
+        policy,
+        point: k.point()?,
+        statistic: Statistic::parse(
+            cx,
+            &k.key("quantile"),
+            c.quantile.as_deref(),
+            Statistic::Quantile(2),
+        )?,
+        quantity: DelayQuantity::parse(cx, &k.key("quantity"), c.quantity.as_deref())?,
+        at_most: c.at_most,
+        at_least: c.at_least,
+        below,
     })
 }
 

@@ -8,6 +8,7 @@ mod claims;
 mod cluster;
 mod compaction;
 mod constraints;
+mod delay;
 mod horizon;
 mod numa;
 mod plots;
@@ -20,6 +21,7 @@ mod workload;
 use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
+pub(crate) use delay::{DelayQuantity, Statistic};
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
 pub(in crate::experiment::queueing) use sweep::rate_per_load;
@@ -30,7 +32,7 @@ use crate::packing::numa::{Layer, NumaLayout};
 use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
 use crate::policy::registry::Registry;
-use crate::sim::Verdict;
+use crate::sim::{SizeClasses, Verdict};
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
 pub(crate) use policies::QueuePolicy;
@@ -87,6 +89,20 @@ impl Workload {
             Workload::Sampled { sizes, .. } | Workload::Requests { sizes, .. } => sizes,
             Workload::Trace(t) => &t.1.sizes,
         }
+    }
+
+    /// The size classes a run's waits are kept by ([`SizeLaw::classes`] of [`Self::sizes`]),
+    /// and the resource whose request classes a job: the bottleneck's for request vectors (the
+    /// one with the largest mean request, whose law `sizes` is), else the first.
+    pub(crate) fn wait_classes(&self) -> (SizeClasses, usize) {
+        let resource = match self {
+            Workload::Requests { requests, dims, .. } => {
+                let mean = |k: usize| requests.iter().map(|r| r[k] as f64).sum::<f64>();
+                (0..*dims).fold(0, |best, k| if mean(k) > mean(best) { k } else { best })
+            }
+            _ => 0,
+        };
+        (self.sizes().classes(), resource)
     }
 
     /// The law of a job's service time.
@@ -251,6 +267,44 @@ pub(crate) enum PlotSpec {
         /// span more than two decades).
         log_y: Option<bool>,
     },
+    /// P(X > t) against t (log axes) per policy at one sweep point, X the waiting or the
+    /// response time, over every job of every replication.
+    WaitCcdf {
+        /// The sweep point.
+        point: usize,
+        /// Waiting or response time.
+        quantity: DelayQuantity,
+        /// Its title (a default when `None`).
+        title: Option<String>,
+        /// Its file name, without extension.
+        file: String,
+    },
+    /// A statistic of the waiting or response time against the sweep variable, a curve per
+    /// policy with 95 % intervals (measured rows only).
+    WaitQuantileVsLoad {
+        /// The mean or a quantile.
+        statistic: Statistic,
+        /// Waiting or response time.
+        quantity: DelayQuantity,
+        /// Its title (a default when `None`).
+        title: Option<String>,
+        /// Its file name, without extension.
+        file: String,
+        /// A logarithmic delay axis (`None`: when the points span more than two decades).
+        log_y: Option<bool>,
+    },
+    /// The mean and p99 of the waiting time against job size (by size class) per policy at
+    /// one sweep point.
+    WaitBySize {
+        /// The sweep point.
+        point: usize,
+        /// Its title (a default when `None`).
+        title: Option<String>,
+        /// Its file name, without extension.
+        file: String,
+        /// A logarithmic delay axis (`None`: when the points span more than two decades).
+        log_y: Option<bool>,
+    },
 }
 
 impl PlotSpec {
@@ -260,7 +314,10 @@ impl PlotSpec {
             PlotSpec::MeanQueueVsLoad { file, .. }
             | PlotSpec::LimitVsCompaction { file, .. }
             | PlotSpec::QueueVsTime { file, .. }
-            | PlotSpec::ConstraintDelay { file, .. } => file,
+            | PlotSpec::ConstraintDelay { file, .. }
+            | PlotSpec::WaitCcdf { file, .. }
+            | PlotSpec::WaitQuantileVsLoad { file, .. }
+            | PlotSpec::WaitBySize { file, .. } => file,
         }
     }
 }
@@ -318,6 +375,26 @@ pub(crate) enum ClaimSpec {
         point: usize,
         /// Compare per-replication differences rather than intervals.
         paired: bool,
+    },
+    /// A statistic of a policy's waiting or response time at a sweep point against a value
+    /// (its 95 % interval at most `at_most`, at least `at_least`), or below another policy's
+    /// (the per-replication differences, on common random numbers, with a 95 % interval below
+    /// 0). Checked only where the rows are measurements (every run judged stable).
+    Wait {
+        /// The policy.
+        policy: usize,
+        /// The sweep point.
+        point: usize,
+        /// The mean or a quantile.
+        statistic: Statistic,
+        /// Waiting or response time.
+        quantity: DelayQuantity,
+        /// The interval's upper end must be at most this many slots.
+        at_most: Option<f64>,
+        /// The interval's lower end must be at least this many slots.
+        at_least: Option<f64>,
+        /// The statistic must be below this policy's, paired by replication.
+        below: Option<usize>,
     },
     /// With `[constraints]`: at a sweep point, the policy's normalised scheduling delay per
     /// constraint grows with the constraint's Utilization Multiplier u*_c: Kendall's τ_b over
@@ -436,6 +513,10 @@ pub struct Experiment {
     /// The stability region mapped in the plane of two job types.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region_map: Option<RegionMapSpec>,
+    /// The size classes a sweep run's waits are kept by, and the resource that classes a job
+    /// ([`Workload::wait_classes`]; derived from the workload, so not part of the fingerprint).
+    #[serde(skip)]
+    pub(crate) wait_classes: (SizeClasses, usize),
 }
 
 impl Experiment {
@@ -542,6 +623,7 @@ impl Experiment {
         )?;
         let compaction =
             compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
+        let wait_classes = workload.wait_classes();
         let exp = Experiment {
             header: Header {
                 inputs: cx.inputs(),
@@ -562,6 +644,7 @@ impl Experiment {
             numa,
             constraints,
             region_map,
+            wait_classes,
         };
         claims::passable(&cx, &exp)?;
         Ok(exp)

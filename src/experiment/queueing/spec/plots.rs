@@ -1,8 +1,8 @@
 //! `[[plot]]`: the figures to draw.
 
-use super::PlotSpec;
 use super::schema::{RawExperiment, RawPlot};
 use super::sweep::Finder;
+use super::{DelayQuantity, PlotSpec, Statistic};
 use crate::experiment::ExperimentError;
 
 /// Validates every `[[plot]]` (a `limit-vs-compaction` plot needs `[compaction]`).
@@ -28,6 +28,18 @@ pub(in crate::experiment::queueing) fn plots(
             ));
         }
         at.cx.figure_name(&format!("plot[{i}].file"), &file)?;
+        // a delay key on a figure of another quantity would be ignored: refuse it
+        if !p.kind.starts_with("wait-") {
+            for (key, v) in [("quantity", &p.quantity), ("quantile", &p.quantile)] {
+                if let Some(v) = v {
+                    return Err(at.cx.bad(
+                        &format!("plot[{i}].{key}"),
+                        "no `quantity` or `quantile` except on the delay figures (kind \"wait-ccdf\", \"wait-quantile-vs-load\" or \"wait-by-size\")",
+                        format!("\"{v}\""),
+                    ));
+                }
+            }
+        }
         plots.push(plot(
             at,
             i,
@@ -128,12 +140,93 @@ fn plot(
                 log_y: p.log_y,
             }
         }
+        "wait-ccdf" | "wait-by-size" | "wait-quantile-vs-load" => delay_plot(at, i, p, file)?,
         other => {
             return Err(cx.bad(
                 &format!("plot[{i}].kind"),
-                "\"mean-queue-vs-load\", \"queue-vs-time\", \"limit-vs-compaction\" or \"constraint-delay\"",
+                "\"mean-queue-vs-load\", \"queue-vs-time\", \"limit-vs-compaction\", \"constraint-delay\", \"wait-ccdf\", \"wait-quantile-vs-load\" or \"wait-by-size\"",
                 format!("\"{other}\""),
             ));
         }
+    })
+}
+
+/// A delay figure: `wait-ccdf`, `wait-by-size` or `wait-quantile-vs-load`.
+fn delay_plot(
+    at: &Finder<'_>,
+    i: usize,
+    p: &RawPlot,
+    file: String,
+) -> Result<PlotSpec, ExperimentError> {
+    let cx = at.cx;
+    Ok(match p.kind.as_str() {
+        "wait-ccdf" | "wait-by-size" => {
+            let point = match [p.load, p.arrival_rate, p.fraction, p.scaling] {
+                [None, None, None, None] => at.points.len() - 1,
+                named => at.find(&format!("plot[{i}]"), named)?,
+            };
+            let quantity =
+                DelayQuantity::parse(cx, &format!("plot[{i}].quantity"), p.quantity.as_deref())?;
+            if p.quantile.is_some() {
+                return Err(cx.bad(
+                    &format!("plot[{i}].quantile"),
+                    "no `quantile` for this kind (it draws the whole distribution, or the mean and p99)",
+                    p.quantile.as_deref().unwrap_or_default(),
+                ));
+            }
+            if p.kind == "wait-ccdf" {
+                PlotSpec::WaitCcdf {
+                    point,
+                    quantity,
+                    title: p.title.clone(),
+                    file,
+                }
+            } else {
+                if quantity != DelayQuantity::Wait {
+                    return Err(cx.bad(
+                        &format!("plot[{i}].quantity"),
+                        "\"wait\" for this kind (by size packlab keeps each class's waiting times and only the mean of its response times, in waits_by_size.csv)",
+                        "\"response\"",
+                    ));
+                }
+                PlotSpec::WaitBySize {
+                    point,
+                    title: p.title.clone(),
+                    file,
+                    log_y: p.log_y,
+                }
+            }
+        }
+        "wait-quantile-vs-load" => {
+            if p.load.is_some()
+                || p.arrival_rate.is_some()
+                || p.fraction.is_some()
+                || p.scaling.is_some()
+                || p.replication.is_some()
+            {
+                return Err(cx.bad(
+                    &format!("plot[{i}]"),
+                    "no `load`, `arrival_rate`, `fraction` or `replication` for this kind",
+                    "one of them",
+                ));
+            }
+            PlotSpec::WaitQuantileVsLoad {
+                statistic: Statistic::parse(
+                    cx,
+                    &format!("plot[{i}].quantile"),
+                    p.quantile.as_deref(),
+                    Statistic::Quantile(2),
+                )?,
+                quantity: DelayQuantity::parse(
+                    cx,
+                    &format!("plot[{i}].quantity"),
+                    p.quantity.as_deref(),
+                )?,
+                title: p.title.clone(),
+                file,
+                log_y: p.log_y,
+            }
+        }
+        _ => unreachable!("a delay kind"),
     })
 }

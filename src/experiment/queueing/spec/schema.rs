@@ -154,6 +154,8 @@ pub(in crate::experiment::queueing) struct RawPlot {
     pub(in crate::experiment::queueing) log_y: Option<bool>,
     pub(in crate::experiment::queueing) fraction: Option<f64>,
     pub(in crate::experiment::queueing) scaling: Option<f64>,
+    pub(in crate::experiment::queueing) quantity: Option<String>,
+    pub(in crate::experiment::queueing) quantile: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -176,4 +178,6 @@ pub(in crate::experiment::queueing) struct RawClaim {
     pub(in crate::experiment::queueing) paired: Option<bool>,
     pub(in crate::experiment::queueing) quantity: Option<String>,
     pub(in crate::experiment::queueing) rays: Option<Vec<f64>>,
+    pub(in crate::experiment::queueing) quantile: Option<String>,
+    pub(in crate::experiment::queueing) below: Option<String>,
 }

@@ -1,0 +1,344 @@
+//! Delays per (policy, point): the waiting and response times of the jobs placed after
+//! warm-up, from each run's histograms ([`crate::sim::waits`]), as means and quantiles with 95 %
+//! intervals over the replications, overall and by size class.
+//!
+//! **Which rows.** Only a row that is a measurement ([`SummaryRow::measured`]: every run judged
+//! stable, none capped) has delays: a queue that grows has no steady-state wait, and the waits
+//! of a run stopped at the cap are those of its first slots. The others say why in
+//! [`DelayStatus`].
+//!
+//! **Estimates.** A quantile is estimated per replication (each run's histogram) and the
+//! replications' estimates are averaged, weighted by their slots after warm-up as the mean
+//! queue is, with the Student-t interval of [`weighted_mean_ci`] (the replication method of
+//! steady-state simulation: Law & Kelton, *Simulation Modeling and Analysis*, ch. 9). The mean
+//! wait is the exact mean over each run's jobs, averaged the same way, so it equals the
+//! summary's `mean_wait`. The distribution merged over the replications (`waits.csv`) is the
+//! pooled sample itself; its quantiles can differ from the averaged ones by the bias of a
+//! quantile of a finite run, which is small for runs of millions of jobs.
+
+use super::outcome::Outcome;
+use super::results::{SummaryRow, mean_ci, weighted_mean_ci};
+use crate::experiment::common::ClaimResult;
+use crate::experiment::queueing::run::RunRecord;
+use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
+use crate::model::Size;
+use crate::sim::waits::{ClassWaits, Histogram, Waits};
+
+/// The quantiles reported: the median, p90, p99 and p99.9.
+pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
+
+/// An estimate over replications: the weighted mean of the runs' values, slots, and its 95 %
+/// interval (none with one replication).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// The estimate.
+    pub value: f64,
+    /// Its 95 % interval over replications.
+    pub ci95: Option<(f64, f64)>,
+}
+
+/// The mean and the quantiles of one delay (waiting or response time), slots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DelayStats {
+    /// The mean.
+    pub mean: Estimate,
+    /// The [`QUANTILES`], in order.
+    pub quantiles: [Estimate; 4],
+}
+
+/// The delays of a (policy, point) that is a measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delay {
+    /// Jobs measured over the replications.
+    pub jobs: u64,
+    /// Waiting time: placement slot − arrival slot.
+    pub wait: DelayStats,
+    /// Response time: wait + service.
+    pub response: DelayStats,
+    /// By size class, in increasing size ([`SizeDelay`]).
+    pub by_size: Vec<SizeDelay>,
+}
+
+/// The delays of one size class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeDelay {
+    /// The sizes of the class: above `low` (none for the first class) and up to `high`, as
+    /// fractions of a server.
+    pub low: Option<f64>,
+    /// The class's largest size.
+    pub high: f64,
+    /// Jobs of the class measured over the replications.
+    pub jobs: u64,
+    /// Waiting time.
+    pub wait: DelayStats,
+    /// Mean response time (wait + service), slots.
+    pub response_mean: Estimate,
+}
+
+/// Why a row has delays or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DelayStatus {
+    /// Every run judged stable, none capped: the delays are measurements.
+    Measured,
+    /// Some run was not judged stable or was capped: no steady-state delay.
+    NotStable,
+    /// The runs recorded no waits (a run without a recorder).
+    NotRecorded,
+    /// No job was placed after warm-up.
+    NoJobs,
+}
+
+impl DelayStatus {
+    /// In words, for `summary.csv` and the report.
+    pub fn words(self, row: &SummaryRow) -> String {
+        match self {
+            DelayStatus::Measured => "measured".into(),
+            DelayStatus::NotStable => format!(
+                "not measured: {} of {} runs judged stable{}",
+                row.verdict_counts[0],
+                row.replications,
+                if row.capped_runs > 0 {
+                    format!(", {} capped", row.capped_runs)
+                } else {
+                    String::new()
+                }
+            ),
+            DelayStatus::NotRecorded => "not recorded".into(),
+            DelayStatus::NoJobs => "no job placed after warm-up".into(),
+        }
+    }
+}
+
+/// The stats of `pick`'s histograms over the runs, weighted by `weights`.
+fn stats(hists: &[&Histogram], weights: &[f64]) -> DelayStats {
+    let estimate = |f: &dyn Fn(&Histogram) -> f64| {
+        let xs: Vec<f64> = hists.iter().map(|h| f(h)).collect();
+        let (value, ci95) = weighted_mean_ci(&xs, weights);
+        Estimate { value, ci95 }
+    };
+    DelayStats {
+        mean: estimate(&|h| h.mean()),
+        quantiles: QUANTILES.map(|q| estimate(&|h: &Histogram| h.quantile(q))),
+    }
+}
+
+/// The delays of the runs `runs` of one (policy, point) whose summary row is `row`, with the
+/// row's status.
+pub(in crate::experiment::queueing) fn delay(
+    exp: &Experiment,
+    row: &SummaryRow,
+    runs: &[&RunRecord],
+) -> (Option<Delay>, DelayStatus) {
+    if !row.measured() {
+        return (None, DelayStatus::NotStable);
+    }
+    let waits: Vec<&Waits> = runs
+        .iter()
+        .filter_map(|r| r.result.waits.as_ref())
+        .collect();
+    if waits.len() != runs.len() || waits.is_empty() {
+        return (None, DelayStatus::NotRecorded);
+    }
+    let warmup = exp.run.slots().map_or(0, |s| s.1);
+    let wait: Vec<Histogram> = waits.iter().map(|w| w.wait()).collect();
+    let jobs: u64 = wait.iter().map(Histogram::count).sum();
+    if wait.iter().any(|h| h.count() == 0) {
+        return (None, DelayStatus::NoJobs);
+    }
+    let weights: Vec<f64> = runs
+        .iter()
+        .map(|r| r.result.slots.saturating_sub(warmup) as f64)
+        .collect();
+    let bounds = exp.wait_classes.0.bounds();
+    let classes = waits[0].classes.len();
+    let by_size = (0..classes)
+        .filter_map(|k| {
+            let cw: Vec<&ClassWaits> = waits.iter().filter_map(|w| w.classes.get(k)).collect();
+            // a class some run saw no job of has no per-run estimate there
+            if cw.len() != runs.len() || cw.iter().any(|c| c.wait.count() == 0) {
+                return None;
+            }
+            let responses: Vec<f64> = cw.iter().map(|c| c.mean_response()).collect();
+            let (value, ci95) = weighted_mean_ci(&responses, &weights);
+            Some(SizeDelay {
+                low: k
+                    .checked_sub(1)
+                    .and_then(|j| bounds.get(j))
+                    .map(|s| s.as_f64()),
+                high: bounds.get(k).map_or(1.0, |s: &Size| s.as_f64()),
+                jobs: cw.iter().map(|c| c.wait.count()).sum(),
+                wait: stats(&cw.iter().map(|c| &c.wait).collect::<Vec<_>>(), &weights),
+                response_mean: Estimate { value, ci95 },
+            })
+        })
+        .collect();
+    (
+        Some(Delay {
+            jobs,
+            wait: stats(&wait.iter().collect::<Vec<_>>(), &weights),
+            response: stats(
+                &waits.iter().map(|w| &w.response).collect::<Vec<_>>(),
+                &weights,
+            ),
+            by_size,
+        }),
+        DelayStatus::Measured,
+    )
+}
+
+/// The waits of the runs merged: every job of every replication in one distribution, the
+/// waiting times and the response times.
+pub(in crate::experiment::queueing) fn merged(
+    runs: &[&RunRecord],
+) -> Option<(Histogram, Histogram)> {
+    let mut all = Waits::default();
+    for r in runs {
+        all.merge(r.result.waits.as_ref()?);
+    }
+    Some((all.wait(), all.response))
+}
+
+/// A statistic of one run's waiting or response time (NaN when the run recorded none).
+fn of_run(r: &RunRecord, (statistic, quantity): (Statistic, DelayQuantity)) -> f64 {
+    let Some(w) = &r.result.waits else {
+        return f64::NAN;
+    };
+    let wait = w.wait();
+    let h = match quantity {
+        DelayQuantity::Wait => &wait,
+        DelayQuantity::Response => &w.response,
+    };
+    match statistic {
+        Statistic::Mean => h.mean(),
+        Statistic::Quantile(i) => h.quantile(QUANTILES[i]),
+    }
+}
+
+/// The estimate of a statistic in a row's delays.
+fn estimate(d: &Delay, (statistic, quantity): (Statistic, DelayQuantity)) -> Estimate {
+    let s = match quantity {
+        DelayQuantity::Wait => &d.wait,
+        DelayQuantity::Response => &d.response,
+    };
+    match statistic {
+        Statistic::Mean => s.mean,
+        Statistic::Quantile(i) => s.quantiles[i],
+    }
+}
+
+/// A `wait` claim: the statistic `what` of `policy`'s delay at `point` against `at_most` /
+/// `at_least` slots (its 95 % interval's ends) and below `below`'s (the per-replication
+/// differences' 95 % Student-t interval below 0: the same jobs for both policies).
+pub(in crate::experiment::queueing) fn claim(
+    exp: &Experiment,
+    out: &Outcome,
+    (policy, point): (usize, usize),
+    what: (Statistic, DelayQuantity),
+    (at_most, at_least, below): (Option<f64>, Option<f64>, Option<usize>),
+) -> ClaimResult {
+    let name = format!("{} {}", what.0.name(), what.1.as_str());
+    let mut parts = Vec::new();
+    if let Some(v) = at_most {
+        parts.push(format!("at most {v} slots"));
+    }
+    if let Some(v) = at_least {
+        parts.push(format!("at least {v} slots"));
+    }
+    if let Some(b) = below {
+        parts.push(format!("below {}'s", exp.labels[b]));
+    }
+    let expected = parts.join(" and ");
+    let claim = format!(
+        "{}'s {name} at {} is {expected}",
+        exp.labels[policy],
+        super::claims::at(exp, point)
+    );
+    // only rows that are measurements have delays
+    let mut rows = vec![policy];
+    rows.extend(below);
+    let mut not = Vec::new();
+    for &p in &rows {
+        match out.row(p, point) {
+            Some(r) if r.delay.is_some() => {}
+            Some(r) => not.push(format!("{} ({})", exp.labels[p], r.delay_status.words(r))),
+            None => not.push(format!("{} (no runs)", exp.labels[p])),
+        }
+    }
+    if !not.is_empty() {
+        return ClaimResult::not_checked(
+            claim,
+            expected,
+            &format!(
+                "a delay is a measurement only where every run was judged stable, and here it is \
+                 not for {}",
+                not.join(", ")
+            ),
+        );
+    }
+    if exp.run.replications < 2 {
+        return ClaimResult::not_checked(
+            claim,
+            expected,
+            "one replication: no interval to compare",
+        );
+    }
+    let d = out
+        .row(policy, point)
+        .and_then(|r| r.delay.as_ref())
+        .expect("checked");
+    let e = estimate(d, what);
+    let mut holds = true;
+    let (lo, hi) = e.ci95.unwrap_or((e.value, e.value));
+    if let Some(v) = at_most {
+        holds &= hi <= v;
+    }
+    if let Some(v) = at_least {
+        holds &= lo >= v;
+    }
+    let mut observed = format!("{} {:.3} [{lo:.3}, {hi:.3}]", exp.labels[policy], e.value);
+    if let Some(b) = below {
+        let per = |p: usize| {
+            let mut v: Vec<(u32, f64)> = out
+                .runs_at(p, point)
+                .map(|r| (r.replication, of_run(r, what)))
+                .collect();
+            v.sort_by_key(|x| x.0);
+            v
+        };
+        let diffs: Vec<f64> = per(policy)
+            .iter()
+            .zip(per(b))
+            .map(|(x, y)| x.1 - y.1)
+            .collect();
+        let (m, ci) = mean_ci(&diffs);
+        holds &= ci.is_some_and(|(_, hi)| hi < 0.0);
+        let other = out
+            .row(b, point)
+            .and_then(|r| r.delay.as_ref())
+            .map(|d| estimate(d, what))
+            .expect("checked");
+        observed.push_str(&format!(
+            "; {} {:.3}; paired difference {m:.3}{}",
+            exp.labels[b],
+            other.value,
+            ci.map_or(String::new(), |(a, z)| format!(" [{a:.3}, {z:.3}]"))
+        ));
+    }
+    ClaimResult {
+        claim,
+        expected,
+        observed,
+        evidence: format!(
+            "95 % Student-t intervals over {} replications of each run's {name}, slots{}",
+            exp.run.replications,
+            if below.is_some() {
+                "; paired by replication (the same jobs for both policies)"
+            } else {
+                ""
+            }
+        ),
+        holds,
+        unchecked: None,
+        exact: false,
+    }
+}
