@@ -2,6 +2,7 @@
 
 mod cli;
 mod constraints_sim;
+mod delay;
 mod docs;
 mod fuzz;
 mod hostile;
@@ -16,5 +17,6 @@ mod reference;
 mod replay;
 mod skipping;
 mod traces;
+mod tutorial;
 mod util;
 mod vq;
