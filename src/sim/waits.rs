@@ -198,23 +198,6 @@ impl Histogram {
         }
         out
     }
-
-    /// The distribution as (t, P(X > t)) at each bucket's largest value t, for the nonempty
-    /// buckets in increasing order (the last has probability 0).
-    pub fn tail(&self) -> Vec<(u64, f64)> {
-        let total = self.count();
-        let n = total as f64;
-        let mut above = total;
-        let mut out = Vec::new();
-        for (i, &c) in self.counts.iter().enumerate() {
-            if c == 0 {
-                continue;
-            }
-            above -= c;
-            out.push((bounds(i).1.min(self.max), above as f64 / n));
-        }
-        out
-    }
 }
 
 /// Size classes by which waits are kept: class k holds the sizes up to `bounds[k]` (and above
@@ -480,7 +463,7 @@ mod tests {
         let bytes = postcard::to_allocvec(&a).unwrap();
         let back: Histogram = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, a);
-        assert!(back.tail().last().unwrap().1 == 0.0);
+        assert!(back.tail_on_grid().last().unwrap().1 == 0.0);
     }
 
     #[test]

@@ -215,7 +215,10 @@ fn of_run(r: &RunRecord, (statistic, quantity): (Statistic, DelayQuantity)) -> f
 }
 
 /// The estimate of a statistic in a row's delays.
-fn estimate(d: &Delay, (statistic, quantity): (Statistic, DelayQuantity)) -> Estimate {
+pub(in crate::experiment::queueing) fn estimate(
+    d: &Delay,
+    (statistic, quantity): (Statistic, DelayQuantity),
+) -> Estimate {
     let s = match quantity {
         DelayQuantity::Wait => &d.wait,
         DelayQuantity::Response => &d.response,

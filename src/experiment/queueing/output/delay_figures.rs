@@ -3,7 +3,7 @@
 //! measurements (every run judged stable) are drawn; the others are named as such.
 
 use super::figures::{title_of, x_label, x_of};
-use crate::experiment::queueing::analysis::delay::{DelayStats, Estimate, merged};
+use crate::experiment::queueing::analysis::delay::{DelayStats, Estimate, estimate, merged};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic, SweepKind};
 use crate::plot::{Chart, Series, XTicks, spans_decades};
@@ -25,20 +25,6 @@ fn label(exp: &Experiment, row: Option<&SummaryRow>, p: usize) -> String {
         Some(r) if r.delay.is_some() => exp.labels[p].clone(),
         Some(r) => format!("{}: no delays ({})", exp.labels[p], r.delay_status.words(r)),
         None => format!("{}: no runs", exp.labels[p]),
-    }
-}
-
-fn stats(d: &crate::experiment::queueing::analysis::delay::Delay, q: DelayQuantity) -> &DelayStats {
-    match q {
-        DelayQuantity::Wait => &d.wait,
-        DelayQuantity::Response => &d.response,
-    }
-}
-
-fn pick(s: &DelayStats, statistic: Statistic) -> Estimate {
-    match statistic {
-        Statistic::Mean => s.mean,
-        Statistic::Quantile(i) => s.quantiles[i],
     }
 }
 
@@ -139,7 +125,7 @@ pub(super) fn quantile_chart(
                 .iter()
                 .map(|r| {
                     let d = r.delay.as_ref().expect("kept");
-                    (r.point, pick(stats(d, quantity), statistic))
+                    (r.point, estimate(d, (statistic, quantity)))
                 })
                 .collect();
             Series {

@@ -66,18 +66,7 @@ fn plot(
     let cx = at.cx;
     Ok(match p.kind.as_str() {
         "mean-queue-vs-load" => {
-            if p.load.is_some()
-                || p.arrival_rate.is_some()
-                || p.fraction.is_some()
-                || p.scaling.is_some()
-                || p.replication.is_some()
-            {
-                return Err(cx.bad(
-                    &format!("plot[{i}]"),
-                    "no `load`, `arrival_rate` or `replication` for this kind",
-                    "one of them",
-                ));
-            }
+            whole_sweep(at, i, p)?;
             PlotSpec::MeanQueueVsLoad {
                 title: p.title.clone(),
                 file,
@@ -198,18 +187,7 @@ fn delay_plot(
             }
         }
         "wait-quantile-vs-load" => {
-            if p.load.is_some()
-                || p.arrival_rate.is_some()
-                || p.fraction.is_some()
-                || p.scaling.is_some()
-                || p.replication.is_some()
-            {
-                return Err(cx.bad(
-                    &format!("plot[{i}]"),
-                    "no `load`, `arrival_rate`, `fraction` or `replication` for this kind",
-                    "one of them",
-                ));
-            }
+            whole_sweep(at, i, p)?;
             PlotSpec::WaitQuantileVsLoad {
                 statistic: Statistic::parse(
                     cx,
@@ -229,4 +207,21 @@ fn delay_plot(
         }
         _ => unreachable!("a delay kind"),
     })
+}
+
+/// A figure drawn over the whole sweep names no point of it and no replication.
+fn whole_sweep(at: &Finder<'_>, i: usize, p: &RawPlot) -> Result<(), ExperimentError> {
+    if p.load.is_some()
+        || p.arrival_rate.is_some()
+        || p.fraction.is_some()
+        || p.scaling.is_some()
+        || p.replication.is_some()
+    {
+        return Err(at.cx.bad(
+            &format!("plot[{i}]"),
+            "no `load`, `arrival_rate`, `fraction`, `scaling` or `replication` for this kind",
+            "one of them",
+        ));
+    }
+    Ok(())
 }
