@@ -149,7 +149,7 @@ impl VectorCluster {
     }
 
     /// The waits recorded since [`VectorCluster::record_waits`], if it was called.
-    pub fn waits(&self) -> Option<&Waits> {
+    pub fn waits(&self) -> Option<Waits> {
         self.waits.as_deref().map(|w| w.0.waits())
     }
 

@@ -260,7 +260,7 @@ impl System for VectorSystem {
         self.cluster.check()?;
         self.policy.check(&self.cluster)
     }
-    fn waits(&self) -> Option<&crate::sim::Waits> {
+    fn waits(&self) -> Option<crate::sim::Waits> {
         self.cluster.waits()
     }
     fn observe(&self, out: &mut Observations) {

@@ -77,7 +77,7 @@ impl<P: Policy + ?Sized> System for ScalarSystem<'_, P> {
     fn config_usage(&self, out: &mut Vec<(String, u64)>) {
         self.policy.config_usage(out)
     }
-    fn waits(&self) -> Option<&crate::sim::Waits> {
+    fn waits(&self) -> Option<crate::sim::Waits> {
         self.cluster.waits()
     }
 }

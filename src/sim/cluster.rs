@@ -54,7 +54,7 @@ impl Cluster {
     }
 
     /// The waits recorded since [`Cluster::record_waits`], if it was called.
-    pub fn waits(&self) -> Option<&Waits> {
+    pub fn waits(&self) -> Option<Waits> {
         self.waits.as_deref().map(WaitRecorder::waits)
     }
 

@@ -291,7 +291,7 @@ pub trait System {
     fn observe(&self, _out: &mut Observations) {}
     /// The waiting and response times the system recorded, if it was asked to
     /// ([`Cluster::record_waits`]); the default records none.
-    fn waits(&self) -> Option<&Waits> {
+    fn waits(&self) -> Option<Waits> {
         None
     }
 }
@@ -685,7 +685,7 @@ fn finish<S: System>(
         verdict,
         evidence,
         observed: observed(system, observed_at_warmup, t > warmup),
-        waits: system.waits().cloned(),
+        waits: system.waits(),
     }
 }
 

@@ -25,13 +25,13 @@ const SUB_BITS: u32 = 6;
 /// The bucket of value `v`.
 #[inline]
 fn bucket(v: u64) -> usize {
-    if v < EXACT {
-        return v as usize;
-    }
-    // e ≥ 7: the power of two of v; its 64 buckets start at 128 + (e − 7)·64
-    let e = 63 - v.leading_zeros();
-    let sub = (v >> (e - SUB_BITS)) & ((1 << SUB_BITS) - 1);
-    (EXACT + ((e - 7) as u64) * (1 << SUB_BITS) + sub) as usize
+    // One formula for every v, without a branch on v < 128: with e the power of two of v and
+    // s = max(e − 6, 0), the bucket is s·64 + ⌊v / 2ˢ⌋. Below 128, s = 0 and that is v; from
+    // 2ᵉ with e ≥ 7 it is (e − 6)·64 + 64 + (the 64th of the doubling v falls in), so the
+    // doubling's 64 buckets start at 128 + (e − 7)·64.
+    let e = 63 - (v | 1).leading_zeros();
+    let s = e.max(SUB_BITS) - SUB_BITS;
+    (((s as u64) << SUB_BITS) + (v >> s)) as usize
 }
 
 /// The values of bucket `i`: its smallest and its largest.
@@ -50,12 +50,19 @@ fn bounds(i: usize) -> (u64, u64) {
 
 /// A histogram of durations in slots (module doc): counts per log-linear bucket, the count, the
 /// exact sum and the largest value.
+///
+/// The sum and the largest value of the values below 128 are read off their exact buckets, so
+/// only values of 128 or more add to `sum_above` and `max_above`, and a value below 128 recorded
+/// by [`Histogram::record_small`] touches its count only.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "Sparse", into = "Sparse")]
 pub struct Histogram {
+    /// Counts per bucket.
     counts: Vec<u64>,
-    sum: u128,
-    max: u64,
+    /// The sum of the values of 128 or more.
+    sum_above: u128,
+    /// The largest value of 128 or more (0: none).
+    max_above: u64,
 }
 
 /// A histogram as written to a journal: its nonzero buckets only.
@@ -76,19 +83,15 @@ impl From<Histogram> for Sparse {
                 .filter(|c| *c.1 > 0)
                 .map(|(i, &c)| (i as u32, c))
                 .collect(),
-            sum: h.sum,
-            max: h.max,
+            sum: h.sum(),
+            max: h.max(),
         }
     }
 }
 
 impl From<Sparse> for Histogram {
     fn from(s: Sparse) -> Self {
-        let mut h = Histogram {
-            sum: s.sum,
-            max: s.max,
-            ..Default::default()
-        };
+        let mut h = Histogram::default();
         for (i, c) in s.buckets {
             let i = i as usize;
             if h.counts.len() <= i {
@@ -96,26 +99,60 @@ impl From<Sparse> for Histogram {
             }
             h.counts[i] += c;
         }
+        h.sum_above = s.sum.saturating_sub(h.sum_exact());
+        h.max_above = if s.max >= EXACT { s.max } else { 0 };
         h
     }
 }
 
 impl Histogram {
-    /// Records one value, slots.
+    /// Records one value, slots (for values that fall on either side of 128 about as often, as
+    /// response times do).
     #[inline]
     pub fn record(&mut self, v: u64) {
         let i = bucket(v);
-        if i >= self.counts.len() {
-            self.grow(i);
+        match self.counts.get_mut(i) {
+            Some(c) => *c += 1,
+            None => self.grow(i),
         }
-        self.counts[i] += 1;
-        self.sum += v as u128;
-        self.max = self.max.max(v);
+        let above = if v >= EXACT { v } else { 0 };
+        self.sum_above += above as u128;
+        self.max_above = self.max_above.max(above);
     }
 
+    /// Records one value, slots, fastest when it is most often below 128 (as waits are in a
+    /// stable run): those touch their count only.
+    #[inline]
+    pub fn record_small(&mut self, v: u64) {
+        if v < EXACT
+            && let Some(c) = self.counts.get_mut(v as usize)
+        {
+            *c += 1;
+            return;
+        }
+        self.record(v);
+    }
+
+    /// The sum of the values below 128, read off their buckets.
+    fn sum_exact(&self) -> u128 {
+        self.counts
+            .iter()
+            .take(EXACT as usize)
+            .enumerate()
+            .map(|(v, &c)| v as u128 * c as u128)
+            .sum()
+    }
+
+    /// The sum of the values recorded, slots (exact).
+    fn sum(&self) -> u128 {
+        self.sum_exact() + self.sum_above
+    }
+
+    /// Makes room for bucket `i` and counts one value in it.
     #[cold]
     fn grow(&mut self, i: usize) {
         self.counts.resize(i + 1, 0);
+        self.counts[i] += 1;
     }
 
     /// Adds every value of `other` (exact: the result is the histogram of both runs' values).
@@ -126,8 +163,8 @@ impl Histogram {
         for (a, b) in self.counts.iter_mut().zip(&other.counts) {
             *a += b;
         }
-        self.sum += other.sum;
-        self.max = self.max.max(other.max);
+        self.sum_above += other.sum_above;
+        self.max_above = self.max_above.max(other.max_above);
     }
 
     /// Values recorded.
@@ -139,13 +176,17 @@ impl Histogram {
     pub fn mean(&self) -> f64 {
         match self.count() {
             0 => f64::NAN,
-            n => self.sum as f64 / n as f64,
+            n => self.sum() as f64 / n as f64,
         }
     }
 
     /// The largest value recorded, slots (exact).
     pub fn max(&self) -> u64 {
-        self.max
+        if self.max_above > 0 {
+            return self.max_above;
+        }
+        let exact = &self.counts[..self.counts.len().min(EXACT as usize)];
+        exact.iter().rposition(|&c| c > 0).unwrap_or(0) as u64
     }
 
     /// The `q`-quantile (q in [0, 1]) as the smallest and the largest value the bucket holding
@@ -163,7 +204,7 @@ impl Histogram {
             if seen >= rank {
                 let (lo, hi) = bounds(i);
                 // the largest value seen bounds the last bucket
-                return Some((lo, hi.min(self.max)));
+                return Some((lo, hi.min(self.max())));
             }
         }
         unreachable!("the counts add up to the total")
@@ -184,13 +225,14 @@ impl Histogram {
         let total = self.count();
         let n = total as f64;
         let mut above = total;
+        let max = self.max();
         let mut out = Vec::new();
         for (i, &c) in self.counts.iter().enumerate() {
             above -= c;
             let t = bounds(i).1;
             let width = 1u64 << (63 - (t + 1).leading_zeros()).saturating_sub(3);
             if (t + 1).is_multiple_of(width) || above == 0 {
-                out.push((t.min(self.max), above as f64 / n));
+                out.push((t.min(max), above as f64 / n));
             }
             if above == 0 {
                 break;
@@ -336,13 +378,30 @@ impl Waits {
     }
 }
 
+/// Jobs a [`WaitRecorder`] holds before it sorts them into histograms.
+const PENDING: usize = 256;
+
+/// One placed job not yet in the histograms: its wait, its response time and its size.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pending {
+    wait: u64,
+    response: u64,
+    size: Size,
+}
+
 /// The recorder a cluster keeps: from slot `from` on, each placed job's wait goes to its size
 /// class, its response time to the run's.
+///
+/// Placing a job only writes it into a buffer of [`PENDING`]; a full buffer is sorted into the
+/// histograms in one loop, which the processor runs several jobs at a time, where recording each
+/// job between two placements cost about half as much again.
 #[derive(Clone, Debug)]
 pub(crate) struct WaitRecorder {
     from: u64,
     classes: SizeClasses,
     waits: Waits,
+    pending: Box<[Pending; PENDING]>,
+    held: usize,
 }
 
 impl WaitRecorder {
@@ -356,6 +415,8 @@ impl WaitRecorder {
                 classes: vec![ClassWaits::default(); n],
                 response: Histogram::default(),
             },
+            pending: Box::new([Pending::default(); PENDING]),
+            held: 0,
         }
     }
 
@@ -367,16 +428,37 @@ impl WaitRecorder {
             return;
         }
         let wait = now - arrival;
-        let response = wait + service as u64;
-        let c = &mut self.waits.classes[self.classes.of(size)];
-        c.wait.record(wait);
-        c.response_sum += response as u128;
-        self.waits.response.record(response);
+        if self.held == PENDING {
+            self.flush();
+        }
+        self.pending[self.held] = Pending {
+            wait,
+            response: wait + service as u64,
+            size,
+        };
+        self.held += 1;
+    }
+
+    /// Sorts the buffered jobs into the histograms.
+    fn flush(&mut self) {
+        Self::sort_into(&mut self.waits, &self.classes, &self.pending[..self.held]);
+        self.held = 0;
+    }
+
+    fn sort_into(waits: &mut Waits, classes: &SizeClasses, jobs: &[Pending]) {
+        for p in jobs {
+            let c = &mut waits.classes[classes.of(p.size)];
+            c.wait.record_small(p.wait);
+            c.response_sum += p.response as u128;
+            waits.response.record(p.response);
+        }
     }
 
     /// What was recorded.
-    pub(crate) fn waits(&self) -> &Waits {
-        &self.waits
+    pub(crate) fn waits(&self) -> Waits {
+        let mut waits = self.waits.clone();
+        Self::sort_into(&mut waits, &self.classes, &self.pending[..self.held]);
+        waits
     }
 }
 
