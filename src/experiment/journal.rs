@@ -70,8 +70,10 @@ pub(crate) struct JournalHeader {
 ///
 /// 1: the first versioned journals. 2: a run's NUMA tallies also carry the CPU of its
 /// NUMA-fit jobs (one more counter in every NUMA record). 3: a sweep run's record holds its
-/// jobs' waiting and response times ([`crate::sim::Waits`]).
-pub(crate) const RESULTS: u32 = 3;
+/// jobs' waiting and response times ([`crate::sim::Waits`]). 4: a limit search passes over a
+/// gap next to an end that the longest horizon failed on both sides of, and its result says why
+/// it ended.
+pub(crate) const RESULTS: u32 = 4;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -8,6 +8,7 @@ use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
+use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
@@ -77,6 +78,12 @@ fn setting(r: &mut Report, exp: &Experiment) {
         let how = if exp.constraints.is_some() {
             "with the placement constraints: the linear programme over configurations per \
              server group"
+        } else if exp.constraints.is_none()
+            && exp.numa.is_none()
+            && crate::experiment::queueing::spec::symmetric_about_half(exp.workload.sizes())
+        {
+            "exact: the sizes are symmetric about 1/2, so jobs of sizes x and 1 − x, equally \
+             likely, fill a server exactly in pairs"
         } else {
             "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals"
         };
@@ -411,7 +418,10 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
          Lower end: the largest load shown stable (a majority of a probe's runs stable, none \
          unstable); upper end: the smallest shown unstable (or ρ*, above which no policy is \
          stable). Each end is wrong with at most the stated probability if a single run is \
-         wrong with probability 5 %, the calibrated rate (`proofs/verdict_calibration.md`).\n",
+         wrong with probability 5 %, the calibrated rate (`proofs/verdict_calibration.md`). \
+         A search ends when the interval is as narrow as the claim's resolution, when `max_probes` \
+         loads were tried, or at the horizon: when no load left could move an end at the \
+         longest horizon `run.max_slots` (`docs/performance.md`, \"Near a limit\").\n",
     );
     let mut tab = MdTable::new([
         "policy",
@@ -420,6 +430,7 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
         "how the ends were shown",
         "probes",
         "runs",
+        "ended",
         "saturated FIFO (load, 95% CI)",
     ]);
     for t in &out.thresholds {
@@ -438,10 +449,28 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
             t.ends(),
             t.probes.len().to_string(),
             t.runs().to_string(),
+            ended(t),
             sat,
         ]);
     }
     r.table(&tab);
+}
+
+/// Why a search ended, in words: at the resolution, after `max_probes` or at the horizon, with
+/// the width reached (upper − lower in load, as a percentage of ρ*'s upper end) and the loads
+/// left undecided.
+fn ended(t: &ThresholdResult) -> String {
+    let width = 100.0 * (t.upper - t.lower) / t.rho_star.1;
+    let undecided = match t.undecided_span() {
+        Some((lo, hi)) if lo == hi => format!(": load {lo:.4} stayed undecided at `run.max_slots`"),
+        Some((lo, hi)) => format!(": loads {lo:.4} to {hi:.4} stayed undecided at `run.max_slots`"),
+        None => String::new(),
+    };
+    match t.ended {
+        Ended::Resolution => "at the resolution".into(),
+        Ended::Probes => format!("after `max_probes`, {width:.1} % of ρ* wide in load"),
+        Ended::Horizon => format!("at the horizon, {width:.1} % of ρ* wide in load{undecided}"),
+    }
 }
 
 /// NUMA-fit placements and refusals per policy and load (means over replications).

@@ -156,6 +156,11 @@ struct ThresholdRow {
     saturated_low: Option<F6>,
     saturated_high: Option<F6>,
     probes: String,
+    /// Why the search ended: `resolution`, `horizon` or `max_probes`.
+    ended: &'static str,
+    /// The lowest and highest load between the ends a probe left undecided.
+    undecided_low: Option<F6>,
+    undecided_high: Option<F6>,
 }
 
 /// `study.csv`: packing next to stability, one row per scored policy.
@@ -481,6 +486,9 @@ fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
                 saturated_low: sat.map(|s| F6(s.1)),
                 saturated_high: sat.map(|s| F6(s.2)),
                 probes: probes.join(" "),
+                ended: t.ended.as_str(),
+                undecided_low: t.undecided_span().map(|s| F6(s.0)),
+                undecided_high: t.undecided_span().map(|s| F6(s.1)),
             }
         })
         .collect()

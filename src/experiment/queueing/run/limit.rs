@@ -44,6 +44,16 @@
 //! most `resolution` × ρ*, or when no gap worth a probe is wider than a quarter of that (or
 //! `max_probes` loads were tried) and no probe is open.
 //!
+//! **Where the horizon gives out.** A gap between an end and the undecided probe next to it is
+//! passed over when the longest horizon failed on both its sides (the end's own probe had an
+//! inconclusive run, and most runs of the probe beside it were inconclusive) and the end, moved
+//! all the way to that probe, would still leave the interval wider than the resolution: its
+//! loads are as close to the limit as `run.max_slots` resolves, each round there costs
+//! `replications` × `run.max_slots` slots, and no outcome in it ends the search. This is a bet,
+//! like the deferred rounds' (below): a probe in such a gap is sometimes decided and narrows the
+//! interval, short of the resolution. A search that stops wider than the resolution with
+//! nothing left to try ends *at the horizon*, and says so with the loads it left undecided.
+//!
 //! **The last probe under ρ\*.** While no probe has shown instability, the upper end is ρ*'s,
 //! and a policy may be stable right up to it (BF-J/S nearly is), so the loads just below it
 //! are the ones no run can decide. Once one decided probe can end the search (upper − lower at
@@ -102,6 +112,29 @@ impl Decision {
     }
 }
 
+/// Why a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Ended {
+    /// upper − lower reached the resolution.
+    Resolution,
+    /// No load between the ends was worth a probe, nor any open probe another round: the
+    /// loads left are as close to the limit as the longest horizon resolves.
+    Horizon,
+    /// `max_probes` loads were tried.
+    Probes,
+}
+
+impl Ended {
+    /// The reason as written in `thresholds.csv`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Ended::Resolution => "resolution",
+            Ended::Horizon => "horizon",
+            Ended::Probes => "max_probes",
+        }
+    }
+}
+
 /// One load tried by the search.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Probe {
@@ -139,9 +172,27 @@ pub(crate) struct ThresholdResult {
     pub(crate) upper_shown: bool,
     /// Every probe, in the order first tried.
     pub(crate) probes: Vec<Probe>,
+    /// Why the search ended.
+    pub(crate) ended: Ended,
 }
 
 impl ThresholdResult {
+    /// The lowest and the highest load between the ends that a probe left undecided, if any:
+    /// where the longest horizon could not tell the policy stable or not.
+    pub(crate) fn undecided_span(&self) -> Option<(f64, f64)> {
+        let loads = self
+            .probes
+            .iter()
+            .filter(|p| {
+                p.decision == Decision::Undecided && p.load > self.lower && p.load < self.upper
+            })
+            .map(|p| p.load);
+        loads.fold(None, |span, x| match span {
+            None => Some((x, x)),
+            Some((a, b)) => Some((f64::min(a, x), f64::max(b, x))),
+        })
+    }
+
     /// The interval as fractions of ρ*, conservatively: (lower / ρ*_high, upper / ρ*_low).
     pub(crate) fn fractions(&self) -> (f64, f64) {
         (self.lower / self.rho_star.1, self.upper / self.rho_star.0)
@@ -367,21 +418,27 @@ fn closeness(counts: [usize; 3]) -> i64 {
 /// probe, whose lean is provisional, a gap is tried only if it touches an end, or if its
 /// midpoint, decided on a side it can move, would end the search (within `target` of the
 /// other end).
+///
+/// A gap between an end and the undecided probe beside it is passed over when the longest
+/// horizon failed on both its sides (`strained`: the end's own probe had an inconclusive run;
+/// and most runs of the probe beside it were inconclusive) and the end moved all the way to
+/// that probe would still leave the interval wider than `target` (see the module doc).
 fn next_gap(
     lower: f64,
     upper: f64,
     undecided: &[(f64, [usize; 3], bool)],
     n: usize,
     target: f64,
+    strained: (bool, bool),
 ) -> Option<(f64, f64)> {
-    // each known load with whether it leans stable, unstable, and is open
-    let mut known = vec![(lower, true, false, false)];
-    known.extend(
-        undecided
-            .iter()
-            .map(|&(x, c, open)| (x, leans(c, n, 0), leans(c, n, 1), open)),
-    );
-    known.push((upper, false, true, false));
+    // each known load with whether it leans stable, unstable, is open, and whether most of its
+    // runs were inconclusive
+    let mut known = vec![(lower, true, false, false, false)];
+    known.extend(undecided.iter().map(|&(x, c, open)| {
+        let n_runs: usize = c.iter().sum();
+        (x, leans(c, n, 0), leans(c, n, 1), open, 2 * c[2] > n_runs)
+    }));
+    known.push((upper, false, true, false, false));
     let last = known.len() - 2;
     known
         .windows(2)
@@ -392,12 +449,33 @@ fn next_gap(
             let finishes = (w[0].1 && upper - mid <= target) || (w[1].2 && mid - lower <= target);
             !(w[0].3 || w[1].3) || k == 0 || k == last || finishes
         })
+        // a gap next to an end that the horizon failed on both sides of, whose far side, shown
+        // stable (or unstable), would still leave the interval wider than the target
+        .filter(|&(k, w)| {
+            let low = k == 0 && k != last && strained.0 && w[1].4 && upper - w[1].0 > target;
+            let high = k == last && k != 0 && strained.1 && w[0].4 && w[0].0 - lower > target;
+            !(low || high)
+        })
         .map(|(_, w)| (w[0].0, w[1].0))
         .fold(None, |best: Option<(f64, f64)>, g| match best {
             Some(b) if g.1 - g.0 <= b.1 - b.0 => Some(b),
             _ => Some(g),
         })
         .filter(|g| g.1 - g.0 > target / 4.0)
+}
+
+/// Whether the probes that showed the ends `lower` and `upper` had an inconclusive run (an end
+/// of theory has no probe, and is not strained).
+fn strained_ends(probes: &[Probe], lower: f64, upper: f64) -> (bool, bool) {
+    let strained = |x: f64, d: Decision| {
+        probes
+            .iter()
+            .any(|p| p.load == x && p.decision == d && p.counts[2] > 0)
+    };
+    (
+        strained(lower, Decision::Stable),
+        strained(upper, Decision::Unstable),
+    )
 }
 
 /// The load of the last probe under ρ*'s upper end `upper` (no probe has shown instability,
@@ -455,10 +533,8 @@ fn next_step(
         .collect();
     undecided.sort_by(|&a, &b| probes[a].load.total_cmp(&probes[b].load));
     if (probes.len() as u32) < search.max_probes {
-        let strained = probes
-            .iter()
-            .any(|p| p.load == lower && p.decision == Decision::Stable && p.counts[2] > 0);
-        if let Some(x) = below_theory((lower, upper, upper_shown), strained, target)
+        let strained = strained_ends(probes, lower, upper);
+        if let Some(x) = below_theory((lower, upper, upper_shown), strained.0, target)
             && !probes.iter().any(|p| p.load == x)
         {
             return Some(Step::New(x));
@@ -470,7 +546,7 @@ fn next_step(
                 (p.load, p.counts, open(p, n, search.rounds))
             })
             .collect();
-        if let Some((a, b)) = next_gap(lower, upper, &known, n, target) {
+        if let Some((a, b)) = next_gap(lower, upper, &known, n, target, strained) {
             return Some(Step::New((a + b) / 2.0));
         }
     }
@@ -538,6 +614,7 @@ pub(crate) fn limit_search(
         upper: ends.upper,
         upper_shown: ends.upper_shown,
         probes: ends.probes,
+        ended: ends.ended,
     })
 }
 
@@ -554,6 +631,7 @@ struct Ends {
     upper: f64,
     upper_shown: bool,
     probes: Vec<Probe>,
+    ended: Ended,
 }
 
 /// The search of the module doc over [0, `rho`.1] with rounds of `n` runs, apart from how a
@@ -603,11 +681,25 @@ fn search_rounds(
             Decision::Undecided => {}
         }
     }
+    let ended = if upper - lower <= target {
+        Ended::Resolution
+    } else {
+        // would a search without the limit on probes have gone on?
+        let unlimited = SearchSpec {
+            max_probes: u32::MAX,
+            ..*search
+        };
+        match next_step(&probes, (lower, upper, upper_shown), &unlimited, n, target) {
+            Some(_) => Ended::Probes,
+            None => Ended::Horizon,
+        }
+    };
     Ok(Ends {
         lower,
         upper,
         upper_shown,
         probes,
+        ended,
     })
 }
 
@@ -698,6 +790,61 @@ mod tests {
         assert!(!decidable([0, 0, 6], 3, 1));
     }
 
+    /// Ends whose probes had no inconclusive run.
+    const FRESH: (bool, bool) = (false, false);
+
+    /// A gap next to an end is passed over when the horizon failed on both its sides: the end's
+    /// probe had an inconclusive run and most runs of the undecided probe beside it were
+    /// inconclusive. VQS-BF on sizes Unif[0.1, 0.5], L = 10, as searched before the rule: lower
+    /// 0.957031 shown stable 4/0/1, upper 0.984375 shown unstable 0/3/2, and between them
+    /// 0.960938 (0/0/5), 0.968750 (2/1/7) and 0.976562 (0/2/3 after one round, open). The
+    /// search went on with 0.958984 (1/1/3), 0.980469 (0/2/8) and 0.982422 (0/0/5), all
+    /// undecided.
+    #[test]
+    fn a_gap_the_horizon_failed_on_both_sides_of_is_passed_over() {
+        let target = 0.01;
+        let und = [
+            (0.960938, [0, 0, 5], false),
+            (0.968750, [2, 1, 7], false),
+            (0.976562, [0, 2, 3], true),
+        ];
+        // fresh ends: both end gaps are worth a probe, the upper one first (wider)
+        assert_eq!(
+            next_gap(0.957031, 0.984375, &und, 5, target, FRESH),
+            Some((0.976562, 0.984375))
+        );
+        // a strained upper end: only the lower gap is left
+        assert_eq!(
+            next_gap(0.957031, 0.984375, &und, 5, target, (false, true)),
+            Some((0.957031, 0.960938))
+        );
+        // both strained: none, and the search ends at the horizon
+        assert_eq!(
+            next_gap(0.957031, 0.984375, &und, 5, target, (true, true)),
+            None
+        );
+        // unless the end moved to the probe beside it would end the search: VQS on sizes
+        // Unif[0.1, 0.9], lower 0.804688 shown stable 3/0/2, 0.8125 undecided 0/0/5, upper
+        // 0.816406 shown unstable 0/3/2; a probe at 0.806641 went on to be shown stable 4/0/1
+        // and the interval 0.98 % wide
+        let und = [(0.8125, [0, 0, 5], false)];
+        assert_eq!(
+            next_gap(0.804688, 0.816406, &und, 5, target, (true, true)),
+            Some((0.804688, 0.8125))
+        );
+        // a strained end next to a probe whose runs mostly decided keeps its gap
+        let und = [(0.962, [2, 1, 2], false), (0.968750, [2, 1, 7], false)];
+        assert_eq!(
+            next_gap(0.957031, 0.975, &und, 5, target, (true, true)),
+            Some((0.957031, 0.962))
+        );
+        // with no undecided probe between them, strained ends are plain bisection
+        assert_eq!(
+            next_gap(0.95, 0.98, &[], 5, target, (true, true)),
+            Some((0.95, 0.98))
+        );
+    }
+
     /// The next probe skips gaps between two undecided loads that lean neither way, and the
     /// search stops when every gap worth a probe is narrow.
     #[test]
@@ -711,21 +858,21 @@ mod tests {
             (0.9766, [0, 2, 8], false),
         ];
         assert_eq!(
-            next_gap(0.957, 0.9844, &und, 5, target),
+            next_gap(0.957, 0.9844, &und, 5, target, FRESH),
             Some((0.9766, 0.9844))
         );
         // an undecided load one round from stable (7/0/8) makes the gap above it worth one
         let und = [(0.9609, [7, 0, 8], false), (0.9688, [0, 0, 10], false)];
         assert!(leans([7, 0, 8], 5, 0) && !leans([7, 0, 8], 5, 1));
         assert_eq!(
-            next_gap(0.9590, 0.9727, &und, 5, target),
+            next_gap(0.9590, 0.9727, &und, 5, target, FRESH),
             Some((0.9609, 0.9688))
         );
         // one round from unstable (0/6/9) likewise for the gap below it
         assert!(leans([0, 6, 9], 5, 1));
         let und = [(0.9883, [0, 0, 10], false), (0.9922, [0, 6, 9], false)];
         assert_eq!(
-            next_gap(0.9863, 0.9941, &und, 5, target),
+            next_gap(0.9863, 0.9941, &und, 5, target, FRESH),
             Some((0.9883, 0.9922))
         );
         // every gap worth a probe at most target / 4 wide: the search stops
@@ -734,9 +881,12 @@ mod tests {
             (0.9805, [0, 2, 8], false),
             (0.9824, [0, 0, 5], false),
         ];
-        assert_eq!(next_gap(0.957, 0.9844, &und, 5, target), None);
+        assert_eq!(next_gap(0.957, 0.9844, &und, 5, target, FRESH), None);
         // with nothing undecided it is plain bisection
-        assert_eq!(next_gap(0.5, 0.75, &[], 5, target), Some((0.5, 0.75)));
+        assert_eq!(
+            next_gap(0.5, 0.75, &[], 5, target, FRESH),
+            Some((0.5, 0.75))
+        );
     }
 
     /// Next to an open probe (rounds left), whose lean is provisional, a gap is tried only if
@@ -749,14 +899,14 @@ mod tests {
         // 0.9840: closed, the inner gap is the widest and is tried
         let und = [(0.9688, [2, 0, 3], false), (0.9766, [0, 2, 3], false)];
         assert_eq!(
-            next_gap(0.9622, 0.9840, &und, 5, target),
+            next_gap(0.9622, 0.9840, &und, 5, target, FRESH),
             Some((0.9688, 0.9766))
         );
         // open, their leans are provisional and the inner gap's probe (0.9727) could not end
         // the search either way (more than 0.01 from each end): an end gap instead
         let und = [(0.9688, [2, 0, 3], true), (0.9766, [0, 2, 3], true)];
         assert_eq!(
-            next_gap(0.9622, 0.9840, &und, 5, target),
+            next_gap(0.9622, 0.9840, &und, 5, target, FRESH),
             Some((0.9766, 0.9840))
         );
         // an inner gap whose probe, shown stable, ends the search (upper by theory at 1,
@@ -767,13 +917,13 @@ mod tests {
             (0.99609375, [0, 2, 3], true),
         ];
         assert_eq!(
-            next_gap(0.986328125, 1.0, &und, 5, target),
+            next_gap(0.986328125, 1.0, &und, 5, target, FRESH),
             Some((0.98828125, 0.9921875))
         );
         // but not when neither of its loads leans its way (a contrary run below)
         let und = [(0.98828125, [1, 1, 3], false), (0.9921875, [1, 0, 4], true)];
         assert_eq!(
-            next_gap(0.986328125, 1.0, &und, 5, target),
+            next_gap(0.986328125, 1.0, &und, 5, target, FRESH),
             Some((0.9921875, 1.0))
         );
     }
@@ -920,6 +1070,7 @@ mod tests {
                 upper,
                 upper_shown,
                 probes,
+                ended,
             } = ends;
             let msg = format!("case {case}: θ {theta}, w {w}, n {n}, {search:?}");
             assert!(lower < upper, "{msg}");
@@ -939,6 +1090,31 @@ mod tests {
             // short of its resolution
             for p in probes.iter().filter(|p| p.load > lower && p.load < upper) {
                 assert_eq!(p.decision, Decision::Undecided, "{msg}");
+            }
+            // why it ended: the resolution reached, or the probes spent (a search without
+            // their limit would go on), or nothing left to run at all
+            let unlimited = SearchSpec {
+                max_probes: u32::MAX,
+                ..search
+            };
+            let more = next_step(
+                &probes,
+                (lower, upper, upper_shown),
+                &unlimited,
+                n,
+                search.resolution,
+            );
+            match ended {
+                Ended::Resolution => assert!(upper - lower <= search.resolution, "{msg}"),
+                Ended::Probes => assert!(
+                    upper - lower > search.resolution
+                        && probes.len() == search.max_probes as usize
+                        && more.is_some(),
+                    "{msg}"
+                ),
+                Ended::Horizon => {
+                    assert!(upper - lower > search.resolution && more.is_none(), "{msg}")
+                }
             }
             if upper - lower > search.resolution {
                 assert_eq!(

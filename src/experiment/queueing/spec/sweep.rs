@@ -7,6 +7,7 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
+use crate::model::Size;
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -19,9 +20,21 @@ pub(in crate::experiment::queueing) fn rate_per_load(
     servers as f64 / (sizes.mean() * service.mean())
 }
 
-/// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes, else
-/// Theorem 1's bracket on 128 equal intervals (its upper end capped at 1).
+/// Whether ρ* of a size law is 1 because its sizes are symmetric about 1/2: a uniform law on
+/// [low, 1 − low] (its grid points x and 1 − x equally likely), whose jobs pair into servers
+/// filled exactly, (x, 1 − x), two jobs per server of mean size 1/2 (`docs/theory.md`, section
+/// 2).
+pub(crate) fn symmetric_about_half(law: &SizeLaw) -> bool {
+    matches!(law, SizeLaw::Uniform { low, high } if low.0 + high.0 == Size::UNIT)
+}
+
+/// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes and for
+/// sizes symmetric about 1/2 ([`symmetric_about_half`]), else Theorem 1's bracket on 128 equal
+/// intervals (its upper end capped at 1).
 pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
+    if symmetric_about_half(law) {
+        return Ok((1.0, 1.0));
+    }
     match law.atoms() {
         Some(atoms) if atoms.len() <= 256 => {
             let r = exact_rho_star(&atoms)?;
@@ -255,5 +268,32 @@ impl Finder<'_> {
             .iter()
             .position(|p| p.key == want)
             .ok_or_else(|| self.cx.bad(key, &format!("a value listed in {name}"), want))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: f64) -> Size {
+        Size::from_f64(x).unwrap()
+    }
+
+    /// ρ* = 1 for sizes symmetric about 1/2, inside Theorem 1's bracket at every refinement
+    /// (which converges to it only as 1 − 1.2/n); other laws keep their bracket.
+    #[test]
+    fn sizes_symmetric_about_a_half_have_rho_star_one_inside_every_bracket() {
+        let large = SizeLaw::uniform(s(0.1), s(0.9));
+        assert!(symmetric_about_half(&large));
+        assert_eq!(rho_star_of(&large).unwrap(), (1.0, 1.0));
+        for b in bracket(&large, 8, 256, 0.0).unwrap() {
+            assert!(b.lower_bound <= 1.0 && 1.0 <= b.upper_bound, "{b:?}");
+        }
+        for (lo, hi) in [(0.1, 0.5), (0.1, 0.8), (0.2, 0.9)] {
+            let law = SizeLaw::uniform(s(lo), s(hi));
+            assert!(!symmetric_about_half(&law));
+            let (a, b) = rho_star_of(&law).unwrap();
+            assert!(a < b && b <= 1.0, "[{lo}, {hi}]: ({a}, {b})");
+        }
     }
 }
