@@ -393,8 +393,8 @@ struct Pending {
 /// class, its response time to the run's.
 ///
 /// Placing a job only writes it into a buffer of [`PENDING`]; a full buffer is sorted into the
-/// histograms in one loop, which the processor runs several jobs at a time, where recording each
-/// job between two placements cost about half as much again.
+/// histograms in one loop, which the processor runs several jobs at a time: recording each job
+/// at its placement cost about 1 ns a job more (`docs/performance.md`, "Waiting times").
 #[derive(Clone, Debug)]
 pub(crate) struct WaitRecorder {
     from: u64,
