@@ -105,16 +105,7 @@ impl SizeLaw {
                     .collect(),
             ),
             SizeLaw::Discrete { values, probs, .. } => {
-                let mut atoms: Vec<(Size, f64)> =
-                    values.iter().copied().zip(probs.iter().copied()).collect();
-                atoms.sort_by_key(|a| a.0);
-                atoms.dedup_by(|b, a| {
-                    let same = a.0 == b.0;
-                    if same {
-                        a.1 += b.1;
-                    }
-                    same
-                });
+                let atoms = merge_atoms(values.iter().copied().zip(probs.iter().copied()));
                 if atoms.len() <= ATOM_CLASSES {
                     return SizeClasses::new(atoms.iter().map(|a| a.0).collect());
                 }

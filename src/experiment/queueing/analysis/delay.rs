@@ -109,7 +109,7 @@ impl DelayStatus {
     }
 }
 
-/// The stats of `pick`'s histograms over the runs, weighted by `weights`.
+/// The mean and quantiles of the runs' histograms `hists`, weighted by `weights`.
 fn stats(hists: &[&Histogram], weights: &[f64]) -> DelayStats {
     let estimate = |f: &dyn Fn(&Histogram) -> f64| {
         let xs: Vec<f64> = hists.iter().map(|h| f(h)).collect();

@@ -78,8 +78,7 @@ fn setting(r: &mut Report, exp: &Experiment) {
         let how = if exp.constraints.is_some() {
             "with the placement constraints: the linear programme over configurations per \
              server group"
-        } else if exp.constraints.is_none()
-            && exp.numa.is_none()
+        } else if exp.numa.is_none()
             && crate::experiment::queueing::spec::symmetric_about_half(exp.workload.sizes())
         {
             "exact: the sizes are symmetric about 1/2, so jobs of sizes x and 1 − x, equally \

@@ -97,8 +97,10 @@ impl Workload {
     pub(crate) fn wait_classes(&self) -> (SizeClasses, usize) {
         let resource = match self {
             Workload::Requests { requests, dims, .. } => {
-                let mean = |k: usize| requests.iter().map(|r| r[k] as f64).sum::<f64>();
-                (0..*dims).fold(0, |best, k| if mean(k) > mean(best) { k } else { best })
+                let total: Vec<f64> = (0..*dims)
+                    .map(|k| requests.iter().map(|r| r[k] as f64).sum())
+                    .collect();
+                (0..*dims).fold(0, |best, k| if total[k] > total[best] { k } else { best })
             }
             _ => 0,
         };
