@@ -1,6 +1,7 @@
 //! `report.md` of a queueing experiment: the setting, the summary table, work waiting,
 //! configuration mixes, stability limits, the packing study, the claims and the figures.
 
+use crate::stability::perfect::PerfectPacking;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -78,13 +79,25 @@ fn setting(r: &mut Report, exp: &Experiment) {
         let how = if exp.constraints.is_some() {
             "with the placement constraints: the linear programme over configurations per \
              server group"
-        } else if exp.numa.is_none()
-            && crate::experiment::queueing::spec::symmetric_about_half(exp.workload.sizes())
+                .to_string()
+        } else if let Some(p) = exp
+            .numa
+            .is_none()
+            .then(|| crate::experiment::queueing::spec::perfect_packing(exp.workload.sizes()))
+            .flatten()
         {
-            "exact: the sizes are symmetric about 1/2, so jobs of sizes x and 1 − x, equally \
-             likely, fill a server exactly in pairs"
+            match p {
+                PerfectPacking::Pairs => "exact: the sizes are symmetric about 1/2, so jobs of \
+                    sizes x and 1 − x, equally likely, fill a server exactly in pairs"
+                    .to_string(),
+                PerfectPacking::Mixed { k } => format!(
+                    "a perfect packing: the sizes fill servers exactly, {k} and {} jobs at a \
+                     time, by complete mixability; ρ* is 1 up to the fixed-point grid",
+                    k + 1
+                ),
+            }
         } else {
-            "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals"
+            "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals".to_string()
         };
         r.line(format!(
             "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \

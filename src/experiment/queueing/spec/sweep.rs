@@ -7,7 +7,7 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
-use crate::model::Size;
+use crate::stability::perfect::{self, PerfectPacking};
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -20,20 +20,22 @@ pub(in crate::experiment::queueing) fn rate_per_load(
     servers as f64 / (sizes.mean() * service.mean())
 }
 
-/// Whether ρ* of a size law is 1 because its sizes are symmetric about 1/2: a uniform law on
-/// [low, 1 − low] (its grid points x and 1 − x equally likely), whose jobs pair into servers
-/// filled exactly, (x, 1 − x), two jobs per server of mean size 1/2 (`docs/theory.md`, section
-/// 2).
-pub(crate) fn symmetric_about_half(law: &SizeLaw) -> bool {
-    matches!(law, SizeLaw::Uniform { low, high } if low.0 + high.0 == Size::UNIT)
+/// How a size law fills servers exactly, if packlab can show that it does: a uniform law
+/// symmetric about 1/2 pairs (x, 1 − x); some other uniform laws mix k- and (k + 1)-job fills
+/// (`docs/theory.md`, section 2).
+pub(crate) fn perfect_packing(law: &SizeLaw) -> Option<PerfectPacking> {
+    match law {
+        SizeLaw::Uniform { low, high } => perfect::uniform(*low, *high),
+        _ => None,
+    }
 }
 
-/// ρ* of a size law as a traffic intensity (low, high): exact for finitely many sizes and for
-/// sizes symmetric about 1/2 ([`symmetric_about_half`]), else Theorem 1's bracket on 128 equal
-/// intervals (its upper end capped at 1).
+/// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is
+/// shown ([`perfect_packing`]), exact for finitely many sizes, else Theorem 1's bracket on 128
+/// equal intervals (its upper end capped at 1).
 pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
-    if symmetric_about_half(law) {
-        return Ok((1.0, 1.0));
+    if let Some(p) = perfect_packing(law) {
+        return Ok(p.rho_star(law.mean()));
     }
     match law.atoms() {
         Some(atoms) if atoms.len() <= 256 => {
@@ -274,26 +276,29 @@ impl Finder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Size;
 
     fn s(x: f64) -> Size {
         Size::from_f64(x).unwrap()
     }
 
-    /// ρ* = 1 for sizes symmetric about 1/2, inside Theorem 1's bracket at every refinement
-    /// (which converges to it only as 1 − 1.2/n); other laws keep their bracket.
+    /// ρ* from a perfect packing where one is shown, else the bracket.
     #[test]
-    fn sizes_symmetric_about_a_half_have_rho_star_one_inside_every_bracket() {
+    fn perfectly_packed_laws_have_rho_star_one() {
         let large = SizeLaw::uniform(s(0.1), s(0.9));
-        assert!(symmetric_about_half(&large));
+        assert_eq!(perfect_packing(&large), Some(PerfectPacking::Pairs));
         assert_eq!(rho_star_of(&large).unwrap(), (1.0, 1.0));
-        for b in bracket(&large, 8, 256, 0.0).unwrap() {
-            assert!(b.lower_bound <= 1.0 && 1.0 <= b.upper_bound, "{b:?}");
-        }
-        for (lo, hi) in [(0.1, 0.5), (0.1, 0.8), (0.2, 0.9)] {
+        let small = SizeLaw::uniform(s(0.1), s(0.5));
+        let (a, b) = rho_star_of(&small).unwrap();
+        assert!(1.0 - a < 1e-13 && b == 1.0, "({a}, {b})");
+        for (lo, hi) in [(0.35, 0.6), (0.2, 0.9)] {
             let law = SizeLaw::uniform(s(lo), s(hi));
-            assert!(!symmetric_about_half(&law));
+            assert_eq!(perfect_packing(&law), None);
             let (a, b) = rho_star_of(&law).unwrap();
-            assert!(a < b && b <= 1.0, "[{lo}, {hi}]: ({a}, {b})");
+            assert!(
+                a <= b && b <= 1.0 && 1.0 - a > 1e-3,
+                "[{lo}, {hi}]: ({a}, {b})"
+            );
         }
     }
 }
