@@ -135,6 +135,27 @@ mod tests {
         assert!(last.upper_bound < 0.99, "{last:?}");
     }
 
+    /// Every uniform law on a grid of 0.05 that is said to pack perfectly keeps Theorem 1's
+    /// upper end (sizes rounded down, which only an overstated ρ* = 1 could push below 1) at
+    /// 1 or above on 64 intervals; and the test accepts laws beyond the two committed ones.
+    #[test]
+    fn no_law_said_to_pack_perfectly_has_an_upper_bound_below_one() {
+        let mut mixed = 0;
+        for lo in 1..20 {
+            for hi in lo + 1..=19 {
+                let (a, b) = (lo as f64 * 0.05, hi as f64 * 0.05);
+                let Some(p) = uniform(s(a), s(b)) else {
+                    continue;
+                };
+                mixed += usize::from(matches!(p, PerfectPacking::Mixed { .. }));
+                let law = SizeLaw::uniform(s(a), s(b));
+                let last = bracket(&law, 64, 64, 0.0).unwrap().pop().unwrap();
+                assert!(last.upper_bound >= 1.0 - 1e-9, "[{a}, {b}] {p:?}: {last:?}");
+            }
+        }
+        assert!(mixed >= 10, "{mixed} mixed packings");
+    }
+
     #[test]
     fn the_mixed_bracket_is_within_a_grid_step_of_one() {
         let (a, b) = PerfectPacking::Mixed { k: 3 }.rho_star(0.3);
