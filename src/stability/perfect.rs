@@ -11,6 +11,7 @@
 //! with sum 2c.
 
 use crate::model::Size;
+use crate::workload::SizeLaw;
 
 /// How a uniform size law fills servers exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +39,15 @@ impl PerfectPacking {
                 (mean / (mean + half_step), 1.0)
             }
         }
+    }
+}
+
+/// How a size law fills servers exactly, if packlab can show that it does: a uniform law
+/// ([`uniform`]); other laws are not examined.
+pub(crate) fn of(law: &SizeLaw) -> Option<PerfectPacking> {
+    match law {
+        SizeLaw::Uniform { low, high } => uniform(*low, *high),
+        _ => None,
     }
 }
 
@@ -86,7 +96,6 @@ pub(crate) fn uniform(low: Size, high: Size) -> Option<PerfectPacking> {
 mod tests {
     use super::*;
     use crate::stability::region::bracket;
-    use crate::workload::SizeLaw;
 
     fn s(x: f64) -> Size {
         Size::from_f64(x).unwrap()

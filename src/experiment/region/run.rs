@@ -13,6 +13,7 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::model::Size;
 use crate::rng::derive_seed;
+use crate::stability::perfect;
 use crate::stability::region::{BracketStep, bracket, interval_atoms, rho_reduced, rho_star};
 
 /// An LP failure, named as what it is.
@@ -171,10 +172,25 @@ fn regions(exp: &RegionExperiment) -> Result<Done, ExperimentError> {
             });
             (s.traffic, s.traffic)
         }
-        None => steps
-            .last()
-            .map(|last| (last.lower_bound, last.upper_bound))
-            .ok_or_else(|| region_err(f, RegionError::Input("an empty bracket".into())))?,
+        None => match perfect::of(law) {
+            Some(p) => {
+                // jobs fill servers exactly (docs/theory.md section 2): ρ* = 1, up to the
+                // fixed-point grid for a mixed packing
+                let (lo, hi) = p.rho_star(law.mean());
+                rows.push(RegionRow {
+                    set: "all configurations (rho*, a perfect packing)".into(),
+                    j: None,
+                    per_server: lo / law.mean(),
+                    traffic: lo,
+                    ratio: (1.0, 1.0),
+                });
+                (lo, hi)
+            }
+            None => steps
+                .last()
+                .map(|last| (last.lower_bound, last.upper_bound))
+                .ok_or_else(|| region_err(f, RegionError::Input("an empty bracket".into())))?,
+        },
     };
     let atoms_for = |p: &Partition| match &finite {
         Some(a) => a.clone(),

@@ -24,10 +24,7 @@ pub(in crate::experiment::queueing) fn rate_per_load(
 /// symmetric about 1/2 pairs (x, 1 − x); some other uniform laws mix k- and (k + 1)-job fills
 /// (`docs/theory.md`, section 2).
 pub(crate) fn perfect_packing(law: &SizeLaw) -> Option<PerfectPacking> {
-    match law {
-        SizeLaw::Uniform { low, high } => perfect::uniform(*low, *high),
-        _ => None,
-    }
+    perfect::of(law)
 }
 
 /// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is

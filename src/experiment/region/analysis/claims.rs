@@ -133,7 +133,9 @@ pub(super) fn check(exp: &RegionExperiment, out: &RegionOutcome) -> Vec<ClaimRes
                     claim: format!("rho* is {}", bounds_text(*at_least, *at_most)),
                     expected: bounds_text(*at_least, *at_most),
                     observed: format!("[{lo:.6}, {hi:.6}]"),
-                    evidence: "exact for finitely many sizes, else the last bracket".into(),
+                    evidence:
+                        "exact for finitely many sizes or a perfect packing, else the last bracket"
+                            .into(),
                     holds: within(lo, *at_least, None) && within(hi, None, *at_most),
                     unchecked: None,
                     exact,
