@@ -72,8 +72,9 @@ pub(crate) struct JournalHeader {
 /// NUMA-fit jobs (one more counter in every NUMA record). 3: a sweep run's record holds its
 /// jobs' waiting and response times ([`crate::sim::Waits`]). 4: a limit search passes over a
 /// gap next to an end that the longest horizon failed on both sides of, and its result says why
-/// it ended.
-pub(crate) const RESULTS: u32 = 4;
+/// it ended. 5: ρ* of a uniform law that packs servers perfectly is 1 (a region file's regions
+/// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves).
+pub(crate) const RESULTS: u32 = 5;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
