@@ -28,8 +28,8 @@ pub(crate) enum PerfectPacking {
 
 impl PerfectPacking {
     /// The bracket on ρ* this packing proves, for a law of mean `mean` (a fraction of a server):
-    /// exactly 1 for pairs on the grid; for the mixed packing, which is one of the continuous
-    /// law on \[low, high + 1/UNIT\] whose sizes the grid law rounds down, at least
+    /// exactly 1 for pairs on the grid. A mixed packing packs the continuous law on
+    /// \[low, high + 1/UNIT\], which the grid law rounds down, so ρ* is at least
     /// E\[R\]/(E\[R\] + 1/(2 UNIT)) (1 − 3·10⁻¹⁴ for means near 0.3).
     pub(crate) fn rho_star(self, mean: f64) -> (f64, f64) {
         match self {
@@ -81,7 +81,7 @@ pub(crate) fn uniform(low: Size, high: Size) -> Option<PerfectPacking> {
     let (w, s) = (b - a, a + b); // μ = s / 2u
     let k = 2 * u / s;
     if k < 2 || k * s == 2 * u {
-        // a single server-filling tuple size would need a mix of one part only; not covered
+        // a mean above 1/2, or exactly 1/k (one tuple size, no mix): not covered here
         return None;
     }
     // p = P / 2u, P = (k + 1)(2u − k s)

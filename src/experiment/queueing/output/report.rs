@@ -1,7 +1,6 @@
 //! `report.md` of a queueing experiment: the setting, the summary table, work waiting,
 //! configuration mixes, stability limits, the packing study, the claims and the figures.
 
-use crate::stability::perfect::PerfectPacking;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -13,6 +12,7 @@ use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
+use crate::stability::perfect::PerfectPacking;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
