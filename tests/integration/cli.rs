@@ -249,6 +249,32 @@ fn rows_that_are_not_stable_show_evidence_not_a_mean() {
         "{line}"
     );
     assert!(line.contains("net growth"), "{line}");
+    // runs.csv: a capped run has no statistics; a judged one has the verdict's, and they agree
+    // with its verdict (stable: z_vn ≤ 2 and z_rise ≤ 2.33; unstable: z_drift > 3)
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let col = |name: &str| column(runs.lines().next().unwrap(), name);
+    let (mut capped, mut stable) = (0, 0);
+    for row in runs.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let z = |name: &str| f[col(name)].parse::<f64>();
+        assert!(f[col("judged_slots")].parse::<u64>().is_ok(), "{row}");
+        if row.starts_with("fifo-ff,1.300000") {
+            capped += 1;
+            assert_eq!(f[col("z_drift")], "", "{row}");
+            assert_eq!(f[col("z_vn")], "", "{row}");
+        } else if f[col("verdict")] == "stable" {
+            stable += 1;
+            assert!(
+                z("z_vn").unwrap() <= 2.0 && z("z_rise").unwrap() <= 2.33,
+                "{row}"
+            );
+            assert!(z("z_drift").unwrap() <= 3.0, "{row}");
+        } else if f[col("verdict")] == "unstable" && !f[col("z_drift")].is_empty() {
+            assert!(z("z_drift").unwrap() > 3.0, "{row}");
+        }
+    }
+    assert_eq!(capped, 3);
+    assert!(stable > 0, "{runs}");
 }
 
 #[test]

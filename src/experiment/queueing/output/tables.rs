@@ -37,6 +37,16 @@ struct RunRow {
     /// With `sweep.fraction`: the point's fraction of ρ*, as written in the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     fraction: Option<F6>,
+    /// The slots the verdict judged (after warm-up, at the last horizon).
+    judged_slots: u64,
+    /// Times the horizon doubled because the verdict was inconclusive.
+    extensions: u32,
+    /// The verdict's statistics at the last horizon (empty for a run stopped at the queue cap
+    /// or judged on too short a horizon): decorrelation, level rise and drift, each in its
+    /// standard units (`proofs/verdict_calibration.md`).
+    z_vn: Option<F6>,
+    z_rise: Option<F6>,
+    z_drift: Option<F6>,
 }
 
 /// `summary.csv`: one row per (policy, point).
@@ -262,6 +272,7 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
             let p = exp.points[r.point];
             let x = &r.result;
             let (scaling, mean_queued_work) = traced(exp, &p, x.mean_queued_work);
+            let judged = |z: f64| (!x.evidence.capped && !x.evidence.short).then_some(F6(z));
             RunRow {
                 policy: exp.labels[r.policy].clone(),
                 load: F6(p.load),
@@ -279,6 +290,11 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
                 scaling,
                 mean_queued_work,
                 fraction: fraction(exp, &p),
+                judged_slots: x.evidence.horizon,
+                extensions: x.evidence.extensions,
+                z_vn: judged(x.evidence.z_vn),
+                z_rise: judged(x.evidence.z_rise),
+                z_drift: judged(x.evidence.z_drift),
             }
         })
         .collect()
