@@ -12,7 +12,7 @@ use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
-use crate::stability::perfect::PerfectPacking;
+use crate::stability::perfect::{self, PerfectPacking};
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -80,12 +80,7 @@ fn setting(r: &mut Report, exp: &Experiment) {
             "with the placement constraints: the linear programme over configurations per \
              server group"
                 .to_string()
-        } else if let Some(p) = exp
-            .numa
-            .is_none()
-            .then(|| crate::experiment::queueing::spec::perfect_packing(exp.workload.sizes()))
-            .flatten()
-        {
+        } else if let (None, Some(p)) = (&exp.numa, perfect::of(exp.workload.sizes())) {
             match p {
                 PerfectPacking::Pairs => "exact: the sizes are symmetric about 1/2, so jobs of \
                     sizes x and 1 − x, equally likely, fill a server exactly in pairs"

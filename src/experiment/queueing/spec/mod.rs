@@ -24,7 +24,7 @@ pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstrain
 pub(crate) use delay::{DelayQuantity, Statistic};
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
-pub(in crate::experiment::queueing) use sweep::{perfect_packing, rate_per_load};
+pub(in crate::experiment::queueing) use sweep::rate_per_load;
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};

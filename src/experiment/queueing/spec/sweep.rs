@@ -7,7 +7,7 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
-use crate::stability::perfect::{self, PerfectPacking};
+use crate::stability::perfect;
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -20,18 +20,11 @@ pub(in crate::experiment::queueing) fn rate_per_load(
     servers as f64 / (sizes.mean() * service.mean())
 }
 
-/// How a size law fills servers exactly, if packlab can show that it does: a uniform law
-/// symmetric about 1/2 pairs (x, 1 − x); some other uniform laws mix k- and (k + 1)-job fills
-/// (`docs/theory.md`, section 2).
-pub(crate) fn perfect_packing(law: &SizeLaw) -> Option<PerfectPacking> {
-    perfect::of(law)
-}
-
 /// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is
-/// shown ([`perfect_packing`]), exact for finitely many sizes, else Theorem 1's bracket on 128
+/// shown ([`perfect::of`]), exact for finitely many sizes, else Theorem 1's bracket on 128
 /// equal intervals (its upper end capped at 1).
 pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
-    if let Some(p) = perfect_packing(law) {
+    if let Some(p) = perfect::of(law) {
         return Ok(p.rho_star(law.mean()));
     }
     match law.atoms() {
@@ -274,6 +267,7 @@ impl Finder<'_> {
 mod tests {
     use super::*;
     use crate::model::Size;
+    use crate::stability::perfect::PerfectPacking;
 
     fn s(x: f64) -> Size {
         Size::from_f64(x).unwrap()
@@ -283,14 +277,14 @@ mod tests {
     #[test]
     fn perfectly_packed_laws_have_rho_star_one() {
         let large = SizeLaw::uniform(s(0.1), s(0.9));
-        assert_eq!(perfect_packing(&large), Some(PerfectPacking::Pairs));
+        assert_eq!(perfect::of(&large), Some(PerfectPacking::Pairs));
         assert_eq!(rho_star_of(&large).unwrap(), (1.0, 1.0));
         let small = SizeLaw::uniform(s(0.1), s(0.5));
         let (a, b) = rho_star_of(&small).unwrap();
         assert!(1.0 - a < 1e-13 && b == 1.0, "({a}, {b})");
         for (lo, hi) in [(0.35, 0.6), (0.2, 0.9)] {
             let law = SizeLaw::uniform(s(lo), s(hi));
-            assert_eq!(perfect_packing(&law), None);
+            assert_eq!(perfect::of(&law), None);
             let (a, b) = rho_star_of(&law).unwrap();
             assert!(
                 a <= b && b <= 1.0 && 1.0 - a > 1e-3,
