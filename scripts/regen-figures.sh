@@ -23,7 +23,7 @@ for f in "${files[@]}"; do
   [ -f "$out/claims.csv" ] && cp "$out/claims.csv" "figures/$name/"
   [ -f "$out/study.csv" ] && cp "$out/study.csv" "figures/$name/"
   [ -f "$out/thresholds.csv" ] && cp "$out/thresholds.csv" "figures/$name/"
-  for t in region_map.csv numa.csv savings.csv constraints.csv constraint_pending.csv constraint_delay.csv synthesis_validation.csv waits.csv waits_by_size.csv; do
+  for t in region_map.csv probe_groups.csv numa.csv savings.csv constraints.csv constraint_pending.csv constraint_delay.csv synthesis_validation.csv waits.csv waits_by_size.csv; do
     [ -f "$out/$t" ] && cp "$out/$t" "figures/$name/"
   done
   echo "figures/$name: claims exit status $status"

@@ -73,8 +73,10 @@ pub(crate) struct JournalHeader {
 /// jobs' waiting and response times ([`crate::sim::Waits`]). 4: a limit search passes over a
 /// gap next to an end that the longest horizon failed on both sides of, and its result says why
 /// it ended. 5: ρ* of a uniform law that packs servers perfectly is 1 (a region file's regions
-/// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves).
-pub(crate) const RESULTS: u32 = 5;
+/// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves). 6: a
+/// limit search's probe the majority leaves undecided may be decided by the pooled test of its
+/// inconclusive runs, whose statistics each run's record now carries.
+pub(crate) const RESULTS: u32 = 6;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

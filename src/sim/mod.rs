@@ -12,6 +12,7 @@
 mod calendar;
 mod cluster;
 pub(crate) mod guard;
+pub(crate) mod pooled;
 pub(crate) mod verdict;
 pub mod waits;
 

@@ -98,7 +98,7 @@ fn refused(name: &str, file: &str, text: &str, extra: &[&str], words: &[&str]) {
 
 #[test]
 fn queueing_work_beyond_the_limits_is_refused_before_it_starts() {
-    let cases: [(&str, &str, &[&str]); 6] = [
+    let cases: [(&str, &str, &[&str]); 7] = [
         (
             "load = [0.5]",
             "load = [1e9]",
@@ -128,6 +128,11 @@ fn queueing_work_beyond_the_limits_is_refused_before_it_starts() {
             "replications = 2",
             "replications = 2\nqueue_cap = 1000000000000",
             &["run.queue_cap"],
+        ),
+        (
+            "replications = 2",
+            "replications = 2\nprobe_groups = 3",
+            &["run.probe_groups", "at most 2"],
         ),
     ];
     for (i, (from, to, words)) in cases.iter().enumerate() {

@@ -506,7 +506,7 @@ fn probe_list(t: &ThresholdResult) -> String {
             format!(
                 "{:.4}: {} ({}/{}/{})",
                 p.load,
-                p.decision.as_str(),
+                p.decided_as(),
                 p.counts[0],
                 p.counts[1],
                 p.counts[2]

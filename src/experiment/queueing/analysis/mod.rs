@@ -7,11 +7,13 @@
 mod claims;
 mod constraints;
 pub(crate) mod delay;
+mod groups;
 mod outcome;
 mod region_map;
 mod results;
 
 pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
+pub(crate) use groups::GroupRow;
 pub(crate) use outcome::Outcome;
 pub(crate) use region_map::{MapLimit, MapPolygons};
 pub(crate) use results::SummaryRow;
@@ -34,6 +36,7 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
         delays: Vec::new(),
         validations: Vec::new(),
         map: Vec::new(),
+        groups: Vec::new(),
         polygons: region_map::polygons(exp),
     };
     let mut rays = Vec::new();
@@ -48,6 +51,7 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
     }
     out.map = region_map::limits(exp, rays);
     out.summary = summarise(exp, &out.runs);
+    out.groups = groups::groups(exp, &out.runs);
     if let Some(q) = &exp.constraints {
         out.delays = constraints::delays(q, &out.runs, &out.summary);
         out.validations = constraints::validations(exp, q, &out.runs, &out.summary);

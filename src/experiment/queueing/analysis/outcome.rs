@@ -31,6 +31,8 @@ pub struct Outcome {
     pub validations: Vec<Validation>,
     /// With `[region_map]`: each (ray, policy) limit, ray by ray.
     pub map: Vec<MapLimit>,
+    /// With `[run] probe_groups`: the probe rule on groups of each point's replications.
+    pub groups: Vec<super::GroupRow>,
     /// With `[region_map]`: the exact regions of its two types.
     pub polygons: Option<MapPolygons>,
 }

@@ -9,7 +9,6 @@ use serde::Serialize;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, Report, render_with, write_csv};
 use crate::experiment::queueing::analysis::{MapLimit, MapPolygons, Outcome};
-use crate::experiment::queueing::run::limit::probe_error;
 use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
 use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
 use crate::stability::plane::Polygon;
@@ -95,19 +94,15 @@ pub(super) fn write_table(
                 upper_fraction: F6(m.fractions.1),
                 lower_shown: m.lower_shown,
                 upper_shown: m.upper_shown,
-                lower_error: t
-                    .probe_at(t.lower)
-                    .map(|p| format!("{:.1e}", probe_error(p.runs()))),
-                upper_error: t
-                    .probe_at(t.upper)
-                    .map(|p| format!("{:.1e}", probe_error(p.runs()))),
+                lower_error: t.probe_at(t.lower).map(|p| format!("{:.1e}", p.error())),
+                upper_error: t.probe_at(t.upper).map(|p| format!("{:.1e}", p.error())),
                 probes: t.probes.len(),
                 runs: t.runs(),
                 slots: t.slots(),
                 trail: t
                     .probes
                     .iter()
-                    .map(|p| format!("{:.4}:{}", p.load / r.rho, p.decision.as_str()))
+                    .map(|p| format!("{:.4}:{}", p.load / r.rho, p.decided_as()))
                     .collect::<Vec<_>>()
                     .join(" "),
             }

@@ -423,9 +423,12 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
     r.line(
         "\n## Stability limits (intervals from a noisy bisection on the load)\n\n\
          Lower end: the largest load shown stable (a majority of a probe's runs stable, none \
-         unstable); upper end: the smallest shown unstable (or ρ*, above which no policy is \
-         stable). Each end is wrong with at most the stated probability if a single run is \
-         wrong with probability 5 %, the calibrated rate (`proofs/verdict_calibration.md`). \
+         unstable; or, where the majority could not tell and no run was unstable, `pooled-stable`: \
+         the mean decorrelation of its inconclusive runs below its 1 % point at the critical \
+         load); upper end: the smallest shown unstable likewise (or ρ*, above which no policy \
+         is stable). Each end is wrong with at most the stated probability if a single run is \
+         wrong with probability 5 %, the calibrated rate, and each look of the pooled test with \
+         1 % (`proofs/verdict_calibration.md`). \
          A search ends when the interval is as narrow as the claim's resolution, when `max_probes` \
          loads were tried, or at the horizon: when no load left could move an end at the \
          longest horizon `run.max_slots` (`docs/performance.md`, \"Near a limit\").\n",

@@ -49,6 +49,22 @@ struct RunRow {
     z_drift: Option<F6>,
 }
 
+/// `probe_groups.csv` (with `[run] probe_groups`): one row per (policy, point), its replications in
+/// consecutive groups each decided as a limit search's probe of one round.
+#[derive(Serialize, Default)]
+struct ProbeGroupRow {
+    policy: String,
+    load: F6,
+    arrival_rate: F6,
+    group_size: u32,
+    groups: usize,
+    majority_stable: usize,
+    majority_unstable: usize,
+    pooled_stable: usize,
+    pooled_unstable: usize,
+    undecided: usize,
+}
+
 /// `summary.csv`: one row per (policy, point).
 #[derive(Serialize, Default)]
 struct SummaryCsvRow {
@@ -233,6 +249,12 @@ pub(in crate::experiment::queueing) fn write_tables(
         )?);
         files.extend(super::delay::write(exp, out, dir)?);
     }
+    if exp.run.probe_groups.is_some() && !out.groups.is_empty() {
+        files.push(write_csv(
+            dir.join("probe_groups.csv"),
+            &probe_group_rows(exp, out),
+        )?);
+    }
     if out.runs.iter().any(|r| !r.result.class_series.is_empty()) {
         files.push(write_csv(
             dir.join("vq_timeseries.csv"),
@@ -263,6 +285,24 @@ pub(in crate::experiment::queueing) fn write_tables(
     }
     files.push(write_claims(dir, &out.claims)?);
     Ok(files)
+}
+
+fn probe_group_rows(exp: &Experiment, out: &Outcome) -> Vec<ProbeGroupRow> {
+    out.groups
+        .iter()
+        .map(|g| ProbeGroupRow {
+            policy: exp.labels[g.policy].clone(),
+            load: F6(exp.points[g.point].load),
+            arrival_rate: F6(exp.points[g.point].arrival_rate),
+            group_size: g.size,
+            groups: g.groups,
+            majority_stable: g.majority[0],
+            majority_unstable: g.majority[1],
+            pooled_stable: g.pooled[0],
+            pooled_unstable: g.pooled[1],
+            undecided: g.undecided,
+        })
+        .collect()
 }
 
 fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
@@ -478,7 +518,7 @@ fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
                     format!(
                         "{}:{}:{}/{}/{}",
                         F6(p.load),
-                        p.decision.as_str(),
+                        p.decided_as(),
                         p.counts[0],
                         p.counts[1],
                         p.counts[2]

@@ -7,6 +7,13 @@
 //! so far with S stable, U unstable:
 //! - *shown stable* if S > N/2 and U = 0;
 //! - *shown unstable* if U > N/2 and S = 0;
+//! - otherwise, when every inconclusive run was judged at the longest horizon, the *pooled
+//!   test* of [`crate::sim::pooled`] on those runs: *shown stable* if the mean of their
+//!   decorrelation statistics is below its 1 % point at the critical load and U = 0, *shown
+//!   unstable* if the mean of their drift statistics is above its 99 % point and S = 0
+//!   (written `pooled-stable` / `pooled-unstable`). Near a limit most runs end inconclusive,
+//!   yet their statistics still lean; their mean decides loads that a majority of single-run
+//!   calls would leave undecided, without more runs;
 //! - otherwise *undecided*: another round may follow, up to `rounds`, while the probe is
 //!   *open* (below); x is close to the limit, at the resolution the horizon allows.
 //!
@@ -28,7 +35,9 @@
 //! ±1 %), a probe decided stable on N runs is wrong with probability at most P(Bin(N, p) >
 //! N/2), since all its more than N/2 stable runs would be wrong calls;
 //! [`probe_error`] states it with p = [`RUN_ERROR`] = 5 %, the target the calibration meets,
-//! and likewise for a wrong "shown unstable".
+//! and likewise for a wrong "shown unstable". Each time the pooled test is applied it adds at
+//! most [`POOLED_ERROR`] = 1 % (its stated error at the limit), so a probe's bound
+//! ([`Probe::error`]) is the majority's plus 1 % per pooled look.
 //!
 //! **The search** keeps lower (shown stable; 0 to start, stable by theory) and upper (shown
 //! unstable; ρ*'s upper end to start, beyond which no policy is stable) and the undecided loads
@@ -85,6 +94,7 @@ use crate::experiment::queueing::{Experiment, SearchSpec};
 use crate::experiment::steps::Steps;
 use crate::rng::derive_seed;
 use crate::sim::Verdict;
+use crate::sim::pooled::{POOLED_ERROR, pooled};
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
@@ -146,12 +156,90 @@ pub(crate) struct Probe {
     pub(crate) counts: [usize; 3],
     /// Slots simulated by its runs.
     pub(crate) slots: u64,
+    /// `[z_vn, z_drift]` of each run that ended inconclusive after judging its longest
+    /// horizon, in replication order: what the pooled test pools.
+    pub(crate) pool: Vec<[f64; 2]>,
+    /// Rounds after which the pooled test was applied (the majority had not decided).
+    pub(crate) pooled_looks: u32,
+    /// The decision is the pooled test's, not the majority's.
+    pub(crate) pooled: bool,
 }
 
 impl Probe {
+    /// A probe at `load` before its first round.
+    fn at(load: f64) -> Self {
+        Probe {
+            load,
+            decision: Decision::Undecided,
+            counts: [0; 3],
+            slots: 0,
+            pool: Vec::new(),
+            pooled_looks: 0,
+            pooled: false,
+        }
+    }
+
+    /// The probe at `load` of one round made of `runs` (verdict and evidence each), decided
+    /// as a search decides it: how a calibration file measures the probe rule on groups of its
+    /// replications.
+    pub(crate) fn of_runs<'r>(
+        load: f64,
+        runs: impl IntoIterator<Item = (Verdict, &'r crate::sim::VerdictEvidence)>,
+    ) -> Self {
+        let mut p = Probe::at(load);
+        for (v, e) in runs {
+            p.counts[v as usize] += 1;
+            p.pool.extend(pooled_stats(v, e));
+        }
+        p.decide();
+        p
+    }
+
     /// Runs of the probe.
     pub(crate) fn runs(&self) -> usize {
         self.counts.iter().sum()
+    }
+
+    /// The decision as written in outputs: `stable`, `unstable`, `undecided`, or
+    /// `pooled-stable` / `pooled-unstable` when the pooled test made it.
+    pub(crate) fn decided_as(&self) -> &'static str {
+        match (self.pooled, self.decision) {
+            (true, Decision::Stable) => "pooled-stable",
+            (true, Decision::Unstable) => "pooled-unstable",
+            (_, d) => d.as_str(),
+        }
+    }
+
+    /// The bound on the chance that the probe's decision is wrong: the majority's
+    /// ([`probe_error`] of its runs) and [`POOLED_ERROR`] for each time the pooled test was
+    /// applied (a union bound over its looks).
+    pub(crate) fn error(&self) -> f64 {
+        probe_error(self.runs()) + POOLED_ERROR * f64::from(self.pooled_looks)
+    }
+
+    /// Decides the probe on its runs so far: the majority rule ([`decide`]); if it leaves the
+    /// probe undecided, the pooled test on its inconclusive runs ([`pooled`]), when every
+    /// inconclusive run was judged and no run went the other way.
+    fn decide(&mut self) {
+        self.decision = decide(self.counts);
+        self.pooled = false;
+        if self.decision != Decision::Undecided || self.counts[2] == 0 {
+            return;
+        }
+        if self.pool.len() != self.counts[2] {
+            // a run too short to judge: nothing to pool
+            return;
+        }
+        self.pooled_looks += 1;
+        let by_pool = match pooled(&self.pool) {
+            Verdict::Stable if self.counts[1] == 0 => Decision::Stable,
+            Verdict::Unstable if self.counts[0] == 0 => Decision::Unstable,
+            _ => Decision::Undecided,
+        };
+        if by_pool != Decision::Undecided {
+            self.decision = by_pool;
+            self.pooled = true;
+        }
     }
 }
 
@@ -217,12 +305,17 @@ impl ThresholdResult {
     pub(crate) fn ends(&self) -> String {
         let end = |load: f64, theory: &str| match self.probe_at(load) {
             Some(p) => format!(
-                "{load:.4} ({}/{}/{} stable/unstable/inconclusive runs; wrong with probability \
+                "{load:.4} ({}{}/{}/{} stable/unstable/inconclusive runs; wrong with probability \
                  ≤ {:.1e})",
+                if p.pooled {
+                    format!("{}: ", p.decided_as())
+                } else {
+                    String::new()
+                },
                 p.counts[0],
                 p.counts[1],
                 p.counts[2],
-                probe_error(p.runs())
+                p.error()
             ),
             None => format!("{load:.4} ({theory})"),
         };
@@ -305,6 +398,12 @@ fn hopeless(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
     chance < HOPELESS
 }
 
+/// What a run gives the pooled test: its `[z_vn, z_drift]` if it ended inconclusive after
+/// judging its horizon (not capped, not too short).
+fn pooled_stats(v: Verdict, e: &crate::sim::VerdictEvidence) -> Option<[f64; 2]> {
+    (v == Verdict::Inconclusive && !e.short && !e.capped).then_some([e.z_vn, e.z_drift])
+}
+
 /// P(Bin(n, p) = k).
 fn binomial(n: usize, k: usize, p: f64) -> f64 {
     let c: f64 = (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product();
@@ -364,7 +463,8 @@ fn run_round(
     let n = who.replications;
     // this round's part of the search's progress, shared by its runs on every thread
     let span = crate::progress::current();
-    let runs: Result<Vec<(Verdict, u64)>, ExperimentError> = (round * n..(round + 1) * n)
+    type Judged = (Verdict, u64, Option<[f64; 2]>);
+    let runs: Result<Vec<Judged>, ExperimentError> = (round * n..(round + 1) * n)
         .into_par_iter()
         .map(|rep| {
             let seed = derive_seed(who.seed, &[0x7468_7265, load.to_bits(), rep as u64]);
@@ -374,16 +474,18 @@ fn run_round(
             // a run journaled by an interrupted search is recalled, not run again
             who.steps.step(&(load.to_bits(), rep), || {
                 crate::progress::within(part, || {
-                    super::simulate::run_scenario(&at(load, seed)?).map(|r| (r.verdict, r.slots))
+                    super::simulate::run_scenario(&at(load, seed)?)
+                        .map(|r| (r.verdict, r.slots, pooled_stats(r.verdict, &r.evidence)))
                 })
             })
         })
         .collect();
-    for (v, s) in runs? {
+    for (v, s, stats) in runs? {
         p.counts[v as usize] += 1;
         p.slots += s;
+        p.pool.extend(stats);
     }
-    p.decision = decide(p.counts);
+    p.decide();
     Ok(())
 }
 
@@ -596,7 +698,7 @@ pub(crate) fn limit_search(
                 if open(p, n, search.rounds) {
                     "undecided so far"
                 } else {
-                    p.decision.as_str()
+                    p.decided_as()
                 },
                 p.counts[0],
                 p.counts[1],
@@ -656,12 +758,7 @@ fn search_rounds(
         };
         let i = match step {
             Step::New(load) => {
-                probes.push(Probe {
-                    load,
-                    decision: Decision::Undecided,
-                    counts: [0; 3],
-                    slots: 0,
-                });
+                probes.push(Probe::at(load));
                 probes.len() - 1
             }
             Step::Again(i) => i,
@@ -734,6 +831,57 @@ mod tests {
         assert_eq!(decide([2, 0, 3]), Decision::Undecided);
         assert_eq!(decide([0, 5, 0]), Decision::Unstable);
         assert_eq!(decide([0, 3, 2]), Decision::Unstable);
+    }
+
+    /// The pooled test decides only what the majority left undecided, only with every
+    /// inconclusive run judged and no run the other way, and each look adds its error.
+    #[test]
+    fn the_pooled_test_decides_what_the_majority_leaves() {
+        let leaning = vec![[3.2, 0.2], [3.6, 0.5], [3.9, -0.3]];
+        let mut p = Probe {
+            counts: [2, 0, 3],
+            pool: leaning.clone(),
+            ..Probe::at(0.96)
+        };
+        p.decide();
+        assert_eq!(
+            (p.decision, p.decided_as()),
+            (Decision::Stable, "pooled-stable")
+        );
+        assert_eq!(p.pooled_looks, 1);
+        assert!((p.error() - probe_error(5) - POOLED_ERROR).abs() < 1e-15);
+        // an unstable run among them: no pooled "stable"
+        let mut q = Probe {
+            counts: [1, 1, 3],
+            pool: leaning.clone(),
+            ..Probe::at(0.96)
+        };
+        q.decide();
+        assert_eq!(q.decided_as(), "undecided");
+        // an inconclusive run too short to judge: nothing is pooled, nothing is looked at
+        let mut r = Probe {
+            counts: [2, 0, 3],
+            pool: leaning[..2].to_vec(),
+            ..Probe::at(0.96)
+        };
+        r.decide();
+        assert_eq!((r.decision, r.pooled_looks), (Decision::Undecided, 0));
+        // a majority decides as before, without a pooled look
+        let mut m = Probe {
+            counts: [3, 0, 2],
+            pool: vec![[5.5, 2.9], [5.6, 2.8]],
+            ..Probe::at(0.96)
+        };
+        m.decide();
+        assert_eq!((m.decided_as(), m.pooled_looks), ("stable", 0));
+        // drift no run showed alone, with no stable run
+        let mut d = Probe {
+            counts: [0, 2, 3],
+            pool: vec![[5.6, 2.1], [5.5, 1.9], [5.7, 2.6]],
+            ..Probe::at(0.99)
+        };
+        d.decide();
+        assert_eq!(d.decided_as(), "pooled-unstable");
     }
 
     /// A probe stops only when its remaining rounds cannot decide it: checked against every
@@ -930,10 +1078,9 @@ mod tests {
 
     fn probe(load: f64, counts: [usize; 3]) -> Probe {
         Probe {
-            load,
             decision: decide(counts),
             counts,
-            slots: 0,
+            ..Probe::at(load)
         }
     }
 

@@ -48,11 +48,24 @@ pub(in crate::experiment::queueing) fn run_spec(
             cx.at_most("run.samples", c, MAX_SAMPLES, "samples per run")?
         }
     };
+    let probe_groups = match raw.probe_groups {
+        None => None,
+        Some(g) => {
+            let g = cx.positive("run.probe_groups", g)?;
+            Some(cx.at_most(
+                "run.probe_groups",
+                g,
+                u64::from(replications),
+                "runs per group (the replications)",
+            )? as u32)
+        }
+    };
     Ok(RunSpec {
         horizon,
         replications,
         queue_cap,
         samples,
+        probe_groups,
     })
 }
 

@@ -182,6 +182,9 @@ pub(crate) struct RunSpec {
     pub(crate) queue_cap: u64,
     /// Points of the sampled queue-size series per run (about).
     pub(crate) samples: u64,
+    /// With `probe_groups = g`: each point's replications in consecutive groups of g, each
+    /// decided as a limit search's probe of one round is (`probe_groups.csv`).
+    pub(crate) probe_groups: Option<u32>,
 }
 
 impl RunSpec {
@@ -687,6 +690,7 @@ impl Experiment {
             }
         }
         r.replications = (r.replications / 100).max(1);
+        r.probe_groups = r.probe_groups.map(|g| g.min(r.replications));
         if let Some(c) = &mut self.compaction {
             c.trials = (c.trials / 100).max(1);
         }

@@ -107,6 +107,7 @@ pub(in crate::experiment::queueing) struct RawRun {
     pub(in crate::experiment::queueing) queue_cap: Option<i64>,
     pub(in crate::experiment::queueing) samples: Option<i64>,
     pub(in crate::experiment::queueing) max_slots: Option<i64>,
+    pub(in crate::experiment::queueing) probe_groups: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

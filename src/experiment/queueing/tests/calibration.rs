@@ -14,15 +14,18 @@ fn unit_jobs(loads: &str, replications: u32, seed: u64) -> Experiment {
          sizes = {{ dist = \"discrete\", values = [1.0], probs = [1.0] }}\n\
          service = {{ dist = \"geometric\", mean = 10.0 }}\n\
          [run]\nslots = 200_000\nwarmup = 20_000\nmax_slots = 1_600_000\nreplications = {replications}\n\
+         probe_groups = {replications}\n\
          queue_cap = 1_000_000\n[sweep]\nload = [{loads}]\n[[policy]]\nname = \"fifo-ff\"\n"
     );
     Experiment::parse(Path::new("cal.toml"), &text).unwrap()
 }
 
 #[test]
-fn a_critical_queue_is_never_called_stable_by_a_majority() {
+fn a_critical_queue_is_never_called_stable_by_a_majority_and_rarely_by_a_probe() {
     // 20 claims of 5 replications each at load 1 (null recurrent: not stable)
     let mut stable_runs = 0;
+    let mut stable_probes = 0;
+    let mut no_majority = 0;
     for group in 0..20 {
         let out = execute(&unit_jobs("1.0", 5, 100 + group), None).unwrap();
         let row = &out.summary[0];
@@ -33,7 +36,20 @@ fn a_critical_queue_is_never_called_stable_by_a_majority() {
             row.verdict_counts
         );
         stable_runs += row.verdict_counts[0];
+        // the same five runs as a limit search's probe: the majority, then the pooled test
+        let g = &out.groups[0];
+        assert_eq!(g.groups, 1);
+        stable_probes += g.majority[0] + g.pooled[0];
+        no_majority += g.pooled[0] + g.pooled[1] + g.undecided;
     }
+    // each probe is called stable with probability about 1 % (the pooled test's error, plus
+    // 10⁻³ for the majority's): 3 or more of 20 would happen in about 0.1 % of such tests
+    assert!(
+        stable_probes <= 2,
+        "{stable_probes} of 20 critical probes stable"
+    );
+    // nearly every group has no majority at the critical load: the pooled test is what decides
+    assert!(no_majority >= 15, "{no_majority} of 20 without a majority");
     // the calibrated per-run rate is about 2 %; 10 of 100 would be far outside it
     assert!(
         stable_runs <= 10,

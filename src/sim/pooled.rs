@@ -1,0 +1,209 @@
+//! A verdict on several runs at once: the pooled test a limit search applies to a probe whose
+//! runs the single-run verdict left undecided.
+//!
+//! **The data.** The runs of one probe (same system and load, independent seeds) that ended
+//! `inconclusive` at the longest horizon allowed: each was judged at the same horizon, after
+//! the same number of looks, and left its statistics z_vn (decorrelation) and z_drift (drift;
+//! [`super::verdict`]). Runs called `stable` or `unstable` at an earlier look are not pooled.
+//!
+//! **The test.** With k such runs:
+//! - `stable` if the mean of their z_vn is at most [`stable_bound`]`(k)`: the 1 % point of that
+//!   mean at the critical load;
+//! - `unstable` if the mean of their z_drift is above [`unstable_bound`]`(k)`: the 99 % point of
+//!   that mean at the critical load;
+//! - `inconclusive` otherwise (and if both held).
+//!
+//! **Why it holds its error.** A single run's rule must be sure on its own (z_vn ≤ 2, drift
+//! z > 3); near a limit most runs then end inconclusive, though their statistics still lean.
+//! The mean of k of them is much less spread than one (its standard deviation falls like
+//! 1/√k), so it separates a queue that forgets its past slowly from a critical one with far
+//! less simulation. At the critical load the heavy-traffic picture is a driftless reflected
+//! Brownian motion, whose statistics have the same law at every horizon and for every system
+//! (see [`super::verdict`]); the bounds are the quantiles of the pooled means under that law,
+//! **given** what the pooled runs are: runs that ended inconclusive after every look of the
+//! horizon doublings (the runs an earlier look called stable or unstable are the ones left
+//! out, so the law is taken conditionally, on the same selection). They were measured on
+//! 20,000 reflected Gaussian random walks of 16,384 steps to the first look (10 % warm-up),
+//! with 1 to 6 looks, by resampling the pooled mean 400,000 times for each k: the table keeps,
+//! for each k, the lowest 1 % point of the z_vn mean and the highest 99 % point of the z_drift
+//! mean over the six numbers of looks. A unit test below recomputes them on fewer walks.
+//!
+//! Stated error: at or beyond the limit the pooled `stable` call is wrong with probability at
+//! most [`POOLED_ERROR`] each time it is applied, and likewise below the limit for `unstable`
+//! (a queue below its limit drifts less than a critical one). The committed calibration files
+//! check both on five systems with exact limits (`proofs/verdict_calibration.md`).
+
+/// The probability, each time the pooled test is applied, that it calls a queue at or beyond
+/// its limit `stable` (or one at or below it `unstable`).
+pub(crate) const POOLED_ERROR: f64 = 0.01;
+
+/// The lowest 1 % point, over 1 to 6 looks, of the mean z_vn of k critical runs that ended
+/// inconclusive, k = 1 … 20.
+const STABLE_VN: [f64; 20] = [
+    2.59, 3.46, 3.77, 3.94, 4.06, 4.14, 4.21, 4.26, 4.30, 4.34, 4.36, 4.39, 4.42, 4.44, 4.45, 4.47,
+    4.49, 4.50, 4.51, 4.52,
+];
+
+/// The highest 99 % point, over 1 to 6 looks, of the mean z_drift of k critical runs that
+/// ended inconclusive, k = 1 … 20.
+const UNSTABLE_DRIFT: [f64; 20] = [
+    2.69, 2.05, 1.77, 1.62, 1.50, 1.43, 1.37, 1.32, 1.28, 1.25, 1.22, 1.20, 1.18, 1.16, 1.14, 1.13,
+    1.11, 1.10, 1.09, 1.08,
+];
+
+/// The bound the mean z_vn of `k` pooled runs must not exceed for `stable` (k ≥ 1; pools
+/// larger than the table use its last entry, which is stricter than their own).
+pub(crate) fn stable_bound(k: usize) -> f64 {
+    STABLE_VN[k.clamp(1, STABLE_VN.len()) - 1]
+}
+
+/// The bound the mean z_drift of `k` pooled runs must exceed for `unstable` (k ≥ 1; larger
+/// pools use the table's last entry, stricter than their own).
+pub(crate) fn unstable_bound(k: usize) -> f64 {
+    UNSTABLE_DRIFT[k.clamp(1, UNSTABLE_DRIFT.len()) - 1]
+}
+
+/// The pooled verdict on runs that each ended inconclusive at the same horizon, given as their
+/// `[z_vn, z_drift]`; `Inconclusive` for no runs.
+pub(crate) fn pooled(runs: &[[f64; 2]]) -> super::Verdict {
+    use super::Verdict;
+    let k = runs.len();
+    if k == 0 {
+        return Verdict::Inconclusive;
+    }
+    let mean = |i: usize| runs.iter().map(|r| r[i]).sum::<f64>() / k as f64;
+    let stable = mean(0) <= stable_bound(k);
+    let unstable = mean(1) > unstable_bound(k);
+    match (stable, unstable) {
+        (true, false) => Verdict::Stable,
+        (false, true) => Verdict::Unstable,
+        _ => Verdict::Inconclusive,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Verdict;
+    use super::super::verdict::{BATCHES, judge};
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_distr::StandardNormal;
+    use rand_pcg::Pcg64Mcg;
+
+    /// One driftless reflected Gaussian walk judged as a run is: warm-up h/9 steps (10 % of
+    /// the first horizon's run), looks at horizons h, 2h, … (`looks` of them) while the
+    /// verdict is inconclusive. Its `[z_vn, z_drift]` if it ended inconclusive.
+    fn critical_run(seed: u64, h: usize, looks: usize) -> Option<[f64; 2]> {
+        let w = h / 9;
+        let n = w + (h << (looks - 1));
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut prefix = Vec::with_capacity(n + 1);
+        prefix.push(0.0f64);
+        let (mut x, mut sum) = (0.0f64, 0.0f64);
+        for _ in 0..n {
+            let e: f64 = rng.sample(StandardNormal);
+            x = (x + e).max(0.0);
+            sum += x;
+            prefix.push(sum);
+        }
+        let mut last = None;
+        for k in 0..looks {
+            let len = h << k;
+            let m = len / BATCHES;
+            let start = w + len - m * BATCHES;
+            let y: Vec<f64> = (0..BATCHES)
+                .map(|i| (prefix[start + (i + 1) * m] - prefix[start + i * m]) / m as f64)
+                .collect();
+            let (v, ev) = judge(&y, m as u64, false, (w + len) as u64, 1.0);
+            if v != Verdict::Inconclusive {
+                return None;
+            }
+            last = Some([ev.z_vn, ev.z_drift]);
+        }
+        last
+    }
+
+    /// The 1 % point of the mean z_vn and the 99 % point of the mean z_drift of `k` runs drawn
+    /// from `runs`, by `draws` resamplings.
+    fn pooled_points(runs: &[[f64; 2]], k: usize, draws: usize, seed: u64) -> (f64, f64) {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let (mut vn, mut drift) = (Vec::with_capacity(draws), Vec::with_capacity(draws));
+        for _ in 0..draws {
+            let (mut a, mut b) = (0.0, 0.0);
+            for _ in 0..k {
+                let r = runs[rng.random_range(0..runs.len())];
+                a += r[0];
+                b += r[1];
+            }
+            vn.push(a / k as f64);
+            drift.push(b / k as f64);
+        }
+        vn.sort_by(f64::total_cmp);
+        drift.sort_by(f64::total_cmp);
+        (vn[draws / 100], drift[draws - draws / 100 - 1])
+    }
+
+    #[test]
+    fn the_bounds_tighten_with_the_pool() {
+        for k in 1..20 {
+            assert!(stable_bound(k) < stable_bound(k + 1), "{k}");
+            assert!(unstable_bound(k) > unstable_bound(k + 1), "{k}");
+        }
+        // larger pools keep the last (stricter) entry
+        assert_eq!(stable_bound(40), stable_bound(20));
+        assert_eq!(unstable_bound(40), unstable_bound(20));
+    }
+
+    #[test]
+    fn pooled_calls_need_the_mean_past_its_bound() {
+        assert_eq!(pooled(&[]), Verdict::Inconclusive);
+        // five runs whose decorrelation leans independent: stable together, none alone
+        let five = [[3.6, 0.2], [3.9, 0.5], [4.1, -0.3], [3.9, 0.1], [4.5, 0.4]];
+        assert_eq!(pooled(&five), Verdict::Stable);
+        // the same with one more strongly correlated run is not
+        let six = [five.as_slice(), &[[5.6, 0.4]]].concat();
+        assert_eq!(pooled(&six), Verdict::Inconclusive);
+        // drift that no single run shows (each below 3), together past the bound
+        let drifting = [[5.6, 2.1], [5.5, 1.2], [5.7, 2.6], [5.4, 0.9], [5.6, 1.9]];
+        assert_eq!(pooled(&drifting), Verdict::Unstable);
+    }
+
+    /// The table's bounds, recomputed on fewer and shorter walks, agree within the Monte Carlo
+    /// error (set `PACKLAB_POOLED_WALKS=20000` with `--release` to recompute at full scale:
+    /// the test then prints the table for 1 to 6 looks).
+    #[test]
+    fn the_table_is_the_critical_law_of_the_pooled_means() {
+        let walks: u64 = std::env::var("PACKLAB_POOLED_WALKS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1_500);
+        let (h, looks) = if walks > 5_000 {
+            (16_384, 6)
+        } else {
+            (2_048, 4)
+        };
+        let full = walks > 5_000;
+        for l in if full { 1..=looks } else { looks..=looks } {
+            let runs: Vec<[f64; 2]> = (0..walks).filter_map(|s| critical_run(s, h, l)).collect();
+            // most critical runs end inconclusive (the single-run rule's errors are ≤ 3 %)
+            assert!(runs.len() as f64 >= 0.95 * walks as f64, "{}", runs.len());
+            let ks: Vec<usize> = if full {
+                (1..=20).collect()
+            } else {
+                vec![2, 5, 10]
+            };
+            for k in ks {
+                let (vn, drift) = pooled_points(&runs, k, 40_000, k as u64);
+                if full {
+                    println!("looks {l} k {k}: z_vn 1 % {vn:.2}, z_drift 99 % {drift:.2}");
+                } else {
+                    assert!((vn - stable_bound(k)).abs() < 0.15, "k {k}: {vn:.3}");
+                    assert!(
+                        (drift - unstable_bound(k)).abs() < 0.15,
+                        "k {k}: {drift:.3}"
+                    );
+                }
+            }
+        }
+    }
+}
