@@ -25,7 +25,8 @@ pub(crate) struct GroupRow {
     pub(crate) undecided: usize,
 }
 
-/// One row per (policy, point) with runs, in the summary's order; none without the key.
+/// One row per (policy, point) with runs, point by point and policy by policy; none without
+/// the key.
 pub(crate) fn groups(exp: &Experiment, runs: &[RunRecord]) -> Vec<GroupRow> {
     let Some(size) = exp.run.probe_groups else {
         return Vec::new();
