@@ -7,17 +7,12 @@
 # stable at or above. Rates with Wilson 95 % score intervals (Wilson, JASA 22, 1927).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/calibration-systems.sh
+. scripts/calibration-systems.sh
 echo "| system | offset from the limit | runs | stable | unstable | inconclusive | correct [95 % interval] | wrong [95 % interval] |"
 echo "|---|---|---|---|---|---|---|---|"
-for f in verdict_calibration verdict_calibration_vqs verdict_calibration_fifo \
-  verdict_calibration_hyper verdict_calibration_bfjs; do
-  case $f in
-    verdict_calibration) sys="unit jobs, M/Geo/3 (limit ρ = 1)";;
-    verdict_calibration_vqs) sys="VQS, one server, 0.45/0.55 (limit λ = 4μ/3)";;
-    verdict_calibration_fifo) sys="FIFO-FF, two servers, 0.6/0.3 (limit λ = 0.340806)";;
-    verdict_calibration_hyper) sys="held out: FIFO-FF, halves, 1-or-91-slot service (limit λ = 0.4)";;
-    verdict_calibration_bfjs) sys="held out: BF-J/S, quarters, Bernoulli, D = 50 (limit λ = 0.4)";;
-  esac
+for f in "${calibration_files[@]}"; do
+  sys=$(calibration_system "$f")
   awk -F, -v sys="$sys" '
     function wilson(x, n,    p, z, d, c, h) {
       z = 1.96; p = x / n; d = 1 + z * z / n

@@ -8,17 +8,12 @@
 # 1927); the last rows pool the five systems.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/calibration-systems.sh
+. scripts/calibration-systems.sh
 echo "| system | offset from the limit | groups | stable (majority + pooled) | unstable (majority + pooled) | undecided | wrong [95 % interval] | pooled wrong [95 % interval] |"
 echo "|---|---|---|---|---|---|---|---|"
-for f in verdict_calibration verdict_calibration_vqs verdict_calibration_fifo \
-  verdict_calibration_hyper verdict_calibration_bfjs; do
-  case $f in
-    verdict_calibration) sys="unit jobs, M/Geo/3";;
-    verdict_calibration_vqs) sys="VQS, one server, 0.45/0.55";;
-    verdict_calibration_fifo) sys="FIFO-FF, two servers, 0.6/0.3";;
-    verdict_calibration_hyper) sys="held out: FIFO-FF, halves, 1-or-91-slot service";;
-    verdict_calibration_bfjs) sys="held out: BF-J/S, quarters, Bernoulli, D = 50";;
-  esac
+for f in "${calibration_files[@]}"; do
+  sys=$(calibration_system "$f")
   awk -F, -v OFS=';' -v sys="$sys" 'NR > 1 { $1 = $1; print sys, NR - 1, $0 }' "figures/$f/probe_groups.csv"
 done | awk -F';' '
   function wilson(x, n,    p, z, d, c, h) {

@@ -118,6 +118,12 @@ pub struct VerdictEvidence {
 }
 
 impl VerdictEvidence {
+    /// Whether the run's statistics (`z_vn`, `z_rise`, `z_drift`, level and slope) were
+    /// computed: neither stopped at the queue cap nor judged on too short a horizon.
+    pub fn judged(&self) -> bool {
+        !self.capped && !self.short
+    }
+
     fn empty(horizon: u64, batch_len: u64, capped: bool, short: bool) -> Self {
         VerdictEvidence {
             horizon,

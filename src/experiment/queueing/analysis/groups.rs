@@ -2,8 +2,8 @@
 //! limit search decides a probe of one round (the majority, then the pooled test), so a file
 //! at a known limit measures how often the search's probe rule is right there.
 
+use super::Outcome;
 use crate::experiment::queueing::Experiment;
-use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::run::limit::{Decision, Probe};
 
 /// How the groups of one (policy, point) were decided.
@@ -27,21 +27,18 @@ pub(crate) struct GroupRow {
 
 /// One row per (policy, point) with runs, point by point and policy by policy; none without
 /// the key.
-pub(crate) fn groups(exp: &Experiment, runs: &[RunRecord]) -> Vec<GroupRow> {
+pub(crate) fn groups(exp: &Experiment, out: &Outcome) -> Vec<GroupRow> {
     let Some(size) = exp.run.probe_groups else {
         return Vec::new();
     };
     let mut rows = Vec::new();
     for point in 0..exp.points.len() {
         for policy in 0..exp.policies.len() {
-            let mut at: Vec<&RunRecord> = runs
-                .iter()
-                .filter(|r| r.policy == policy && r.point == point)
-                .collect();
+            // in replication order
+            let at: Vec<_> = out.runs_at(policy, point).collect();
             if at.is_empty() {
                 continue;
             }
-            at.sort_by_key(|r| r.replication);
             let mut row = GroupRow {
                 policy,
                 point,

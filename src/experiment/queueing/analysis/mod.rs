@@ -51,7 +51,7 @@ pub(in crate::experiment::queueing) fn assemble(exp: &Experiment, done: Vec<Done
     }
     out.map = region_map::limits(exp, rays);
     out.summary = summarise(exp, &out.runs);
-    out.groups = groups::groups(exp, &out.runs);
+    out.groups = groups::groups(exp, &out);
     if let Some(q) = &exp.constraints {
         out.delays = constraints::delays(q, &out.runs, &out.summary);
         out.validations = constraints::validations(exp, q, &out.runs, &out.summary);

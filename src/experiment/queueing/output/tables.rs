@@ -312,7 +312,7 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
             let p = exp.points[r.point];
             let x = &r.result;
             let (scaling, mean_queued_work) = traced(exp, &p, x.mean_queued_work);
-            let judged = |z: f64| (!x.evidence.capped && !x.evidence.short).then_some(F6(z));
+            let judged = |z: f64| x.evidence.judged().then_some(F6(z));
             RunRow {
                 policy: exp.labels[r.policy].clone(),
                 load: F6(p.load),

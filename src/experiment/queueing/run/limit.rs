@@ -401,7 +401,7 @@ fn hopeless(counts: [usize; 3], n: usize, rounds_left: usize) -> bool {
 /// What a run gives the pooled test: its `[z_vn, z_drift]` if it ended inconclusive after
 /// judging its horizon (not capped, not too short).
 fn pooled_stats(v: Verdict, e: &crate::sim::VerdictEvidence) -> Option<[f64; 2]> {
-    (v == Verdict::Inconclusive && !e.short && !e.capped).then_some([e.z_vn, e.z_drift])
+    (v == Verdict::Inconclusive && e.judged()).then_some([e.z_vn, e.z_drift])
 }
 
 /// P(Bin(n, p) = k).
