@@ -75,8 +75,9 @@ pub(crate) struct JournalHeader {
 /// it ended. 5: ρ* of a uniform law that packs servers perfectly is 1 (a region file's regions
 /// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves). 6: a
 /// limit search's probe the majority leaves undecided may be decided by the pooled test of its
-/// inconclusive runs, whose statistics each run's record now carries.
-pub(crate) const RESULTS: u32 = 6;
+/// inconclusive runs, whose statistics each run's record now carries. 7: a probe's first round
+/// runs a majority of its runs first and stops there when they all agree.
+pub(crate) const RESULTS: u32 = 7;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

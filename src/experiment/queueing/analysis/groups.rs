@@ -1,5 +1,6 @@
 //! `[run] probe_groups`: a sweep point's replications in consecutive groups, each decided as a
-//! limit search decides a probe of one round (the majority, then the pooled test), so a file
+//! limit search decides a probe's first round (its first part if unanimous, for groups of 4 or
+//! more; else the majority of all; then the pooled test), so a file
 //! at a known limit measures how often the search's probe rule is right there.
 
 use super::Outcome;
@@ -17,7 +18,8 @@ pub(crate) struct GroupRow {
     pub(crate) size: u32,
     /// Groups (replications / size, rounded down; the rest is left out).
     pub(crate) groups: usize,
-    /// Groups decided stable, unstable by a majority of their runs with no contrary run.
+    /// Groups decided stable, unstable by a majority of their runs (a unanimous first part, or
+    /// a majority of all with no contrary run).
     pub(crate) majority: [usize; 2],
     /// Groups the majority left undecided and the pooled test decided stable, unstable.
     pub(crate) pooled: [usize; 2],
@@ -46,10 +48,8 @@ pub(crate) fn groups(exp: &Experiment, out: &Outcome) -> Vec<GroupRow> {
                 ..GroupRow::default()
             };
             for group in at.chunks_exact(size as usize) {
-                let p = Probe::of_runs(
-                    exp.points[point].load,
-                    group.iter().map(|r| (r.verdict, &r.evidence)),
-                );
+                let runs: Vec<_> = group.iter().map(|r| (r.verdict, &r.evidence)).collect();
+                let p = Probe::of_runs(exp.points[point].load, &runs);
                 row.groups += 1;
                 match (p.decision, p.pooled) {
                     (Decision::Stable, false) => row.majority[0] += 1,
