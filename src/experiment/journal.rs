@@ -76,7 +76,7 @@ pub(crate) struct JournalHeader {
 /// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves). 6: a
 /// limit search's probe the majority leaves undecided may be decided by the pooled test of its
 /// inconclusive runs, whose statistics each run's record now carries. 7: a probe's first round
-/// runs a majority of its runs first and stops there when they all agree.
+/// of 4 or more runs runs a majority of them first and stops there when they all agree.
 pub(crate) const RESULTS: u32 = 7;
 
 impl JournalHeader {
