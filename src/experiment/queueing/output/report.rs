@@ -425,8 +425,8 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
          Lower end: the largest load shown stable (a majority of a probe's runs stable, none \
          unstable, where a first round of n ≥ 4 runs stops after its first ⌊n/2⌋ + 1 if they \
          all agree, a majority of the round; or, where the majority could not tell and no run \
-         was unstable, `pooled-stable`: the mean decorrelation of its inconclusive runs below its 1 % point at the critical \
-         load); upper end: the smallest shown unstable likewise (or ρ*, above which no policy \
+         was unstable, `pooled-stable`: the mean decorrelation of its inconclusive runs below \
+         its 1 % point at the critical load); upper end: the smallest shown unstable likewise (or ρ*, above which no policy \
          is stable). Each end is wrong with at most the stated probability if a single run is \
          wrong with probability 5 %, the calibrated rate, and each look of the pooled test with \
          1 % (`proofs/verdict_calibration.md`). \

@@ -199,19 +199,31 @@ impl Probe {
     /// measures the probe rule on groups of its replications.
     pub(crate) fn of_runs(load: f64, runs: &[(Verdict, &crate::sim::VerdictEvidence)]) -> Self {
         let mut p = Probe::at(load);
-        let n = runs.len();
-        p.planned = n;
-        let k = first_part(n);
-        for &(v, e) in &runs[..k] {
-            p.add(v, pooled_stats(v, e));
-        }
-        if !p.first_part_decides(k) {
-            for &(v, e) in &runs[k..] {
+        p.planned = runs.len();
+        let Ok(()) = p.first_round(runs.len(), |p, part| {
+            for &(v, e) in &runs[part] {
                 p.add(v, pooled_stats(v, e));
             }
-        }
-        p.decide();
+            Ok::<(), std::convert::Infallible>(())
+        });
         p
+    }
+
+    /// A first round of `n` runs as a search runs it, then the probe decided: `run(p, a..b)`
+    /// adds the round's runs a … b − 1 to `p`. Its [`first_part`] runs first, and the rest
+    /// only if those are not all stable or all unstable ([`Self::first_part_decides`]).
+    fn first_round<E>(
+        &mut self,
+        n: usize,
+        mut run: impl FnMut(&mut Self, std::ops::Range<usize>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let k = first_part(n);
+        run(self, 0..k)?;
+        if !self.first_part_decides(k) {
+            run(self, k..n)?;
+        }
+        self.decide();
+        Ok(())
     }
 
     /// Adds a run's verdict and what it gives the pooled test.
@@ -512,18 +524,15 @@ fn run_round(
 ) -> Result<(), ExperimentError> {
     let n = who.replications;
     p.planned += n as usize;
-    let (start, end) = (round * n, (round + 1) * n);
+    // the round's runs a … b − 1, replications round · n + a onwards
+    let run = |p: &mut Probe, part: std::ops::Range<usize>| {
+        let reps = round * n + part.start as u32..round * n + part.end as u32;
+        run_reps(who, p, round, reps, at)
+    };
     if round == 0 {
-        let k = first_part(n as usize) as u32;
-        run_reps(who, p, round, start..start + k, at)?;
-        if p.first_part_decides(k as usize) {
-            p.decide();
-            return Ok(());
-        }
-        run_reps(who, p, round, start + k..end, at)?;
-    } else {
-        run_reps(who, p, round, start..end, at)?;
+        return p.first_round(n as usize, run);
     }
+    run(p, 0..n as usize)?;
     p.decide();
     Ok(())
 }
