@@ -76,8 +76,10 @@ pub(crate) struct JournalHeader {
 /// unit gains a ρ* row and exact ratios; a sweep in fractions of ρ* on such a law moves). 6: a
 /// limit search's probe the majority leaves undecided may be decided by the pooled test of its
 /// inconclusive runs, whose statistics each run's record now carries. 7: a probe's first round
-/// of 4 or more runs runs a majority of them first and stops there when they all agree.
-pub(crate) const RESULTS: u32 = 7;
+/// of 4 or more runs runs a majority of them first and stops there when they all agree. 8: it
+/// stops there too when those runs all ended inconclusive and the rest of the round is not
+/// expected to let the pooled test decide (a probe records it).
+pub(crate) const RESULTS: u32 = 8;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -63,6 +63,42 @@ pub(crate) fn unstable_bound(k: usize) -> f64 {
     UNSTABLE_DRIFT[k.clamp(1, UNSTABLE_DRIFT.len()) - 1]
 }
 
+/// The spread (standard deviation) of one run's z_vn among the runs of a critically loaded queue
+/// that ended inconclusive at the longest horizon, rounded up to the next 0.05 above the
+/// largest measured: 0.65 to 0.72 in the committed calibration files at their exact limits
+/// (about 190 such runs each), 0.715 on 1,500 reflected walks of the table's kind (a unit
+/// test below). A larger spread makes the futility rule stop fewer rounds.
+pub(crate) const SPREAD_VN: f64 = 0.75;
+
+/// The same for z_drift: 0.67 to 0.74 in the calibration files, 0.750 on the walks.
+pub(crate) const SPREAD_DRIFT: f64 = 0.8;
+
+/// The chance, predicted from the first runs of a round of `n` that all ended inconclusive at
+/// the longest horizon (their `[z_vn, z_drift]`, `first`, m of them), that the pooled test on
+/// all n runs decides, were the other r = n − m inconclusive too: the sum of the chances of
+/// its two calls under a normal model of a run's statistic with mean estimated by the first
+/// runs' (x̄) and the critical spread σ ([`SPREAD_VN`], [`SPREAD_DRIFT`]). The r runs to come
+/// sum to r·x̄ with variance r·σ² + r²·σ²/m (their own spread and x̄'s), so the pooled mean
+/// of all n is at most the `stable` bound b with chance Φ(n (b − x̄) / (σ √(r + r²/m))), and
+/// likewise above the `unstable` bound. Measured against what the calibration files' groups
+/// of five did (161 first parts of three inconclusive runs, nearly all at an exact limit),
+/// the chance summed to 14 decisions where the whole groups made 3: it errs toward running
+/// the rest. 1 if no run is left to come.
+pub(crate) fn chance_to_decide(first: &[[f64; 2]], n: usize) -> f64 {
+    let m = first.len();
+    if m == 0 || n <= m {
+        return 1.0;
+    }
+    let r = (n - m) as f64;
+    let mean = |i: usize| first.iter().map(|x| x[i]).sum::<f64>() / m as f64;
+    let scale = (r + r * r / m as f64).sqrt();
+    let normal = statrs::distribution::Normal::standard();
+    use statrs::distribution::ContinuousCDF;
+    let stable = normal.cdf(n as f64 * (stable_bound(n) - mean(0)) / (SPREAD_VN * scale));
+    let unstable = normal.cdf(n as f64 * (mean(1) - unstable_bound(n)) / (SPREAD_DRIFT * scale));
+    stable + unstable
+}
+
 /// The pooled verdict on runs that each ended inconclusive at the same horizon, given as their
 /// `[z_vn, z_drift]`; `Inconclusive` for no runs.
 pub(crate) fn pooled(runs: &[[f64; 2]]) -> super::Verdict {
@@ -166,6 +202,45 @@ mod tests {
         // drift that no single run shows (each below 3), together past the bound
         let drifting = [[5.6, 2.1], [5.5, 1.2], [5.7, 2.6], [5.4, 0.9], [5.6, 1.9]];
         assert_eq!(pooled(&drifting), Verdict::Unstable);
+    }
+
+    /// The spreads the futility rule assumes are at least the critical law's: the standard
+    /// deviations of z_vn and z_drift among the walks that ended inconclusive.
+    #[test]
+    fn the_spreads_cover_the_critical_law() {
+        let runs: Vec<[f64; 2]> = (0..1_500)
+            .filter_map(|s| critical_run(s, 2_048, 4))
+            .collect();
+        let sd = |i: usize| {
+            let m = runs.iter().map(|r| r[i]).sum::<f64>() / runs.len() as f64;
+            let v = runs.iter().map(|r| (r[i] - m).powi(2)).sum::<f64>();
+            (v / (runs.len() - 1) as f64).sqrt()
+        };
+        let (vn, drift) = (sd(0), sd(1));
+        println!("spread of z_vn {vn:.3}, of z_drift {drift:.3}");
+        assert!(vn < SPREAD_VN && vn > SPREAD_VN - 0.1, "{vn}");
+        assert!(
+            drift < SPREAD_DRIFT && drift > SPREAD_DRIFT - 0.1,
+            "{drift}"
+        );
+    }
+
+    #[test]
+    fn the_chance_to_decide_follows_the_first_runs() {
+        // nothing left to run: whatever the pool says now
+        assert_eq!(chance_to_decide(&[[5.0, 0.5]; 3], 3), 1.0);
+        assert_eq!(chance_to_decide(&[], 5), 1.0);
+        // critical-looking runs: the rest cannot plausibly tip the pool
+        let critical = [[5.0, 0.5], [4.9, 0.7], [5.1, 0.6]];
+        assert!(chance_to_decide(&critical, 5) < 0.01);
+        // the nearer the first runs' mean is to a bound, the likelier; more runs to come,
+        // likelier still (the pool's bound moves and the mean can move more)
+        let near = [[4.4, 0.5], [4.5, 0.4], [4.3, 0.6]];
+        assert!(chance_to_decide(&near, 5) > chance_to_decide(&critical, 5));
+        assert!(chance_to_decide(&near, 10) > chance_to_decide(&near, 5));
+        // past the whole round's bound: more likely than not
+        assert!(chance_to_decide(&[[3.5, 0.0]; 3], 5) > 0.5);
+        assert!(chance_to_decide(&[[5.5, 1.8]; 3], 5) > 0.5);
     }
 
     /// The table's bounds, recomputed on fewer and shorter walks, agree within the Monte Carlo

@@ -430,6 +430,9 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
          is stable). Each end is wrong with at most the stated probability if a single run is \
          wrong with probability 5 %, the calibrated rate, and each look of the pooled test with \
          1 % (`proofs/verdict_calibration.md`). \
+         A first round whose first ⌊n/2⌋ + 1 runs all end inconclusive at `run.max_slots` stops \
+         there too when the rest of the round is not expected to let the pooled test decide \
+         (its probe is undecided on those runs, e.g. 0/0/3 of a round of 5). \
          A search ends when the interval is as narrow as the claim's resolution, when `max_probes` \
          loads were tried, or at the horizon: when no load left could move an end at the \
          longest horizon `run.max_slots` (`docs/performance.md`, \"Near a limit\").\n",

@@ -25,7 +25,13 @@
 //! above. The stated error is the round's: a probe decided on its first part is wrong only if
 //! all those runs are wrong, an event within "more than n/2 of the n runs wrong". What the
 //! first part gives up is the check that no other run went the other way; rounds of 3, whose
-//! first part would be two runs, run whole ([`MIN_FIRST_PART`]).
+//! first part would be two runs, run whole ([`MIN_FIRST_PART`]). When the first part's runs
+//! all ended inconclusive at the longest horizon, no majority of the round can form, and the
+//! rest of the round runs only if it could plausibly tip the pooled test
+//! ([`crate::sim::pooled::chance_to_decide`] at least [`HOPELESS`]); otherwise the probe is
+//! undecided on those runs (written `0/0/3`), and the search reads it as the whole round of
+//! inconclusive runs it predicted ([`Probe::seen`]). No call is made on fewer runs, so no
+//! error is added.
 //!
 //! A probe is closed, undecided, when more rounds cannot decide it or are bound not to:
 //! - *cannot*: a stable and an unstable run both seen, or too few stable or unstable runs for
@@ -104,7 +110,7 @@ use crate::experiment::queueing::{Experiment, SearchSpec};
 use crate::experiment::steps::Steps;
 use crate::rng::derive_seed;
 use crate::sim::Verdict;
-use crate::sim::pooled::{POOLED_ERROR, pooled};
+use crate::sim::pooled::{POOLED_ERROR, chance_to_decide, pooled};
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
@@ -176,6 +182,10 @@ pub(crate) struct Probe {
     /// Runs its rounds were planned with (`replications` per round started): more than
     /// [`Probe::runs`] when the first round stopped after its first part ([`first_part`]).
     pub(crate) planned: usize,
+    /// The first round stopped after its first part, all of whose runs ended inconclusive,
+    /// because the rest of the round was not expected to let the pooled test decide
+    /// ([`Probe::first_part_futile`]).
+    pub(crate) futile: bool,
 }
 
 impl Probe {
@@ -190,13 +200,14 @@ impl Probe {
             pooled_looks: 0,
             pooled: false,
             planned: 0,
+            futile: false,
         }
     }
 
     /// The probe at `load` of one round made of `runs` (verdict and evidence each, in
     /// replication order), decided as a search decides a first round: its first part alone
-    /// if that is unanimous ([`first_part`]), else all its runs. How a calibration file
-    /// measures the probe rule on groups of its replications.
+    /// if that is unanimous or futile ([`first_part`]), else all its runs. How a calibration
+    /// file measures the probe rule on groups of its replications.
     pub(crate) fn of_runs(load: f64, runs: &[(Verdict, &crate::sim::VerdictEvidence)]) -> Self {
         let mut p = Probe::at(load);
         p.planned = runs.len();
@@ -211,7 +222,8 @@ impl Probe {
 
     /// A first round of `n` runs as a search runs it, then the probe decided: `run(p, a..b)`
     /// adds the round's runs a … b − 1 to `p`. Its [`first_part`] runs first, and the rest
-    /// only if those are not all stable or all unstable ([`Self::first_part_decides`]).
+    /// only if those are not all stable or all unstable ([`Self::first_part_decides`]) and
+    /// not futile ([`Self::first_part_futile`]).
     fn first_round<E>(
         &mut self,
         n: usize,
@@ -219,7 +231,9 @@ impl Probe {
     ) -> Result<(), E> {
         let k = first_part(n);
         run(self, 0..k)?;
-        if !self.first_part_decides(k) {
+        if self.first_part_futile(k, n) {
+            self.futile = true;
+        } else if !self.first_part_decides(k) {
             run(self, k..n)?;
         }
         self.decide();
@@ -238,9 +252,38 @@ impl Probe {
         self.runs() == k && (self.counts[0] == k || self.counts[1] == k)
     }
 
+    /// Whether the first `k` runs of a first round of `n`, just run, leave the rest of the
+    /// round nothing to do: `k` < `n`, every one of them ended inconclusive after judging the
+    /// longest horizon (so no majority of the round can form), and the chance that the pooled
+    /// test on the whole round decides ([`chance_to_decide`], the rest inconclusive too) is
+    /// below [`HOPELESS`]. The pooled test is then applied to the first part alone, and
+    /// cannot decide it: the rule fires only with the first runs' means beyond the round's
+    /// bounds, which are looser than the first part's. The probe stays undecided. No call is
+    /// made that the whole round would not have made, so no error is added; what it gives up
+    /// is the rare round whose last runs would have tipped the pooled test.
+    fn first_part_futile(&self, k: usize, n: usize) -> bool {
+        k < n
+            && self.runs() == k
+            && self.counts[2] == k
+            && self.pool.len() == k
+            && chance_to_decide(&self.pool, n) < HOPELESS
+    }
+
     /// Runs of the probe.
     pub(crate) fn runs(&self) -> usize {
         self.counts.iter().sum()
+    }
+
+    /// Runs by outcome as the search reads them to choose its next step ([`open`],
+    /// [`next_gap`]): [`Self::counts`] with the runs a futile first round did not run counted
+    /// inconclusive, as it predicted them. A futile probe then weighs as its whole round of
+    /// inconclusive runs would have; its decision and error use only the runs it ran.
+    fn seen(&self) -> [usize; 3] {
+        let mut c = self.counts;
+        if self.futile {
+            c[2] += self.planned.saturating_sub(self.runs());
+        }
+        c
     }
 
     /// The decision as written in outputs: `stable`, `unstable`, `undecided`, or
@@ -577,12 +620,13 @@ fn run_reps(
 /// Whether an undecided probe `p` may run another round: rounds are left, and they could
 /// decide it ([`decidable`]) and are not bound not to ([`hopeless`]).
 fn open(p: &Probe, n: usize, rounds: u32) -> bool {
-    let done = p.runs() / n;
+    let seen = p.seen();
+    let done = seen.iter().sum::<usize>() / n;
     let left = (rounds as usize).saturating_sub(done);
     p.decision == Decision::Undecided
         && left > 0
-        && decidable(p.counts, n, left)
-        && !hopeless(p.counts, n, left)
+        && decidable(seen, n, left)
+        && !hopeless(seen, n, left)
 }
 
 /// How close runs with `counts` are to a decision: the larger [`margin`] of the two sides
@@ -730,7 +774,7 @@ fn next_step(
             .iter()
             .map(|&i| {
                 let p = &probes[i];
-                (p.load, p.counts, open(p, n, search.rounds))
+                (p.load, p.seen(), open(p, n, search.rounds))
             })
             .collect();
         if let Some((a, b)) = next_gap(lower, upper, &known, n, target, strained) {
@@ -741,7 +785,7 @@ fn next_step(
         .into_iter()
         .filter(|&i| open(&probes[i], n, search.rounds))
         .fold(None, |best: Option<usize>, i| match best {
-            Some(b) if closeness(probes[i].counts) <= closeness(probes[b].counts) => Some(b),
+            Some(b) if closeness(probes[i].seen()) <= closeness(probes[b].seen()) => Some(b),
             _ => Some(i),
         })
         .map(Step::Again)
@@ -848,7 +892,7 @@ fn search_rounds(
             }
             Step::Again(i) => i,
         };
-        let r = (probes[i].runs() / n) as u32;
+        let r = (probes[i].seen().iter().sum::<usize>() / n) as u32;
         let halvings = ((upper - lower) / target).log2().ceil().max(1.0) as u64;
         let open_rounds = probes.iter().filter(|p| open(p, n, search.rounds)).count() as u64;
         let left = (2 * halvings + open_rounds).min(u64::from(search.max_probes) * 3);
@@ -962,6 +1006,80 @@ mod tests {
         // two stable of the first three is a majority of three, not of the round
         let p = probe(&[S, S, I, I, I]);
         assert_eq!((p.runs(), p.decided_as()), (5, "undecided"));
+    }
+
+    /// A first part of inconclusive runs stops its round only when the pooled test on the whole
+    /// round is not expected to decide: never when its statistics lean either way, never with
+    /// a run too short to judge, and the probe stays undecided on what it ran; the search then
+    /// reads it as its whole round of inconclusive runs, closed.
+    #[test]
+    fn a_first_part_of_inconclusive_runs_stops_only_when_the_rest_cannot_tip_the_pool() {
+        use Verdict::{Inconclusive as I, Stable as S};
+        let ev = |z_vn: f64, z_drift: f64| crate::sim::VerdictEvidence {
+            horizon: 3_600_000,
+            batch_len: 112_500,
+            level: 5.0,
+            slope: 0.0,
+            z_vn,
+            z_rise: 0.0,
+            z_drift,
+            extensions: 3,
+            capped: false,
+            short: false,
+        };
+        let probe = |runs: &[(Verdict, crate::sim::VerdictEvidence)]| {
+            let runs: Vec<_> = runs.iter().map(|(v, e)| (*v, e)).collect();
+            Probe::of_runs(0.9, &runs)
+        };
+        // three runs as a critical queue's typically end (z_vn about 5, drift about 0.7)
+        let critical = [(I, ev(5.0, 0.5)), (I, ev(4.9, 0.6)), (I, ev(5.2, 0.3))];
+        let rest = [(S, ev(1.0, 0.0)), (S, ev(1.0, 0.0))];
+        let p = probe(&[&critical[..], &rest].concat());
+        assert!(p.futile);
+        assert_eq!(
+            (p.decision, p.counts, p.planned, p.pooled_looks),
+            (Decision::Undecided, [0, 0, 3], 5, 1)
+        );
+        // read as five inconclusive runs: closed, as a round of five of them is
+        assert_eq!(p.seen(), [0, 0, 5]);
+        assert!(!open(&p, 5, 3));
+        assert!(open(
+            &Probe {
+                futile: false,
+                ..p.clone()
+            },
+            5,
+            3
+        ));
+        // the chance is below the cut, and grows as the first part leans stable
+        let pool = |runs: &[(Verdict, crate::sim::VerdictEvidence)]| -> Vec<[f64; 2]> {
+            runs.iter().map(|(_, e)| [e.z_vn, e.z_drift]).collect()
+        };
+        let c = chance_to_decide(&pool(&critical), 5);
+        assert!(c < HOPELESS && c > 0.0, "{c}");
+        // a first part leaning stable (the VQS probe at 0.848 of thresholds_uniform_small
+        // began so: mean z_vn 3.67; pooled-stable on all five) runs the rest
+        let leaning = [
+            (I, ev(4.27, -0.26)),
+            (I, ev(3.46, -0.05)),
+            (I, ev(3.29, 0.16)),
+        ];
+        assert!(chance_to_decide(&pool(&leaning), 5) > 0.5);
+        let p = probe(&[&leaning[..], &[(I, ev(3.39, 0.12)), (I, ev(3.85, 0.24))]].concat());
+        assert_eq!(
+            (p.futile, p.runs(), p.decided_as()),
+            (false, 5, "pooled-stable")
+        );
+        // leaning unstable likewise
+        let drifting = [(I, ev(5.6, 1.4)), (I, ev(5.5, 1.2)), (I, ev(5.7, 1.3))];
+        assert!(!probe(&[&drifting[..], &rest].concat()).futile);
+        // a run too short to judge gives the pool nothing: the round runs whole
+        let mut short = critical;
+        short[1].1.short = true;
+        assert_eq!(probe(&[&short[..], &rest].concat()).runs(), 5);
+        // a round with no runs after its first part (rounds of 3) has nothing to stop
+        assert_eq!(probe(&critical).runs(), 3);
+        assert!(!probe(&critical).futile);
     }
 
     /// The pooled test decides only what the majority left undecided, only with every
