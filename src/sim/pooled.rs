@@ -81,7 +81,7 @@ pub(crate) const SPREAD_DRIFT: f64 = 0.8;
 /// sum to r·x̄ with variance r·σ² + r²·σ²/m (their own spread and x̄'s), so the pooled mean
 /// of all n is at most the `stable` bound b with chance Φ(n (b − x̄) / (σ √(r + r²/m))), and
 /// likewise above the `unstable` bound. Measured against what the calibration files' groups
-/// of five did (161 first parts of three inconclusive runs, nearly all at an exact limit),
+/// of five did (161 first parts of three inconclusive runs, all at an exact limit),
 /// the chance summed to 14 decisions where the whole groups made 3: it errs toward running
 /// the rest. 1 if no run is left to come.
 pub(crate) fn chance_to_decide(first: &[[f64; 2]], n: usize) -> f64 {
