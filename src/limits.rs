@@ -53,8 +53,8 @@ pub const THREADS_PER_CORE: usize = 4;
 /// fitted on (two cores, 27 November 2026): an empty slot and a job's arrival, placement and
 /// departure, fitted on the shipped files with limit searches (at about twice what `cargo bench
 /// --bench policies` measures for a run at load 0.7, since near a limit a job costs more). The
-/// estimate multiplies them by this machine's pace against that one, from a reference run of
-/// about 30 ms timed before it is printed.
+/// estimate multiplies them by this machine's pace against that one, from the best of twelve
+/// reference runs of about 10 ms timed before it is printed.
 pub const NS_PER_SLOT: f64 = 12.5;
 /// See [`NS_PER_SLOT`].
 pub const NS_PER_JOB: f64 = 150.0;
