@@ -161,7 +161,8 @@ const MAP_CONSTRAINED: f64 = 3.5;
 /// on 27 November 2026, once a server's view read one waiting job per request vector, on
 /// `numa_stability` (54 s on two cores against 84 priced at 1) and `numa_stability_split`
 /// (22 s against 28): 0.7, and 0.92 since the single-resource price fell by 1.75 / 2.3 on 29
-/// November 2026 (`LIMIT_MAX_SLOTS`), which leaves the scored searches' prices as they were.
+/// November 2026 (`LIMIT_MAX_SLOTS`), which leaves `numa_stability`'s and `_strict`'s prices
+/// as they were (`_split`'s, set by the floor of a search's price, rose by 0.92 / 0.7).
 const SCORED_SEARCH: f64 = 0.92;
 /// A study's searches against their price (every probe's rounds at `max_slots`, fitted when
 /// `stability_vs_packing` took 681 s): the same file took 87 s on 27 November 2026, once a

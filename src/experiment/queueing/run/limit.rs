@@ -286,6 +286,12 @@ impl Probe {
         c
     }
 
+    /// Rounds of `n` runs the probe has run as the search reads them ([`Self::seen`]: a first
+    /// round that stopped as futile counts whole).
+    fn rounds_seen(&self, n: usize) -> usize {
+        self.seen().iter().sum::<usize>() / n
+    }
+
     /// The decision as written in outputs: `stable`, `unstable`, `undecided`, or
     /// `pooled-stable` / `pooled-unstable` when the pooled test made it.
     pub(crate) fn decided_as(&self) -> &'static str {
@@ -621,8 +627,7 @@ fn run_reps(
 /// decide it ([`decidable`]) and are not bound not to ([`hopeless`]).
 fn open(p: &Probe, n: usize, rounds: u32) -> bool {
     let seen = p.seen();
-    let done = seen.iter().sum::<usize>() / n;
-    let left = (rounds as usize).saturating_sub(done);
+    let left = (rounds as usize).saturating_sub(p.rounds_seen(n));
     p.decision == Decision::Undecided
         && left > 0
         && decidable(seen, n, left)
@@ -892,7 +897,7 @@ fn search_rounds(
             }
             Step::Again(i) => i,
         };
-        let r = (probes[i].seen().iter().sum::<usize>() / n) as u32;
+        let r = probes[i].rounds_seen(n) as u32;
         let halvings = ((upper - lower) / target).log2().ceil().max(1.0) as u64;
         let open_rounds = probes.iter().filter(|p| open(p, n, search.rounds)).count() as u64;
         let left = (2 * halvings + open_rounds).min(u64::from(search.max_probes) * 3);
