@@ -79,8 +79,8 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
 
 /// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
 /// more than 10 seconds, at this machine's pace (the best of twelve reference runs of about
-/// 10 ms, timed only when the work could take that long here); returns that wall time, seconds, when printed
-/// (the progress's time left starts from it).
+/// 10 ms, timed only when the work could take that long here); returns that wall time,
+/// seconds, when printed (the progress's time left starts from it).
 fn announce<K: Kind>(exp: &K, share: f64, threads: usize) -> Option<f64> {
     let cpu = exp.estimated_seconds()?;
     if crate::progress::quiet() || cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0 {

@@ -15,10 +15,10 @@ use crate::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
 /// Nanoseconds per job of [`reference_run`] on the machine the estimate's prices were fitted on
 /// (the best of three, 27 November 2026; `packlab` release build; on a quiet machine the best
-/// of [`RUNS`] differs little). It measured 105 there, and
-/// 8 % less once best fit's buckets became log-linear the same day: the reference run is
-/// packlab's own code, so a change that speeds it up is taken out here, or the estimate would
-/// read the machine as faster than it is.
+/// of [`RUNS`] differs little). It measured 105 there, and 8 % less once best fit's buckets
+/// became log-linear the same day: the reference run is packlab's own code, so a change that
+/// speeds it up is taken out here, or the estimate would read the machine as faster than it
+/// is.
 const REFERENCE_NS_PER_JOB: f64 = 96.5;
 
 /// The slowest pace [`pace`] reports (and the fastest is 1/4).
@@ -31,8 +31,9 @@ const JOBS: f64 = 1e5;
 /// tenth of a second or so, and the best of three 10 ms runs often fell inside one: on 29
 /// November 2026, ten processes' best of three read this machine as 1.6 to 2.8 times slower
 /// than the reference one, their best of twelve 1.6 to 2.1 times (between them FIFO-FF in the
-/// policies bench, 2·10⁶ jobs a run, took 1.4 to 1.9 times its time of 27 November). Twelve take about 0.12 s on the reference machine
-/// and 0.25 s on that slow day, timed only before a run that could take over ten seconds.
+/// policies bench, 2·10⁶ jobs a run, took 1.4 to 1.9 times its time of 27 November). Twelve
+/// take about 0.12 s on the reference machine and 0.25 s on that slow day, timed only before a
+/// run that could take over ten seconds.
 const RUNS: usize = 12;
 
 /// This machine's time over the reference machine's (2 means twice as slow), from the best of

@@ -177,8 +177,8 @@ pub(in crate::experiment::queueing) fn per_slot(lambda: f64) -> f64 {
 /// their CPU time, 130 and 49 s on 27 November 2026, on the machine the prices of
 /// [`crate::limits::NS_PER_SLOT`] were fitted on), then 1.75 on 29 November 2026, once first
 /// rounds stopped at three agreeing runs and where the rest could not tip the pooled test: the
-/// small file's estimate had become 1.7 times its CPU time. 1.75 is also where the floor
-/// below lies for both files (seven probes at 4·10⁶ slots and one run to 3.2·10⁷).
+/// small file's estimate had become 1.8 times its wall time (1.4 since). 1.75 is also where
+/// the floor below lies for both files (seven probes at 4·10⁶ slots and one run to 3.2·10⁷).
 const LIMIT_MAX_SLOTS: f64 = 1.75;
 
 /// Expected work of a unit, in events (slots with something to do and arrivals): slots × work
