@@ -12,7 +12,7 @@ use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
-use crate::stability::perfect::{self, PerfectPacking};
+use crate::stability::perfect;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -81,16 +81,7 @@ fn setting(r: &mut Report, exp: &Experiment) {
              server group"
                 .to_string()
         } else if let (None, Some(p)) = (&exp.numa, perfect::of(exp.workload.sizes())) {
-            match p {
-                PerfectPacking::Pairs => "exact: the sizes are symmetric about 1/2, so jobs of \
-                    sizes x and 1 − x, equally likely, fill a server exactly in pairs"
-                    .to_string(),
-                PerfectPacking::Mixed { k } => format!(
-                    "a perfect packing: the sizes fill servers exactly, {k} and {} jobs at a \
-                     time, by complete mixability; ρ* is 1 up to the fixed-point grid",
-                    k + 1
-                ),
-            }
+            p.describe()
         } else {
             "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals".to_string()
         };

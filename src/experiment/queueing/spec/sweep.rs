@@ -267,7 +267,6 @@ impl Finder<'_> {
 mod tests {
     use super::*;
     use crate::model::Size;
-    use crate::stability::perfect::PerfectPacking;
 
     fn s(x: f64) -> Size {
         Size::from_f64(x).unwrap()
@@ -277,7 +276,7 @@ mod tests {
     #[test]
     fn perfectly_packed_laws_have_rho_star_one() {
         let large = SizeLaw::uniform(s(0.1), s(0.9));
-        assert_eq!(perfect::of(&large), Some(PerfectPacking::Pairs));
+        assert!(perfect::of(&large).is_some());
         assert_eq!(rho_star_of(&large).unwrap(), (1.0, 1.0));
         let small = SizeLaw::uniform(s(0.1), s(0.5));
         let (a, b) = rho_star_of(&small).unwrap();
