@@ -9,10 +9,10 @@ use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
+use crate::experiment::queueing::spec::rho_star_how;
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
-use crate::stability::perfect;
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -80,10 +80,12 @@ fn setting(r: &mut Report, exp: &Experiment) {
             "with the placement constraints: the linear programme over configurations per \
              server group"
                 .to_string()
-        } else if let (None, Some(p)) = (&exp.numa, perfect::of(exp.workload.sizes())) {
-            p.describe()
+        } else if exp.numa.is_some() {
+            "exact: the linear programme over configurations of the NUMA nodes, at this file's \
+             share of strict jobs"
+                .to_string()
         } else {
-            "exact for finitely many sizes, else Theorem 1's bracket on 128 intervals".to_string()
+            rho_star_how(exp.workload.sizes())
         };
         r.line(format!(
             "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \

@@ -24,7 +24,7 @@ pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstrain
 pub(crate) use delay::{DelayQuantity, Statistic};
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
-pub(in crate::experiment::queueing) use sweep::rate_per_load;
+pub(in crate::experiment::queueing) use sweep::{rate_per_load, rho_star_how};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -506,8 +506,9 @@ pub struct Experiment {
     pub plots: Vec<PlotSpec>,
     /// The claims to check.
     pub claims: Vec<ClaimSpec>,
-    /// ρ* as a traffic intensity, (low, high): exact for finitely many sizes, else Theorem 1's
-    /// bracket on 128 equal intervals. Computed when the sweep or a claim needs it.
+    /// ρ* as a traffic intensity, (low, high): 1 for a perfect packing, exact for finitely many
+    /// sizes, else Theorem 1's bracket on 256 equal intervals (with NUMA nodes or placement
+    /// constraints, their linear programme's). Computed when the sweep or a claim needs it.
     pub rho_star: Option<(f64, f64)>,
     /// The packing side of a stability-versus-packing study.
     pub compaction: Option<CompactionSpec>,

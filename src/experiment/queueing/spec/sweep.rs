@@ -20,23 +20,45 @@ pub(in crate::experiment::queueing) fn rate_per_load(
     servers as f64 / (sizes.mean() * service.mean())
 }
 
+/// Equal intervals of Theorem 1's bracket on ρ* for a law that neither packs perfectly nor has
+/// at most [`EXACT_ATOMS`] sizes. On 256 the bracket's lower end falls short of ρ* by about
+/// 1/(512 E\[R\]) (0.5 % at E\[R\] = 0.4, half what 128 gave), and the linear programme
+/// takes under a second (docs/performance.md, "ρ*'s bracket").
+pub(crate) const BRACKET_INTERVALS: usize = 256;
+
+/// Most sizes whose ρ* is the exact linear programme over their configurations.
+const EXACT_ATOMS: usize = 256;
+
 /// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is
-/// shown ([`perfect::of`]), exact for finitely many sizes, else Theorem 1's bracket on 128
-/// equal intervals (its upper end capped at 1).
+/// shown ([`perfect::of`]), exact for finitely many sizes, else Theorem 1's bracket on
+/// [`BRACKET_INTERVALS`] equal intervals (its upper end capped at 1).
 pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
     if let Some(p) = perfect::of(law) {
         return Ok(p.rho_star(law.mean()));
     }
     match law.atoms() {
-        Some(atoms) if atoms.len() <= 256 => {
+        Some(atoms) if atoms.len() <= EXACT_ATOMS => {
             let r = exact_rho_star(&atoms)?;
             Ok((r.traffic, r.traffic))
         }
         _ => {
-            let b = bracket(law, 128, 128, 0.0)?;
+            let b = bracket(law, BRACKET_INTERVALS, BRACKET_INTERVALS, 0.0)?;
             let last = b.last().ok_or(RegionError::Input("no bracket".into()))?;
             Ok((last.lower_bound, last.upper_bound.min(1.0)))
         }
+    }
+}
+
+/// How [`rho_star_of`] found ρ* of `law`, in words, for reports.
+pub(in crate::experiment::queueing) fn rho_star_how(law: &SizeLaw) -> String {
+    if let Some(p) = perfect::of(law) {
+        return p.describe();
+    }
+    match law.atoms() {
+        Some(atoms) if atoms.len() <= EXACT_ATOMS => {
+            "exact: the linear programme over the configurations of the sizes".to_string()
+        }
+        _ => format!("Theorem 1's bracket on {BRACKET_INTERVALS} intervals"),
     }
 }
 
@@ -290,5 +312,21 @@ mod tests {
                 "[{lo}, {hi}]: ({a}, {b})"
             );
         }
+    }
+
+    /// A law with no packing shown and more sizes than the exact programme takes gets the
+    /// bracket on 256 intervals, whose lower end is twice as close to ρ* as 128's, and its
+    /// report says so; finitely many sizes are exact.
+    #[test]
+    fn the_bracket_is_on_256_intervals_and_reports_say_which_rho_star() {
+        let law = SizeLaw::uniform(s(0.2), s(0.6));
+        let (a, b) = rho_star_of(&law).unwrap();
+        let at = |n| bracket(&law, n, n, 0.0).unwrap()[0].lower_bound;
+        assert_eq!(a, at(256));
+        assert!(1.0 - a < 0.6 * (1.0 - at(128)) && b == 1.0, "({a}, {b})");
+        assert_eq!(rho_star_how(&law), "Theorem 1's bracket on 256 intervals");
+        let two = SizeLaw::discrete(vec![s(0.45), s(0.55)], vec![0.5, 0.5]).unwrap();
+        assert!(rho_star_how(&two).starts_with("exact: the linear programme"));
+        assert!(rho_star_how(&SizeLaw::uniform(s(0.1), s(0.5))).starts_with("a perfect packing"));
     }
 }
