@@ -24,7 +24,7 @@ pub(in crate::experiment::queueing) fn rate_per_load(
 /// at most [`EXACT_ATOMS`] sizes. On 256 the bracket's lower end falls short of ρ* by about
 /// 1/(512 E\[R\]) (0.5 % at E\[R\] = 0.4, half what 128 gave), and the linear programme
 /// takes under a second (docs/performance.md, "ρ*'s bracket").
-pub(crate) const BRACKET_INTERVALS: usize = 256;
+const BRACKET_INTERVALS: usize = 256;
 
 /// Most sizes whose ρ* is the exact linear programme over their configurations.
 const EXACT_ATOMS: usize = 256;
