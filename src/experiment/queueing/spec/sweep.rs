@@ -7,7 +7,8 @@ use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
-use crate::stability::perfect;
+use crate::model::Size;
+use crate::stability::perfect::{self, PerfectPacking};
 use crate::stability::region::{bracket, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
@@ -29,19 +30,40 @@ const BRACKET_INTERVALS: usize = 256;
 /// Most sizes whose ρ* is the exact linear programme over their configurations.
 const EXACT_ATOMS: usize = 256;
 
+/// Where ρ* of a size law comes from: the one decision [`rho_star_of`] and [`rho_star_how`]
+/// both read.
+enum Source {
+    /// A perfect packing ([`perfect::of`]).
+    Perfect(PerfectPacking),
+    /// The exact linear programme over the configurations of at most [`EXACT_ATOMS`] sizes.
+    Exact(Vec<(Size, f64)>),
+    /// Theorem 1's bracket on [`BRACKET_INTERVALS`] equal intervals.
+    Bracket,
+}
+
+impl Source {
+    fn of(law: &SizeLaw) -> Self {
+        if let Some(p) = perfect::of(law) {
+            return Source::Perfect(p);
+        }
+        match law.atoms() {
+            Some(atoms) if atoms.len() <= EXACT_ATOMS => Source::Exact(atoms),
+            _ => Source::Bracket,
+        }
+    }
+}
+
 /// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is
 /// shown ([`perfect::of`]), exact for finitely many sizes, else Theorem 1's bracket on
 /// [`BRACKET_INTERVALS`] equal intervals (its upper end capped at 1).
 pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
-    if let Some(p) = perfect::of(law) {
-        return Ok(p.rho_star(law.mean()));
-    }
-    match law.atoms() {
-        Some(atoms) if atoms.len() <= EXACT_ATOMS => {
+    match Source::of(law) {
+        Source::Perfect(p) => Ok(p.rho_star(law.mean())),
+        Source::Exact(atoms) => {
             let r = exact_rho_star(&atoms)?;
             Ok((r.traffic, r.traffic))
         }
-        _ => {
+        Source::Bracket => {
             let b = bracket(law, BRACKET_INTERVALS, BRACKET_INTERVALS, 0.0)?;
             let last = b.last().ok_or(RegionError::Input("no bracket".into()))?;
             Ok((last.lower_bound, last.upper_bound.min(1.0)))
@@ -51,14 +73,12 @@ pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
 
 /// How [`rho_star_of`] found ρ* of `law`, in words, for reports.
 pub(in crate::experiment::queueing) fn rho_star_how(law: &SizeLaw) -> String {
-    if let Some(p) = perfect::of(law) {
-        return p.describe();
-    }
-    match law.atoms() {
-        Some(atoms) if atoms.len() <= EXACT_ATOMS => {
+    match Source::of(law) {
+        Source::Perfect(p) => p.describe(),
+        Source::Exact(_) => {
             "exact: the linear programme over the configurations of the sizes".to_string()
         }
-        _ => format!("Theorem 1's bracket on {BRACKET_INTERVALS} intervals"),
+        Source::Bracket => format!("Theorem 1's bracket on {BRACKET_INTERVALS} intervals"),
     }
 }
 
