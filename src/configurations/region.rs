@@ -13,9 +13,24 @@
 //! K is never enumerated. We solve the dual, min z s.t. ⟨y, k⟩ ≤ z for every k ∈ K,
 //! ⟨y, p⟩ = 1, y ≥ 0, by row generation: the separation oracle is the max-weight (knapsack)
 //! configuration for weights y ([`super::knapsack::max_weight`]); a violated row is added and
-//! the LP re-solved from its previous basis, until no configuration beats z by more than a
-//! relative 1e-9. The configuration mix is read from the primal restricted to the generated
-//! configurations, which has the same optimum.
+//! the LP re-solved from its previous basis. The configuration mix is read from the primal
+//! restricted to the generated configurations, which has the same optimum.
+//!
+//! Two things make the row generation converge in fewer re-solves, without changing what it
+//! converges to:
+//! - **Greedy rows to start.** Besides the homogeneous configurations, one row per type: the
+//!   type once, then as many of each type as still fit, largest first. These are the packings a
+//!   first-fit-decreasing heuristic makes, close to the rows an optimum uses (pairs x, 1 − x).
+//! - **Smoothed pricing** (Wentges, "Weighted Dantzig–Wolfe decomposition for linear mixed-
+//!   integer programming", International Transactions in Operational Research 4(2), 1997). Every
+//!   oracle call at a normalised y bounds the optimum from above, c ≤ max_k ⟨y, k⟩, while z, the
+//!   restricted programme's value, bounds it from below. The oracle is asked at the point between
+//!   the best upper bound's y and the programme's own y (weight [`SMOOTHING`] on the former),
+//!   which keeps the weights from swinging between re-solves. A row found there that the
+//!   programme already satisfies is a mispricing: the next call is at the programme's own y.
+//!
+//! It stops when the best upper bound is within a relative 1e-9 of z, or when the oracle at the
+//! programme's own y finds no violated row (the unsmoothed rule), and returns z.
 
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 
@@ -60,6 +75,30 @@ fn check(sizes: &[Size], probs: &[f64]) -> Result<(), RegionError> {
     Ok(())
 }
 
+/// The weight of the best upper bound's point in the smoothed pricing point (the rest on the
+/// restricted programme's own weights).
+const SMOOTHING: f64 = 0.8;
+
+/// One configuration per type: that type once, then as many of each type as still fit,
+/// largest size first (ties by index).
+fn greedy_rows(sizes: &[Size]) -> Vec<Counts> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i].0));
+    (0..sizes.len())
+        .map(|i| {
+            let mut k = vec![0u32; sizes.len()];
+            k[i] = 1;
+            let mut free = Size::UNIT - sizes[i].0;
+            for &j in &order {
+                let m = free / sizes[j].0;
+                k[j] += m as u32;
+                free -= m * sizes[j].0;
+            }
+            k
+        })
+        .collect()
+}
+
 /// ρ* per server over *all* feasible configurations of `sizes` (each in (0, 1]) with arrival
 /// probabilities `probs`. Types of size 0 would fit without limit: the caller leaves them out.
 pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, RegionError> {
@@ -78,7 +117,7 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
     let z = dual.add_var(1.0, (0.0, f64::INFINITY));
     let norm: Vec<_> = y.iter().zip(probs).map(|(&v, &p)| (v, p)).collect();
     dual.add_constraint(norm.as_slice(), ComparisonOp::Eq, 1.0);
-    // Start with the homogeneous configurations: they bound the dual.
+    // Start with the homogeneous configurations (they bound the dual) and the greedy ones.
     let mut rows: Vec<Counts> = (0..n)
         .map(|i| {
             let mut k = vec![0; n];
@@ -86,6 +125,11 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
             k
         })
         .collect();
+    for k in greedy_rows(sizes) {
+        if !rows.contains(&k) {
+            rows.push(k);
+        }
+    }
     let row = |k: &Counts| {
         let mut r: Vec<_> = y
             .iter()
@@ -105,13 +149,36 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
         .into_solution()
         .map_err(|_| RegionError::Lp("interrupted".into()))?;
     let mut iterations = 0;
+    // the normalised weights with the lowest upper bound so far, and that bound
+    let mut best: Option<(Vec<f64>, f64)> = None;
+    let mut smooth = true;
+    let close = |w: f64, z: f64| w <= z * (1.0 + 1e-9) + 1e-12;
     loop {
         let weights: Vec<f64> = y.iter().map(|&v| sol.var_value(v).max(0.0)).collect();
         let zv = sol.var_value(z);
-        let (k, w) = knapsack::max_weight(sizes, &weights);
-        if w <= zv * (1.0 + 1e-9) + 1e-12 || rows.contains(&k) {
+        let at = match &best {
+            Some((b, _)) if smooth => (b.iter().zip(&weights))
+                .map(|(b, w)| SMOOTHING * b + (1.0 - SMOOTHING) * w)
+                .collect(),
+            _ => weights.clone(),
+        };
+        let (k, bound) = knapsack::max_weight(sizes, &at);
+        if best.as_ref().is_none_or(|b| bound < b.1) {
+            best = Some((at, bound));
+        }
+        if best.as_ref().is_some_and(|b| close(b.1, zv)) {
             break;
         }
+        let w: f64 = k.iter().zip(&weights).map(|(&c, &v)| c as f64 * v).sum();
+        if close(w, zv) || rows.contains(&k) {
+            if !smooth {
+                // the unsmoothed oracle finds nothing violated: optimal
+                break;
+            }
+            smooth = false;
+            continue;
+        }
+        smooth = true;
         iterations += 1;
         if iterations > 100_000 {
             return Err(RegionError::Lp("row generation did not converge".into()));
@@ -230,6 +297,38 @@ mod tests {
         // a = 0.2 (2/3), b = 0.45 (1/3): alternate five a's and two b's: c = 10/3.
         let r = max_supportable(&[s(0.2), s(0.45)], &[2.0 / 3.0, 1.0 / 3.0]).unwrap();
         assert!((r.per_server - 10.0 / 3.0).abs() < 1e-7, "{}", r.per_server);
+    }
+
+    #[test]
+    fn row_generation_reaches_the_programme_over_every_configuration() {
+        // Greedy starting rows and smoothed pricing change the path, not the optimum: against
+        // the primal over the enumerated configurations, on random sets of 2 to 7 sizes.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for _ in 0..60 {
+            let n = rng.random_range(2..=7);
+            let sizes: Vec<Size> = (0..n)
+                .map(|_| Size::ratio(rng.random_range(15..=100), 100))
+                .collect();
+            let probs: Vec<f64> = (0..n).map(|_| rng.random_range(0.05..1.0)).collect();
+            let all = knapsack::enumerate(&sizes, 1 << 20).expect("few configurations");
+            let (want, _) = primal(&all, &probs).unwrap();
+            let got = max_supportable(&sizes, &probs).unwrap();
+            assert!(
+                (got.per_server - want).abs() <= 1e-9 * want,
+                "sizes {sizes:?}, probs {probs:?}: row generation {} against {want}",
+                got.per_server
+            );
+            let (mixed, _) = primal(
+                &got.mix.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
+                &probs,
+            )
+            .unwrap();
+            assert!(
+                (mixed - want).abs() <= 1e-9 * want,
+                "its mix supports {mixed}"
+            );
+        }
     }
 
     #[test]
