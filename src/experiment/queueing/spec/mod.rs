@@ -507,7 +507,7 @@ pub struct Experiment {
     /// The claims to check.
     pub claims: Vec<ClaimSpec>,
     /// ρ* as a traffic intensity, (low, high): 1 for a perfect packing, exact for finitely many
-    /// sizes, else Theorem 1's bracket on 256 equal intervals (with NUMA nodes or placement
+    /// sizes, else Theorem 1's bracket on 512 equal intervals (with NUMA nodes or placement
     /// constraints, their linear programme's). Computed when the sweep or a claim needs it.
     pub rho_star: Option<(f64, f64)>,
     /// The packing side of a stability-versus-packing study.
