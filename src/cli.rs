@@ -258,6 +258,7 @@ Experiment file (TOML; every key, its type and default in experiments/README.md)
   [workload]    sizes = { dist = uniform|discrete|empirical|tasks, … },
                 service = { dist = geometric|deterministic|empirical, … },
                 arrivals = { process = poisson|bernoulli|batch },
+                rho_star_intervals (Theorem 1's bracket on rho*, default 512),
                 or trace = { format, file, slot, finished_only, size, scale, start, end }
   [run]         slots, warmup, max_slots (default 16 x slots), replications, queue_cap,
                 samples

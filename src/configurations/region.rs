@@ -32,6 +32,8 @@
 //! It stops when the best upper bound is within a relative 1e-9 of z, or when the oracle at the
 //! programme's own y finds no violated row (the unsmoothed rule), and returns z.
 
+use std::collections::HashSet;
+
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 
 use super::knapsack::{self, Counts};
@@ -102,6 +104,17 @@ fn greedy_rows(sizes: &[Size]) -> Vec<Counts> {
 /// ρ* per server over *all* feasible configurations of `sizes` (each in (0, 1]) with arrival
 /// probabilities `probs`. Types of size 0 would fit without limit: the caller leaves them out.
 pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, RegionError> {
+    max_supportable_until(sizes, probs, f64::INFINITY)
+}
+
+/// [`max_supportable`], or less as soon as the restricted programme's value reaches
+/// `enough` (then `per_server` is that value, a lower bound on c that is at least `enough`,
+/// and the mix supports it): for a caller that only needs to know c ≥ `enough`.
+pub(crate) fn max_supportable_until(
+    sizes: &[Size],
+    probs: &[f64],
+    enough: f64,
+) -> Result<Region, RegionError> {
     check(sizes, probs)?;
     if sizes.iter().any(|s| s.0 == 0 || *s > Size::ONE) {
         return Err(RegionError::Input("sizes in (0, 1]".into()));
@@ -125,8 +138,9 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
             k
         })
         .collect();
+    let mut seen: HashSet<Counts> = rows.iter().cloned().collect();
     for k in greedy_rows(sizes) {
-        if !rows.contains(&k) {
+        if seen.insert(k.clone()) {
             rows.push(k);
         }
     }
@@ -156,6 +170,9 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
     loop {
         let weights: Vec<f64> = y.iter().map(|&v| sol.var_value(v).max(0.0)).collect();
         let zv = sol.var_value(z);
+        if zv >= enough {
+            break;
+        }
         let at = match &best {
             Some((b, _)) if smooth => (b.iter().zip(&weights))
                 .map(|(b, w)| SMOOTHING * b + (1.0 - SMOOTHING) * w)
@@ -170,7 +187,7 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
             break;
         }
         let w: f64 = k.iter().zip(&weights).map(|(&c, &v)| c as f64 * v).sum();
-        if close(w, zv) || rows.contains(&k) {
+        if close(w, zv) || seen.contains(&k) {
             if !smooth {
                 // the unsmoothed oracle finds nothing violated: optimal
                 break;
@@ -184,6 +201,7 @@ pub(crate) fn max_supportable(sizes: &[Size], probs: &[f64]) -> Result<Region, R
             return Err(RegionError::Lp("row generation did not converge".into()));
         }
         let r = row(&k);
+        seen.insert(k.clone());
         rows.push(k);
         sol = sol
             .add_constraint(r.as_slice(), ComparisonOp::Le, 0.0)

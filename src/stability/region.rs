@@ -84,6 +84,18 @@ pub(crate) fn rho_rounded(
     up: bool,
     mean_size: f64,
 ) -> Result<Supportable, RegionError> {
+    rho_rounded_until(atoms, p, up, mean_size, f64::INFINITY)
+}
+
+/// [`rho_rounded`], whose row generation may stop once the traffic intensity reaches
+/// `enough` ([`region::max_supportable_until`]): then it is at least `enough`, not exact.
+fn rho_rounded_until(
+    atoms: &[(Size, f64)],
+    p: &Partition,
+    up: bool,
+    mean_size: f64,
+    enough: f64,
+) -> Result<Supportable, RegionError> {
     let q = class_probs(atoms, p);
     let mut sizes = Vec::new();
     let mut probs = Vec::new();
@@ -101,10 +113,16 @@ pub(crate) fn rho_rounded(
             mix: vec![],
         });
     }
-    let r = region::max_supportable(&sizes, &probs)?;
+    let enough_per_server = enough / mean_size;
+    let r = region::max_supportable_until(&sizes, &probs, enough_per_server)?;
+    let mut traffic = r.per_server * mean_size;
+    if r.per_server >= enough_per_server {
+        // stopped there (or beyond): at least `enough`, whatever the rounding of the product
+        traffic = traffic.max(enough);
+    }
     Ok(Supportable {
         per_server: r.per_server,
-        traffic: r.per_server * mean_size,
+        traffic,
         mix: r.mix,
     })
 }
@@ -176,6 +194,24 @@ pub fn bracket(
     Ok(out)
 }
 
+/// Theorem 1's bracket on `n` equal intervals as ρ* is read (ρ* ≤ 1, so its upper end capped
+/// at 1): the same ends as [`bracket`]`(law, n, n, 0.0)`, the upper one `min(1, ·)`. The two
+/// ends' programmes run side by side, and the upper one's stops once it reaches 1.
+pub(crate) fn bracket_capped(law: &SizeLaw, n: usize) -> Result<BracketStep, RegionError> {
+    let p = grid_partition(n.max(1));
+    let atoms = interval_atoms(law, &p);
+    let m = law.mean();
+    let (up, low) = rayon::join(
+        || rho_rounded(&atoms, &p, true, m),
+        || rho_rounded_until(&atoms, &p, false, m, 1.0),
+    );
+    Ok(BracketStep {
+        intervals: p.len(),
+        lower_bound: up?.traffic,
+        upper_bound: low?.traffic.min(1.0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +231,23 @@ mod tests {
         // λ* on one server with μ = 0.1: 2μ = 0.2; K_RED: 4μ/3.
         assert!((star.arrival_rate(1, 10.0) - 0.2).abs() < 1e-8);
         assert!((red.arrival_rate(1, 10.0) - 0.4 / 3.0).abs() < 1e-8);
+    }
+
+    #[test]
+    fn the_capped_bracket_is_the_bracket_with_its_upper_end_at_most_one() {
+        // ρ_low above 1 (Unif[0.2, 0.6]) and below it (Unif[0.3, 0.45], ρ* ≈ 0.88)
+        for (a, b) in [(0.2, 0.6), (0.3, 0.45)] {
+            let law = SizeLaw::uniform(s(a), s(b));
+            let full = bracket(&law, 64, 64, 0.0).unwrap().pop().unwrap();
+            let capped = bracket_capped(&law, 64).unwrap();
+            assert_eq!(capped.intervals, 64);
+            assert_eq!(capped.lower_bound, full.lower_bound);
+            assert_eq!(
+                capped.upper_bound,
+                full.upper_bound.min(1.0),
+                "Unif[{a}, {b}]"
+            );
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
-use crate::experiment::queueing::spec::rho_star_how;
+use crate::experiment::queueing::spec::{BRACKET_INTERVALS, rho_star_how};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
@@ -85,7 +85,10 @@ fn setting(r: &mut Report, exp: &Experiment) {
              share of strict jobs"
                 .to_string()
         } else {
-            rho_star_how(exp.workload.sizes())
+            rho_star_how(
+                exp.workload.sizes(),
+                exp.rho_star_intervals.unwrap_or(BRACKET_INTERVALS),
+            )
         };
         r.line(format!(
             "Maximum supportable traffic intensity ρ* ∈ [{a:.6}, {b:.6}], i.e. arrival rate \

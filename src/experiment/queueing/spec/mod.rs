@@ -24,7 +24,7 @@ pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstrain
 pub(crate) use delay::{DelayQuantity, Statistic};
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
-pub(in crate::experiment::queueing) use sweep::{rate_per_load, rho_star_how};
+pub(in crate::experiment::queueing) use sweep::{BRACKET_INTERVALS, rate_per_load, rho_star_how};
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml};
@@ -507,9 +507,14 @@ pub struct Experiment {
     /// The claims to check.
     pub claims: Vec<ClaimSpec>,
     /// ρ* as a traffic intensity, (low, high): 1 for a perfect packing, exact for finitely many
-    /// sizes, else Theorem 1's bracket on 512 equal intervals (with NUMA nodes or placement
-    /// constraints, their linear programme's). Computed when the sweep or a claim needs it.
+    /// sizes, else Theorem 1's bracket on [`Experiment::rho_star_intervals`] equal intervals
+    /// (with NUMA nodes or placement constraints, their linear programme's). Computed when the
+    /// sweep or a claim needs it.
     pub rho_star: Option<(f64, f64)>,
+    /// `workload.rho_star_intervals`: the equal intervals of Theorem 1's bracket when ρ* is
+    /// bracketed (`None`: the default, 512).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rho_star_intervals: Option<usize>,
     /// The packing side of a stability-versus-packing study.
     pub compaction: Option<CompactionSpec>,
     /// Servers with NUMA nodes.
@@ -629,13 +634,13 @@ impl Experiment {
         )?;
         let compaction =
             compaction::compaction(&cx, raw.compaction.as_ref(), &policies, &workload)?;
-        let wait_classes = workload.wait_classes();
         let exp = Experiment {
             header: Header {
                 inputs: cx.inputs(),
                 ..header
             },
             servers,
+            wait_classes: workload.wait_classes(),
             workload,
             run,
             sweep,
@@ -646,11 +651,12 @@ impl Experiment {
             plots,
             claims,
             rho_star,
+            // validated by `sweep::rho_star` above
+            rho_star_intervals: raw.workload.rho_star_intervals.map(|n| n as usize),
             compaction,
             numa,
             constraints,
             region_map,
-            wait_classes,
         };
         claims::passable(&cx, &exp)?;
         Ok(exp)

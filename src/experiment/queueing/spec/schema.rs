@@ -75,6 +75,7 @@ pub(in crate::experiment::queueing) struct RawWorkload {
     pub(in crate::experiment::queueing) service: Option<RawService>,
     pub(in crate::experiment::queueing) arrivals: Option<RawArrivals>,
     pub(in crate::experiment::queueing) trace: Option<RawTrace>,
+    pub(in crate::experiment::queueing) rho_star_intervals: Option<i64>,
 }
 
 /// `workload.trace = { … }`: a trace replayed instead of sampled laws.

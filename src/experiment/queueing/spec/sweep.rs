@@ -9,7 +9,7 @@ use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
 use crate::model::Size;
 use crate::stability::perfect::{self, PerfectPacking};
-use crate::stability::region::{bracket, rho_star as exact_rho_star};
+use crate::stability::region::{bracket_capped, rho_star as exact_rho_star};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
 /// Arrival rate per unit of traffic intensity, L / (E\[R\] E\[S\]) jobs per slot.
@@ -22,10 +22,32 @@ pub(in crate::experiment::queueing) fn rate_per_load(
 }
 
 /// Equal intervals of Theorem 1's bracket on ρ* for a law that neither packs perfectly nor has
-/// at most [`EXACT_ATOMS`] sizes. On 512 the bracket's lower end falls short of ρ* by about
-/// 1/(1024 E\[R\]) (0.24 % at E\[R\] = 0.4, a quarter of what 128 gave), and the linear
-/// programme takes about a second (docs/performance.md, "ρ*'s bracket").
-const BRACKET_INTERVALS: usize = 512;
+/// at most [`EXACT_ATOMS`] sizes, unless `workload.rho_star_intervals` says otherwise. On 512
+/// the bracket's lower end falls short of ρ* by about 1/(1024 E\[R\]) (0.24 % at E\[R\] =
+/// 0.4, a quarter of what 128 gave), and the linear programme takes about a second
+/// (docs/performance.md, "ρ*'s bracket").
+pub(in crate::experiment::queueing) const BRACKET_INTERVALS: usize = 512;
+
+/// The fewest and the most intervals `workload.rho_star_intervals` takes: 1,280 brings the
+/// bracket within 0.1 % of ρ* at E\[R\] = 0.4 in seconds, while 2,048 took minutes for
+/// Unif\[0.3, 0.9\] (docs/performance.md, "ρ*'s bracket").
+const INTERVALS_RANGE: (i64, i64) = (8, 1280);
+
+/// `workload.rho_star_intervals`, validated: `None` for the default [`BRACKET_INTERVALS`].
+fn intervals(cx: &Ctx<'_>, raw: &RawExperiment) -> Result<Option<usize>, ExperimentError> {
+    let Some(n) = raw.workload.rho_star_intervals else {
+        return Ok(None);
+    };
+    let (lo, hi) = INTERVALS_RANGE;
+    if !(lo..=hi).contains(&n) {
+        return Err(cx.bad(
+            "workload.rho_star_intervals",
+            &format!("an integer from {lo} to {hi} (equal intervals of Theorem 1's bracket on ρ*)"),
+            n,
+        ));
+    }
+    Ok(Some(n as usize))
+}
 
 /// Most sizes whose ρ* is the exact linear programme over their configurations.
 const EXACT_ATOMS: usize = 256;
@@ -37,7 +59,7 @@ enum Source {
     Perfect(PerfectPacking),
     /// The exact linear programme over the configurations of at most [`EXACT_ATOMS`] sizes.
     Exact(Vec<(Size, f64)>),
-    /// Theorem 1's bracket on [`BRACKET_INTERVALS`] equal intervals.
+    /// Theorem 1's bracket on equal intervals.
     Bracket,
 }
 
@@ -55,8 +77,8 @@ impl Source {
 
 /// ρ* of a size law as a traffic intensity (low, high): from a perfect packing where one is
 /// shown ([`perfect::of`]), exact for finitely many sizes, else Theorem 1's bracket on
-/// [`BRACKET_INTERVALS`] equal intervals (its upper end capped at 1).
-pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
+/// `intervals` equal intervals (its upper end capped at 1).
+pub(crate) fn rho_star_of(law: &SizeLaw, intervals: usize) -> Result<(f64, f64), RegionError> {
     match Source::of(law) {
         Source::Perfect(p) => Ok(p.rho_star(law.mean())),
         Source::Exact(atoms) => {
@@ -64,32 +86,45 @@ pub(crate) fn rho_star_of(law: &SizeLaw) -> Result<(f64, f64), RegionError> {
             Ok((r.traffic, r.traffic))
         }
         Source::Bracket => {
-            let b = bracket(law, BRACKET_INTERVALS, BRACKET_INTERVALS, 0.0)?;
-            let last = b.last().ok_or(RegionError::Input("no bracket".into()))?;
-            Ok((last.lower_bound, last.upper_bound.min(1.0)))
+            let b = bracket_capped(law, intervals)?;
+            Ok((b.lower_bound, b.upper_bound))
         }
     }
 }
 
 /// How [`rho_star_of`] found ρ* of `law`, in words, for reports.
-pub(in crate::experiment::queueing) fn rho_star_how(law: &SizeLaw) -> String {
+pub(in crate::experiment::queueing) fn rho_star_how(law: &SizeLaw, intervals: usize) -> String {
     match Source::of(law) {
         Source::Perfect(p) => p.describe(),
         Source::Exact(_) => {
             "exact: the linear programme over the configurations of the sizes".to_string()
         }
-        Source::Bracket => format!("Theorem 1's bracket on {BRACKET_INTERVALS} intervals"),
+        Source::Bracket => format!("Theorem 1's bracket on {intervals} intervals"),
     }
 }
 
-/// ρ*, if the sweep, a claim or a plot is relative to it (then the workload must have one
-/// resource).
+/// ρ* as [`rho_star_at`] finds it, after validating `workload.rho_star_intervals` (whether or
+/// not ρ* is needed).
 pub(in crate::experiment::queueing) fn rho_star(
     cx: &Ctx<'_>,
     raw: &RawExperiment,
     workload: &Workload,
     numa: Option<&QueueNuma>,
     constraints: Option<&QueueConstraints>,
+) -> Result<Option<(f64, f64)>, ExperimentError> {
+    let n = intervals(cx, raw)?.unwrap_or(BRACKET_INTERVALS);
+    rho_star_at(cx, raw, workload, numa, constraints, n)
+}
+
+/// ρ*, if the sweep, a claim or a plot is relative to it (then the workload must have one
+/// resource), a bracketed one on `intervals` equal intervals.
+fn rho_star_at(
+    cx: &Ctx<'_>,
+    raw: &RawExperiment,
+    workload: &Workload,
+    numa: Option<&QueueNuma>,
+    constraints: Option<&QueueConstraints>,
+    intervals: usize,
 ) -> Result<Option<(f64, f64)>, ExperimentError> {
     let needs_rho = raw.sweep.as_ref().is_some_and(|s| s.fraction.is_some())
         || raw.claim.iter().any(|c| {
@@ -132,7 +167,7 @@ pub(in crate::experiment::queueing) fn rho_star(
             )),
         };
     }
-    rho_star_of(workload.sizes())
+    rho_star_of(workload.sizes(), intervals)
         .map(Some)
         .map_err(|e| cx.bad("workload.sizes", "a workload whose ρ* can be computed", e))
 }
@@ -319,14 +354,14 @@ mod tests {
     fn perfectly_packed_laws_have_rho_star_one() {
         let large = SizeLaw::uniform(s(0.1), s(0.9));
         assert!(perfect::of(&large).is_some());
-        assert_eq!(rho_star_of(&large).unwrap(), (1.0, 1.0));
+        assert_eq!(rho_star_of(&large, BRACKET_INTERVALS).unwrap(), (1.0, 1.0));
         let small = SizeLaw::uniform(s(0.1), s(0.5));
-        let (a, b) = rho_star_of(&small).unwrap();
+        let (a, b) = rho_star_of(&small, BRACKET_INTERVALS).unwrap();
         assert!(1.0 - a < 1e-13 && b == 1.0, "({a}, {b})");
         for (lo, hi) in [(0.35, 0.6), (0.2, 0.9)] {
             let law = SizeLaw::uniform(s(lo), s(hi));
             assert_eq!(perfect::of(&law), None);
-            let (a, b) = rho_star_of(&law).unwrap();
+            let (a, b) = rho_star_of(&law, BRACKET_INTERVALS).unwrap();
             assert!(
                 a <= b && b <= 1.0 && 1.0 - a > 1e-3,
                 "[{lo}, {hi}]: ({a}, {b})"
@@ -340,13 +375,60 @@ mod tests {
     #[test]
     fn the_bracket_is_on_512_intervals_and_reports_say_which_rho_star() {
         let law = SizeLaw::uniform(s(0.2), s(0.6));
-        let (a, b) = rho_star_of(&law).unwrap();
-        let at = |n| bracket(&law, n, n, 0.0).unwrap()[0].lower_bound;
+        let (a, b) = rho_star_of(&law, BRACKET_INTERVALS).unwrap();
+        let at = |n| crate::stability::region::bracket(&law, n, n, 0.0).unwrap()[0].lower_bound;
         assert_eq!(a, at(512));
         assert!(1.0 - a < 0.3 * (1.0 - at(128)) && b == 1.0, "({a}, {b})");
-        assert_eq!(rho_star_how(&law), "Theorem 1's bracket on 512 intervals");
+        assert_eq!(
+            rho_star_how(&law, BRACKET_INTERVALS),
+            "Theorem 1's bracket on 512 intervals"
+        );
         let two = SizeLaw::discrete(vec![s(0.45), s(0.55)], vec![0.5, 0.5]).unwrap();
-        assert!(rho_star_how(&two).starts_with("exact: the linear programme"));
-        assert!(rho_star_how(&SizeLaw::uniform(s(0.1), s(0.5))).starts_with("a perfect packing"));
+        assert!(rho_star_how(&two, BRACKET_INTERVALS).starts_with("exact: the linear programme"));
+        assert!(
+            rho_star_how(&SizeLaw::uniform(s(0.1), s(0.5)), BRACKET_INTERVALS)
+                .starts_with("a perfect packing")
+        );
+    }
+
+    /// `workload.rho_star_intervals` sets the bracket's intervals, the report says how many,
+    /// and a value outside 8 … 1,280 is refused with the key named.
+    #[test]
+    fn a_file_may_ask_for_a_finer_bracket_within_bounds() {
+        use crate::experiment::queueing::Experiment;
+        use std::path::Path;
+        let file = |extra: &str| {
+            format!(
+                "name = \"t\"\n[cluster]\nservers = 2\n[workload]\n{extra}\n\
+                 sizes = {{ dist = \"uniform\", low = 0.2, high = 0.6 }}\n\
+                 service = {{ dist = \"geometric\", mean = 10.0 }}\n\
+                 [run]\nslots = 100000\nreplications = 2\n\
+                 [sweep]\nfraction = [0.5]\n[[policy]]\nname = \"bf-js\"\n"
+            )
+        };
+        let law = SizeLaw::uniform(s(0.2), s(0.6));
+        let lower = |n| crate::stability::region::bracket(&law, n, n, 0.0).unwrap()[0].lower_bound;
+        let default = Experiment::parse(Path::new("t.toml"), &file("")).unwrap();
+        assert_eq!(default.rho_star, Some((lower(512), 1.0)));
+        let finer =
+            Experiment::parse(Path::new("t.toml"), &file("rho_star_intervals = 96")).unwrap();
+        assert_eq!(finer.rho_star, Some((lower(96), 1.0)));
+        assert_eq!(finer.rho_star_intervals, Some(96));
+        assert_eq!(
+            rho_star_how(&law, 96),
+            "Theorem 1's bracket on 96 intervals"
+        );
+        for bad in ["4", "2048", "-1"] {
+            let e = Experiment::parse(
+                Path::new("t.toml"),
+                &file(&format!("rho_star_intervals = {bad}")),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("workload.rho_star_intervals") && e.contains("from 8 to 1280"),
+                "{bad}: {e}"
+            );
+        }
     }
 }
