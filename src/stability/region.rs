@@ -145,10 +145,17 @@ impl BracketStep {
     }
 }
 
-/// The equal-width partition of (0, 1] into n intervals.
-pub(crate) fn grid_partition(n: usize) -> Partition {
+/// The equal-width partition of (0, 1] into n intervals, or an error if a cut k/n would not be
+/// exact in fixed point (n must divide [`Size::UNIT`] = 3 · 2^30 · 5^6).
+pub(crate) fn grid_partition(n: usize) -> Result<Partition, RegionError> {
+    if n == 0 || !Size::UNIT.is_multiple_of(n as u64) {
+        return Err(RegionError::Input(format!(
+            "{n} equal intervals: the number must divide the fixed-point unit 3 · 2^30 · 5^6 \
+             (2^a · 3^b · 5^c with b ≤ 1, c ≤ 6)"
+        )));
+    }
     let cuts: Vec<Size> = (1..n).map(|k| Size::ratio(k as u64, n as u64)).collect();
-    Partition::custom(&cuts).expect("distinct cuts in (0, 1)")
+    Ok(Partition::custom(&cuts).expect("distinct cuts in (0, 1)"))
 }
 
 /// The size law's mass on each interval of `p`, as pseudo-atoms at the intervals' upper ends
@@ -164,7 +171,9 @@ pub(crate) fn interval_atoms(law: &SizeLaw, p: &Partition) -> Vec<(Size, f64)> {
 
 /// Theorem 1's bracket ρ_up(P_n) ≤ ρ* ≤ ρ_low(P_n) on equal-width partitions with
 /// n = `start`, 2·start, 4·start, … intervals, until the bracket is narrower than `tolerance`
-/// or n would exceed `max_intervals`. Refining by halving makes both ends monotone.
+/// or n would exceed `max_intervals`. Refining by halving makes both ends monotone. Every n
+/// must divide [`Size::UNIT`] (so every cut k/n is exact): a `start` of the form
+/// 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 and n up to 2^30 · 3^b · 5^c; otherwise an error.
 pub fn bracket(
     law: &SizeLaw,
     start: usize,
@@ -175,7 +184,7 @@ pub fn bracket(
     let mut n = start.max(1);
     let m = law.mean();
     while n <= max_intervals {
-        let p = grid_partition(n);
+        let p = grid_partition(n)?;
         let atoms = interval_atoms(law, &p);
         let up = rho_rounded(&atoms, &p, true, m)?;
         let low = rho_rounded(&atoms, &p, false, m)?;
@@ -198,7 +207,7 @@ pub fn bracket(
 /// at 1): the same ends as [`bracket`]`(law, n, n, 0.0)`, the upper one `min(1, ·)`. The two
 /// ends' programmes run side by side, and the upper one's stops once it reaches 1.
 pub(crate) fn bracket_capped(law: &SizeLaw, n: usize) -> Result<BracketStep, RegionError> {
-    let p = grid_partition(n.max(1));
+    let p = grid_partition(n.max(1))?;
     let atoms = interval_atoms(law, &p);
     let m = law.mean();
     let (up, low) = rayon::join(
@@ -248,6 +257,19 @@ mod tests {
                 "Unif[{a}, {b}]"
             );
         }
+    }
+
+    #[test]
+    fn a_grid_off_the_fixed_point_unit_is_an_error_not_a_panic() {
+        let law = SizeLaw::uniform(s(0.2), s(0.6));
+        for n in [7, 9, 1152] {
+            assert!(
+                matches!(bracket(&law, n, n, 0.0), Err(RegionError::Input(_))),
+                "{n}"
+            );
+            assert!(bracket_capped(&law, n).is_err(), "{n}");
+        }
+        assert!(bracket(&law, 10, 20, 0.0).is_ok());
     }
 
     #[test]

@@ -39,10 +39,15 @@ fn intervals(cx: &Ctx<'_>, raw: &RawExperiment) -> Result<Option<usize>, Experim
         return Ok(None);
     };
     let (lo, hi) = INTERVALS_RANGE;
-    if !(lo..=hi).contains(&n) {
+    // every cut k/n must be exact: n must divide the fixed-point unit 3 · 2^30 · 5^6
+    if !(lo..=hi).contains(&n) || !Size::UNIT.is_multiple_of(n as u64) {
         return Err(cx.bad(
             "workload.rho_star_intervals",
-            &format!("an integer from {lo} to {hi} (equal intervals of Theorem 1's bracket on ρ*)"),
+            &format!(
+                "a number of equal intervals of Theorem 1's bracket on ρ* from {lo} to {hi} of \
+                 the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every cut k/n is exact in fixed \
+                 point): for example 512, 640, 768, 1000, 1024, 1280"
+            ),
             n,
         ));
     }
@@ -392,7 +397,8 @@ mod tests {
     }
 
     /// `workload.rho_star_intervals` sets the bracket's intervals, the report says how many,
-    /// and a value outside 8 … 1,280 is refused with the key named.
+    /// and a value outside 8 … 1,280, or one that does not divide the fixed-point unit (whose
+    /// cuts k/n would not be exact), is refused with the key named.
     #[test]
     fn a_file_may_ask_for_a_finer_bracket_within_bounds() {
         use crate::experiment::queueing::Experiment;
@@ -418,7 +424,8 @@ mod tests {
             rho_star_how(&law, 96),
             "Theorem 1's bracket on 96 intervals"
         );
-        for bad in ["4", "2048", "-1"] {
+        // 4 and 2048 out of range, 1152 = 2^7 · 9 and 7 not on the fixed-point grid
+        for bad in ["4", "2048", "-1", "1152", "7"] {
             let e = Experiment::parse(
                 Path::new("t.toml"),
                 &file(&format!("rho_star_intervals = {bad}")),
@@ -426,7 +433,8 @@ mod tests {
             .unwrap_err()
             .to_string();
             assert!(
-                e.contains("workload.rho_star_intervals") && e.contains("from 8 to 1280"),
+                e.contains("workload.rho_star_intervals")
+                    && e.contains("from 8 to 1280 of the form"),
                 "{bad}: {e}"
             );
         }
