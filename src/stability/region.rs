@@ -145,13 +145,22 @@ impl BracketStep {
     }
 }
 
+/// Whether `n` equal intervals have every cut k/n exact in fixed point: `n` divides
+/// [`Size::UNIT`] = 3 · 2^30 · 5^6 (the numbers [`EXACT_GRIDS`] describes).
+pub(crate) fn exact_grid(n: u64) -> bool {
+    n > 0 && Size::UNIT.is_multiple_of(n)
+}
+
+/// The numbers of intervals [`exact_grid`] accepts, in words, for error messages.
+pub(crate) const EXACT_GRIDS: &str =
+    "of the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every cut k/n is exact in fixed point)";
+
 /// The equal-width partition of (0, 1] into n intervals, or an error if a cut k/n would not be
-/// exact in fixed point (n must divide [`Size::UNIT`] = 3 · 2^30 · 5^6).
+/// exact in fixed point ([`exact_grid`]).
 pub(crate) fn grid_partition(n: usize) -> Result<Partition, RegionError> {
-    if n == 0 || !Size::UNIT.is_multiple_of(n as u64) {
+    if !exact_grid(n as u64) {
         return Err(RegionError::Input(format!(
-            "{n} equal intervals: the number must divide the fixed-point unit 3 · 2^30 · 5^6 \
-             (2^a · 3^b · 5^c with b ≤ 1, c ≤ 6)"
+            "{n} equal intervals: a number {EXACT_GRIDS}"
         )));
     }
     let cuts: Vec<Size> = (1..n).map(|k| Size::ratio(k as u64, n as u64)).collect();
@@ -182,17 +191,8 @@ pub fn bracket(
 ) -> Result<Vec<BracketStep>, RegionError> {
     let mut out = Vec::new();
     let mut n = start.max(1);
-    let m = law.mean();
     while n <= max_intervals {
-        let p = grid_partition(n)?;
-        let atoms = interval_atoms(law, &p);
-        let up = rho_rounded(&atoms, &p, true, m)?;
-        let low = rho_rounded(&atoms, &p, false, m)?;
-        let step = BracketStep {
-            intervals: n,
-            lower_bound: up.traffic,
-            upper_bound: low.traffic,
-        };
+        let step = bracket_step(law, n, f64::INFINITY)?;
         let done = step.width() < tolerance;
         out.push(step);
         if done {
@@ -204,20 +204,28 @@ pub fn bracket(
 }
 
 /// Theorem 1's bracket on `n` equal intervals as ρ* is read (ρ* ≤ 1, so its upper end capped
-/// at 1): the same ends as [`bracket`]`(law, n, n, 0.0)`, the upper one `min(1, ·)`. The two
-/// ends' programmes run side by side, and the upper one's stops once it reaches 1.
+/// at 1): the same ends as [`bracket`]`(law, n, n, 0.0)`, the upper one `min(1, ·)`, whose
+/// programme stops once it reaches 1.
 pub(crate) fn bracket_capped(law: &SizeLaw, n: usize) -> Result<BracketStep, RegionError> {
-    let p = grid_partition(n.max(1))?;
+    let mut step = bracket_step(law, n.max(1), 1.0)?;
+    step.upper_bound = step.upper_bound.min(1.0);
+    Ok(step)
+}
+
+/// One step of the bracket on `n` equal intervals, the two ends' programmes side by side; the
+/// upper end's may stop once it reaches `enough` ([`rho_rounded_until`]; ∞: exact).
+fn bracket_step(law: &SizeLaw, n: usize, enough: f64) -> Result<BracketStep, RegionError> {
+    let p = grid_partition(n)?;
     let atoms = interval_atoms(law, &p);
     let m = law.mean();
     let (up, low) = rayon::join(
         || rho_rounded(&atoms, &p, true, m),
-        || rho_rounded_until(&atoms, &p, false, m, 1.0),
+        || rho_rounded_until(&atoms, &p, false, m, enough),
     );
     Ok(BracketStep {
-        intervals: p.len(),
+        intervals: n,
         lower_bound: up?.traffic,
-        upper_bound: low?.traffic.min(1.0),
+        upper_bound: low?.traffic,
     })
 }
 

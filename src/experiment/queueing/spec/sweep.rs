@@ -9,7 +9,9 @@ use crate::experiment::common::Ctx;
 use crate::limits::{MAX_ARRIVALS_PER_SLOT, MAX_SLOTS_PER_RUN};
 use crate::model::Size;
 use crate::stability::perfect::{self, PerfectPacking};
-use crate::stability::region::{bracket_capped, rho_star as exact_rho_star};
+use crate::stability::region::{
+    EXACT_GRIDS, bracket_capped, exact_grid, rho_star as exact_rho_star,
+};
 use crate::workload::{Arrivals, ServiceLaw, SizeLaw};
 
 /// Arrival rate per unit of traffic intensity, L / (E\[R\] E\[S\]) jobs per slot.
@@ -39,14 +41,12 @@ fn intervals(cx: &Ctx<'_>, raw: &RawExperiment) -> Result<Option<usize>, Experim
         return Ok(None);
     };
     let (lo, hi) = INTERVALS_RANGE;
-    // every cut k/n must be exact: n must divide the fixed-point unit 3 · 2^30 · 5^6
-    if !(lo..=hi).contains(&n) || !Size::UNIT.is_multiple_of(n as u64) {
+    if !(lo..=hi).contains(&n) || !exact_grid(n as u64) {
         return Err(cx.bad(
             "workload.rho_star_intervals",
             &format!(
-                "a number of equal intervals of Theorem 1's bracket on ρ* from {lo} to {hi} of \
-                 the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every cut k/n is exact in fixed \
-                 point): for example 512, 640, 768, 1000, 1024, 1280"
+                "a number of equal intervals of Theorem 1's bracket on ρ* from {lo} to {hi} \
+                 {EXACT_GRIDS}: for example 512, 640, 768, 1000, 1024, 1280"
             ),
             n,
         ));

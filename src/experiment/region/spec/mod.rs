@@ -9,7 +9,7 @@ use crate::configurations::MAX_J;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{Ctx, Header, parse_toml, service_law, size_law};
 use crate::limits::{MAX_FAMILY, MAX_REGION_TYPES};
-use crate::model::Size;
+use crate::stability::region::{EXACT_GRIDS, exact_grid};
 use crate::workload::SizeLaw;
 use schema::{Raw, RawBracket, RawClaim, RawPlot};
 
@@ -179,13 +179,13 @@ fn bracket(cx: &Ctx<'_>, raw: Option<RawBracket>) -> Result<(usize, usize, f64),
         tolerance: None,
     });
     let start = cx.positive("region.bracket.start", b.start.unwrap_or(8))?;
-    // every cut k/n of every grid must be exact: n must divide the fixed-point unit
-    // 3 · 2^30 · 5^6 (doubling keeps it so up to 1024)
-    if start > 1024 || !Size::UNIT.is_multiple_of(start) {
+    // every cut k/n of every grid must be exact (doubling keeps it so up to 1024)
+    if start > 1024 || !exact_grid(start) {
         return Err(cx.bad(
             "region.bracket.start",
-            "a number of intervals ≤ 1024 of the form 2^a · 3^b · 5^c with b ≤ 1, c ≤ 6 (so every \
-             cut k/n is exact in fixed point): for example 8, 10, 12, 15, 16, 20, 24",
+            &format!(
+                "a number of intervals ≤ 1024 {EXACT_GRIDS}: for example 8, 10, 12, 15, 16, 20, 24"
+            ),
             start,
         ));
     }
