@@ -46,8 +46,6 @@ pub(crate) struct Region {
     pub(crate) per_server: f64,
     /// An optimal mix of configurations: (configuration over the types, fraction of servers).
     pub(crate) mix: Vec<(Counts, f64)>,
-    /// Rows generated (LP re-solves), for reports.
-    pub(crate) iterations: usize,
 }
 
 /// The LP failed (a bug or a degenerate input).
@@ -211,11 +209,7 @@ pub(crate) fn max_supportable_until(
     }
     let c = sol.var_value(z);
     let mix = primal_mix(&rows, probs)?;
-    Ok(Region {
-        per_server: c,
-        mix,
-        iterations,
-    })
+    Ok(Region { per_server: c, mix })
 }
 
 /// The primal over an explicit list of configurations (given as counts over the classes):
@@ -267,11 +261,7 @@ pub(crate) fn restricted(configs: &[Counts], probs: &[f64]) -> Result<Region, Re
         return Err(RegionError::Input("configurations over the classes".into()));
     }
     let (c, mix) = primal(configs, probs)?;
-    Ok(Region {
-        per_server: c,
-        mix,
-        iterations: 0,
-    })
+    Ok(Region { per_server: c, mix })
 }
 
 #[cfg(test)]
