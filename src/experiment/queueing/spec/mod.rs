@@ -564,9 +564,9 @@ impl Experiment {
             header.seed,
             run.replications,
         )?;
-        let rho_star = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
+        let rho = sweep::rho_star(&cx, &raw, &workload, numa.as_ref(), constraints.as_ref())?;
         let (sweep, points) = match &raw.sweep {
-            Some(s) => sweep::points(&cx, s, &workload, servers, rho_star)?,
+            Some(s) => sweep::points(&cx, s, &workload, servers, rho.value)?,
             // a file that only maps a region needs no sweep
             None if raw.region_map.is_some() => (SweepKind::Load, Vec::new()),
             None => {
@@ -650,9 +650,8 @@ impl Experiment {
             labels,
             plots,
             claims,
-            rho_star,
-            // validated by `sweep::rho_star` above
-            rho_star_intervals: raw.workload.rho_star_intervals.map(|n| n as usize),
+            rho_star: rho.value,
+            rho_star_intervals: rho.intervals,
             compaction,
             numa,
             constraints,

@@ -108,17 +108,27 @@ pub(in crate::experiment::queueing) fn rho_star_how(law: &SizeLaw, intervals: us
     }
 }
 
-/// ρ* as [`rho_star_at`] finds it, after validating `workload.rho_star_intervals` (whether or
-/// not ρ* is needed).
+/// ρ* as the file asks for it.
+pub(in crate::experiment::queueing) struct RhoStar {
+    /// ρ* as [`rho_star_at`] finds it (`None` if nothing is relative to it).
+    pub(in crate::experiment::queueing) value: Option<(f64, f64)>,
+    /// `workload.rho_star_intervals`, validated whether or not ρ* is needed (`None`: the
+    /// default, [`BRACKET_INTERVALS`]).
+    pub(in crate::experiment::queueing) intervals: Option<usize>,
+}
+
+/// ρ* and the bracket's intervals as the file asks for them ([`RhoStar`]).
 pub(in crate::experiment::queueing) fn rho_star(
     cx: &Ctx<'_>,
     raw: &RawExperiment,
     workload: &Workload,
     numa: Option<&QueueNuma>,
     constraints: Option<&QueueConstraints>,
-) -> Result<Option<(f64, f64)>, ExperimentError> {
-    let n = intervals(cx, raw)?.unwrap_or(BRACKET_INTERVALS);
-    rho_star_at(cx, raw, workload, numa, constraints, n)
+) -> Result<RhoStar, ExperimentError> {
+    let intervals = intervals(cx, raw)?;
+    let n = intervals.unwrap_or(BRACKET_INTERVALS);
+    let value = rho_star_at(cx, raw, workload, numa, constraints, n)?;
+    Ok(RhoStar { value, intervals })
 }
 
 /// ρ*, if the sweep, a claim or a plot is relative to it (then the workload must have one
