@@ -78,8 +78,9 @@ pub(crate) struct JournalHeader {
 /// inconclusive runs, whose statistics each run's record now carries. 7: a probe's first round
 /// of 4 or more runs runs a majority of them first and stops there when they all agree. 8: it
 /// stops there too when those runs all ended inconclusive and the rest of the round is not
-/// expected to let the pooled test decide (a probe records it).
-pub(crate) const RESULTS: u32 = 8;
+/// expected to let the pooled test decide (a probe records it). 9: a probe's run whose chain of
+/// looks is shorter than the calibrated five takes one more, at half its first horizon.
+pub(crate) const RESULTS: u32 = 9;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -70,6 +70,23 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// The looks a run takes at most: the verdict at `slots`, then one after each doubling of
+    /// the horizon measured after warm-up that ends within `max_slots` (the chain of
+    /// [`run_system`]).
+    pub(crate) fn looks(&self) -> u32 {
+        let mut len = self.slots.saturating_sub(self.warmup) / BATCHES as u64 * BATCHES as u64;
+        if len == 0 {
+            return 1;
+        }
+        let (mut end, mut looks) = (self.slots, 1);
+        while let Some(next) = end.checked_add(len).filter(|&n| n <= self.max_slots) {
+            end = next;
+            len = len.saturating_mul(2);
+            looks += 1;
+        }
+        looks
+    }
+
     /// `slots` slots with `warmup` of warm-up, no extension, the default queue cap (10⁵ jobs)
     /// and 500 samples, never stopped early ([`Watch::NONE`]); `mean_service` in slots.
     pub fn new(slots: u64, warmup: u64, mean_service: f64) -> Self {

@@ -3,8 +3,10 @@
 //!
 //! **A probe** at load x runs rounds of `replications` runs (seeds from (experiment seed,
 //! x, replication) on a path of their own, never from the policy; each run extends its horizon
-//! up to `run.max_slots` while its verdict is inconclusive). After each round, over all N runs
-//! so far with S stable, U unstable:
+//! up to `run.max_slots` while its verdict is inconclusive, and looks first at half of
+//! `run.slots`'s horizon after warm-up when its looks would otherwise be fewer than the five
+//! the verdict was calibrated on: [`look_earlier`]). After each round, over all N runs so far
+//! with S stable, U unstable:
 //! - *shown stable* if S > N/2 and U = 0;
 //! - *shown unstable* if U > N/2 and S = 0;
 //! - otherwise, when every inconclusive run was judged at the longest horizon, the *pooled
@@ -106,11 +108,13 @@ use super::scenario::Scenario;
 use rayon::prelude::*;
 
 use crate::experiment::ExperimentError;
+use crate::experiment::queueing::spec::DEFAULT_EXTENSION;
 use crate::experiment::queueing::{Experiment, SearchSpec};
 use crate::experiment::steps::Steps;
 use crate::rng::derive_seed;
-use crate::sim::Verdict;
 use crate::sim::pooled::{POOLED_ERROR, chance_to_decide, pooled};
+use crate::sim::verdict::MIN_HORIZON_SERVICES;
+use crate::sim::{BATCHES, RunConfig, Verdict};
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
 /// target: at most 5 % wrong calls within ±1–2 % of a limit, about 2 % measured at it).
@@ -610,7 +614,9 @@ fn run_reps(
             // a run journaled by an interrupted search is recalled, not run again
             who.steps.step(&(load.to_bits(), rep), || {
                 crate::progress::within(part, || {
-                    super::simulate::run_scenario(&at(load, seed)?)
+                    let mut scenario = at(load, seed)?;
+                    look_earlier(&mut scenario.config);
+                    super::simulate::run_scenario(&scenario)
                         .map(|r| (r.verdict, r.slots, pooled_stats(r.verdict, &r.evidence)))
                 })
             })
@@ -621,6 +627,32 @@ fn run_reps(
         p.slots += s;
     }
     Ok(())
+}
+
+/// Looks of the horizon chain the single-run verdict's error rates were measured on: `slots`
+/// and four doublings, up to the default `max_slots` of 16 × `slots`.
+const CALIBRATED_LOOKS: u32 = DEFAULT_EXTENSION.ilog2() + 1;
+
+/// A probe's run takes its first look at half the horizon after warm-up that `run.slots`
+/// gives, when its chain of looks up to `run.max_slots` is shorter than the calibrated one
+/// ([`CALIBRATED_LOOKS`]): one look more, at the front. The later looks are those of the chain
+/// from `run.slots`, on the same random streams (exactly when the horizon after warm-up is a
+/// multiple of 2 × [`BATCHES`] slots; otherwise each ends less than one of its batches away).
+/// A run decided at the new look (far from a limit, most of them) costs about half as much;
+/// one still inconclusive goes on as before. Nothing changes where that half would be shorter
+/// than [`BATCHES`] slots or its horizon shorter than the verdict judges
+/// ([`MIN_HORIZON_SERVICES`] mean service times). Its error rates, measured as a chain of their
+/// own, are in `proofs/verdict_calibration.md` ("A limit search's first look").
+fn look_earlier(c: &mut RunConfig) {
+    if c.looks() >= CALIBRATED_LOOKS {
+        return;
+    }
+    let half = c.slots.saturating_sub(c.warmup) / 2;
+    let first = c.warmup + half;
+    if half < BATCHES as u64 || (first as f64) < MIN_HORIZON_SERVICES * c.mean_service {
+        return;
+    }
+    c.slots = first;
 }
 
 /// Whether an undecided probe `p` may run another round: rounds are left, and they could
@@ -1534,6 +1566,79 @@ mod tests {
                 assert!(lower <= theta && theta <= upper, "{msg}");
             }
         }
+    }
+
+    #[test]
+    fn a_probe_run_looks_earlier_only_when_its_chain_is_short_of_the_calibrated_one() {
+        let cfg = |slots, warmup, max_slots, mean_service| RunConfig {
+            max_slots,
+            ..RunConfig::new(slots, warmup, mean_service)
+        };
+        let after = |c: RunConfig| {
+            let mut c2 = c;
+            look_earlier(&mut c2);
+            (c.looks(), c2.slots, c2.looks())
+        };
+        // the threshold files: 3.6·10⁶ slots after warm-up, doubled three times within 3.2·10⁷;
+        // one look at 1.8·10⁶ before them, the others where they were
+        let c = cfg(4_000_000, 400_000, 32_000_000, 100.0);
+        assert_eq!(after(c), (4, 2_200_000, 5));
+        // the calibrated chain (the default extension to 16 × slots) is left alone
+        assert_eq!(
+            after(cfg(1_000_000, 100_000, 16_000_000, 10.0)).1,
+            1_000_000
+        );
+        // no extension at all: one look more, not four
+        assert_eq!(
+            after(cfg(1_000_000, 100_000, 1_000_000, 10.0)),
+            (1, 550_000, 2)
+        );
+        // a first look shorter than the verdict judges (100 mean service times) is not taken
+        assert_eq!(after(cfg(30_000, 1_000, 30_000, 200.0)).1, 30_000);
+        // nor one of fewer slots than batches
+        assert_eq!(after(cfg(60, 0, 60, 0.1)).1, 60);
+    }
+
+    /// A run the earlier look leaves inconclusive goes on to the looks it had before, on the
+    /// same streams: its verdict, statistics and slots are those of the run without it.
+    #[test]
+    fn a_run_undecided_at_the_earlier_look_ends_as_before() {
+        // M/Geo/3 at its critical load: 1.28·10⁵ slots after warm-up, four looks to 1.6·10⁶
+        let text = "name = \"early\"\nseed = 3\n[cluster]\nservers = 3\n[workload]\n\
+             sizes = { dist = \"discrete\", values = [1.0], probs = [1.0] }\n\
+             service = { dist = \"geometric\", mean = 10.0 }\n\
+             [run]\nslots = 148_000\nwarmup = 20_000\nmax_slots = 1_600_000\n\
+             queue_cap = 1_000_000\n[sweep]\nload = [1.0]\n[[policy]]\nname = \"fifo-ff\"\n";
+        let exp = Experiment::parse(std::path::Path::new("early.toml"), text).unwrap();
+        let rate = exp.rate_per_load();
+        let (mut went_on, mut early) = (0, 0);
+        for seed in 0..12 {
+            let before = Scenario::sampled(&exp, 0, rate, seed, (0, false)).unwrap();
+            let mut after = Scenario::sampled(&exp, 0, rate, seed, (0, false)).unwrap();
+            look_earlier(&mut after.config);
+            assert_eq!(after.config.slots, 84_000);
+            let (b, a) = (
+                super::super::simulate::run_scenario(&before).unwrap(),
+                super::super::simulate::run_scenario(&after).unwrap(),
+            );
+            if a.evidence.extensions == 0 {
+                // decided at the new look, after half the slots
+                assert_ne!(a.verdict, Verdict::Inconclusive);
+                early += 1;
+                continue;
+            }
+            went_on += 1;
+            assert_eq!(
+                a.evidence.extensions,
+                b.evidence.extensions + 1,
+                "seed {seed}"
+            );
+            assert_eq!((a.verdict, a.slots), (b.verdict, b.slots), "seed {seed}");
+            assert_eq!(a.evidence.z_vn.to_bits(), b.evidence.z_vn.to_bits());
+            assert_eq!(a.evidence.z_drift.to_bits(), b.evidence.z_drift.to_bits());
+        }
+        // critical runs are rarely decided early: most go on and are compared
+        assert!(went_on >= 8, "{went_on} went on, {early} decided early");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
 pub(crate) use delay::{DelayQuantity, Statistic};
+pub(in crate::experiment::queueing) use horizon::DEFAULT_EXTENSION;
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
 pub(in crate::experiment::queueing) use sweep::{BRACKET_INTERVALS, rate_per_load, rho_star_how};
