@@ -1611,7 +1611,7 @@ mod tests {
              queue_cap = 1_000_000\n[sweep]\nload = [1.0]\n[[policy]]\nname = \"fifo-ff\"\n";
         let exp = Experiment::parse(std::path::Path::new("early.toml"), text).unwrap();
         let rate = exp.rate_per_load();
-        let (mut went_on, mut early) = (0, 0);
+        let (mut went_on, mut early, mut inconclusive) = (0, 0, 0);
         for seed in 0..12 {
             let before = Scenario::sampled(&exp, 0, rate, seed, (0, false)).unwrap();
             let mut after = Scenario::sampled(&exp, 0, rate, seed, (0, false)).unwrap();
@@ -1636,7 +1636,23 @@ mod tests {
             assert_eq!((a.verdict, a.slots), (b.verdict, b.slots), "seed {seed}");
             assert_eq!(a.evidence.z_vn.to_bits(), b.evidence.z_vn.to_bits());
             assert_eq!(a.evidence.z_drift.to_bits(), b.evidence.z_drift.to_bits());
+            if a.verdict == Verdict::Inconclusive {
+                // `RunConfig::looks` counts the slot loop's own chain: an undecided run took
+                // every look it allows
+                assert_eq!(
+                    a.evidence.extensions + 1,
+                    after.config.looks(),
+                    "seed {seed}"
+                );
+                assert_eq!(
+                    b.evidence.extensions + 1,
+                    before.config.looks(),
+                    "seed {seed}"
+                );
+                inconclusive += 1;
+            }
         }
+        assert!(inconclusive > 0, "no run took every look");
         // critical runs are rarely decided early: most go on and are compared
         assert!(went_on >= 8, "{went_on} went on, {early} decided early");
     }
