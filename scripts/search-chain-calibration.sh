@@ -45,8 +45,12 @@ echo "| system | offset from the limit | runs stable / unstable / inconclusive |
 echo "|---|---|---|---|"
 for f in "${calibration_files[@]}"; do
   sys=$(calibration_system "$f")
-  paste -d, <(sed 1d "$out/$f/summary.csv" | cut -d, -f12-14) \
-    <(sed 1d "$out/$f/probe_groups.csv" | cut -d, -f6-10) |
+  # each point's runs (summary.csv) beside its groups (probe_groups.csv), columns by name
+  paste -d, <(awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      { print $c["stable_runs"], $c["unstable_runs"], $c["inconclusive_runs"] }' "$out/$f/summary.csv") \
+    <(awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+      { print $c["majority_stable"], $c["majority_unstable"], $c["pooled_stable"], $c["pooled_unstable"],
+          $c["undecided"] }' "$out/$f/probe_groups.csv") |
     awk -F, -v sys="$sys" '{
       split("-2 -1 0 +1 +2", off, " ")
       printf "| %s | %s %% | %d / %d / %d | %d (%d + %d) / %d (%d + %d) / %d |\n", sys, off[NR],
