@@ -351,6 +351,8 @@ struct Tally {
     next_sample: u64,
     /// The first slot at which anything but the sums changes.
     boundary: u64,
+    /// A sample was taken since the slot loop last checked that jobs are conserved.
+    check_due: bool,
 }
 
 impl Tally {
@@ -383,6 +385,7 @@ impl Tally {
             sample_every: (cfg.slots / cfg.samples.max(1)).max(1),
             next_sample: 0,
             boundary: 0,
+            check_due: false,
         };
         tally.set_boundary();
         tally
@@ -458,6 +461,7 @@ impl Tally {
 
     /// A point of the time series (and of the configuration mix after warm-up).
     fn sample<S: System>(&mut self, t: u64, q: u64, system: &S) {
+        self.check_due = true;
         self.series.push((t, q));
         let lens = system.class_lengths();
         if !lens.is_empty() {
@@ -561,6 +565,11 @@ pub fn run_system<S: System>(
             tally.record(t, next - t, q, used, work, system);
             if cfg.check_every_slot {
                 check(system, source, t)?;
+            } else if tally.check_due || cfg!(debug_assertions) {
+                // at every sample (every slot in a debug build): a policy that miscounts its
+                // queue is named at the first sample it lies, not only at the run's end
+                tally.check_due = false;
+                conserved(system, source, t)?;
             }
             if steps & 0xFFFF == 0 {
                 // a long run's own progress (its slots against its first horizon), and the
@@ -740,9 +749,23 @@ fn keep_every_other<T>(v: &mut Vec<T>) {
     });
 }
 
+/// The cluster's and the policy's invariants ([`System::check`]) and the conservation of jobs
+/// and work ([`conserved`]).
 fn check<S: System>(system: &S, source: &impl Source<S::Job>, slot: u64) -> Result<(), SimError> {
+    system
+        .check()
+        .map_err(|v| SimError::Invariant { slot, what: v.0 })?;
+    conserved(system, source, slot)
+}
+
+/// Jobs and work conserved, read off counters only (cheap): every job that arrived is waiting,
+/// in service or gone, and no more work was placed than arrived.
+fn conserved<S: System>(
+    system: &S,
+    source: &impl Source<S::Job>,
+    slot: u64,
+) -> Result<(), SimError> {
     let err = |what: String| SimError::Invariant { slot, what };
-    system.check().map_err(|v| err(v.0))?;
     let c = system.counters();
     let accounted = system.waiting() + c.in_service + c.departed;
     if accounted != source.arrived() {

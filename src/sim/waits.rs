@@ -10,8 +10,13 @@
 //! two [2ᵉ, 2ᵉ⁺¹) is cut into 64 buckets of equal width 2ᵉ⁻⁶, so a bucket is at most 1/64 of
 //! its lower edge wide. A quantile is reported as the midpoint of the bucket that holds it:
 //! within 1/128 (0.8 %) of the exact sorted-sample quantile, and exact below 128 slots. The
-//! mean is exact (the sum is kept). Memory grows with the largest value recorded, not with the
-//! number of jobs: 64 buckets per doubling, about 830 buckets (6.6 KB) up to 10⁵ slots.
+//! mean is exact (the sum is kept).
+//!
+//! **Memory.** While a run records, each histogram is a dense array of counts up to the largest
+//! bucket it has seen: 64 buckets per doubling, [`buckets_up_to`] 10⁵ slots is 738 buckets
+//! (5.9 KB). A finished run keeps a [`Histogram`] of its nonzero buckets only, 8 bytes each:
+//! never more entries than jobs recorded, nor than [`buckets_up_to`] the longest value the run
+//! can record, which is what the memory a plan is admitted with prices.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +26,12 @@ use crate::model::Size;
 const EXACT: u64 = 128;
 /// log₂ of the buckets per doubling above [`EXACT`].
 const SUB_BITS: u32 = 6;
+/// Buckets in all: the bucket of `u64::MAX` is the last.
+const BUCKETS: usize = 128 + 64 * 57;
+/// A finished histogram's entry: the bucket in the top [`INDEX_BITS`] bits, the count below.
+const INDEX_BITS: u32 = 12;
+/// The largest count one entry holds (2⁵², far above any run's jobs).
+const MAX_COUNT: u64 = (1 << (64 - INDEX_BITS)) - 1;
 
 /// The bucket of value `v`.
 #[inline]
@@ -32,6 +43,12 @@ fn bucket(v: u64) -> usize {
     let e = 63 - (v | 1).leading_zeros();
     let s = e.max(SUB_BITS) - SUB_BITS;
     (((s as u64) << SUB_BITS) + (v >> s)) as usize
+}
+
+/// The number of buckets that values from 0 to `v` can fall in: the most entries a
+/// [`Histogram`] of values at most `v` holds.
+pub fn buckets_up_to(v: u64) -> usize {
+    bucket(v) + 1
 }
 
 /// The values of bucket `i`: its smallest and its largest.
@@ -48,21 +65,18 @@ fn bounds(i: usize) -> (u64, u64) {
     (lo, lo + (width - 1))
 }
 
-/// A histogram of durations in slots (module doc): counts per log-linear bucket, the count, the
-/// exact sum and the largest value.
-///
-/// The sum and the largest value of the values below 128 are read off their exact buckets, so
-/// only values of 128 or more add to `sum_above` and `max_above`, and a value below 128 recorded
-/// by [`Histogram::record_small`] touches its count only.
+/// A histogram of durations in slots (module doc): its nonzero buckets with their counts, the
+/// exact sum and the largest value. Recording into it is O(log n) in its nonzero buckets; a
+/// run records into a dense array and keeps this (see the module doc).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Sparse", into = "Sparse")]
+#[serde(try_from = "Sparse", into = "Sparse")]
 pub struct Histogram {
-    /// Counts per bucket.
-    counts: Vec<u64>,
-    /// The sum of the values of 128 or more.
-    sum_above: u128,
-    /// The largest value of 128 or more (0: none).
-    max_above: u64,
+    /// The nonzero buckets in increasing order, each `bucket << 52 | count`.
+    entries: Vec<u64>,
+    /// The sum of the values recorded, slots.
+    sum: u128,
+    /// The largest value recorded (0: none, or only zeros).
+    max: u64,
 }
 
 /// A histogram as written to a journal: its nonzero buckets only.
@@ -76,117 +90,134 @@ struct Sparse {
 impl From<Histogram> for Sparse {
     fn from(h: Histogram) -> Self {
         Sparse {
-            buckets: h
-                .counts
-                .iter()
-                .enumerate()
-                .filter(|c| *c.1 > 0)
-                .map(|(i, &c)| (i as u32, c))
-                .collect(),
-            sum: h.sum(),
-            max: h.max(),
+            buckets: h.iter().map(|(i, c)| (i as u32, c)).collect(),
+            sum: h.sum,
+            max: h.max,
         }
     }
 }
 
-impl From<Sparse> for Histogram {
-    fn from(s: Sparse) -> Self {
-        let mut h = Histogram::default();
+impl TryFrom<Sparse> for Histogram {
+    type Error = String;
+
+    /// A journal's histogram, refused unless its buckets are in increasing order, exist, and
+    /// hold counts one entry can (a forged or damaged record never allocates by its numbers).
+    fn try_from(s: Sparse) -> Result<Self, String> {
+        let mut entries = Vec::with_capacity(s.buckets.len());
+        let mut last = None;
         for (i, c) in s.buckets {
             let i = i as usize;
-            if h.counts.len() <= i {
-                h.counts.resize(i + 1, 0);
+            if i >= BUCKETS || last.is_some_and(|l| l >= i) || c == 0 || c > MAX_COUNT {
+                return Err(format!("histogram bucket {i} with count {c}"));
             }
-            h.counts[i] += c;
+            last = Some(i);
+            entries.push(entry(i, c));
         }
-        h.sum_above = s.sum.saturating_sub(h.sum_exact());
-        h.max_above = if s.max >= EXACT { s.max } else { 0 };
-        h
+        Ok(Histogram {
+            entries,
+            sum: s.sum,
+            max: s.max,
+        })
     }
+}
+
+/// The entry of bucket `i` with count `c`.
+#[inline]
+fn entry(i: usize, c: u64) -> u64 {
+    ((i as u64) << (64 - INDEX_BITS)) | c
+}
+
+/// The bucket and the count of an entry.
+#[inline]
+fn split(e: u64) -> (usize, u64) {
+    ((e >> (64 - INDEX_BITS)) as usize, e & MAX_COUNT)
 }
 
 impl Histogram {
-    /// Records one value, slots (for values that fall on either side of 128 about as often, as
-    /// response times do).
-    #[inline]
+    /// Records one value, slots.
     pub fn record(&mut self, v: u64) {
         let i = bucket(v);
-        match self.counts.get_mut(i) {
-            Some(c) => *c += 1,
-            None => self.grow(i),
+        match self.entries.binary_search_by_key(&i, |&e| split(e).0) {
+            Ok(k) => self.entries[k] += 1,
+            Err(k) => self.entries.insert(k, entry(i, 1)),
         }
-        let above = if v >= EXACT { v } else { 0 };
-        self.sum_above += above as u128;
-        self.max_above = self.max_above.max(above);
+        self.sum += v as u128;
+        self.max = self.max.max(v);
     }
 
-    /// Records one value, slots, fastest when it is most often below 128 (as waits are in a
-    /// stable run): those touch their count only.
-    #[inline]
-    pub fn record_small(&mut self, v: u64) {
-        if v < EXACT
-            && let Some(c) = self.counts.get_mut(v as usize)
-        {
-            *c += 1;
-            return;
-        }
-        self.record(v);
+    /// The nonzero buckets and their counts, in increasing order of bucket.
+    fn iter(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        self.entries.iter().map(|&e| split(e))
     }
 
-    /// The sum of the values below 128, read off their buckets.
-    fn sum_exact(&self) -> u128 {
-        self.counts
-            .iter()
-            .take(EXACT as usize)
-            .enumerate()
-            .map(|(v, &c)| v as u128 * c as u128)
-            .sum()
-    }
-
-    /// The sum of the values recorded, slots (exact).
-    fn sum(&self) -> u128 {
-        self.sum_exact() + self.sum_above
-    }
-
-    /// Makes room for bucket `i` and counts one value in it.
-    #[cold]
-    fn grow(&mut self, i: usize) {
-        self.counts.resize(i + 1, 0);
-        self.counts[i] += 1;
+    /// The nonzero buckets held: the histogram's size is 8 bytes each.
+    pub fn entries(&self) -> usize {
+        self.entries.len()
     }
 
     /// Adds every value of `other` (exact: the result is the histogram of both runs' values).
     pub fn merge(&mut self, other: &Histogram) {
-        if self.counts.len() < other.counts.len() {
-            self.counts.resize(other.counts.len(), 0);
+        if other.entries.is_empty() {
+            self.sum += other.sum;
+            return;
         }
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
-            *a += b;
+        let mut out = Vec::with_capacity(self.entries.len().max(other.entries.len()));
+        let mine = std::mem::take(&mut self.entries);
+        let (mut a, mut b) = (
+            mine.iter().map(|&e| split(e)).peekable(),
+            other.iter().peekable(),
+        );
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&(i, c)), Some(&(j, d))) => match i.cmp(&j) {
+                    std::cmp::Ordering::Less => {
+                        a.next();
+                        (i, c)
+                    }
+                    std::cmp::Ordering::Greater => {
+                        b.next();
+                        (j, d)
+                    }
+                    std::cmp::Ordering::Equal => {
+                        a.next();
+                        b.next();
+                        (i, (c + d).min(MAX_COUNT))
+                    }
+                },
+                (Some(&x), None) => {
+                    a.next();
+                    x
+                }
+                (None, Some(&y)) => {
+                    b.next();
+                    y
+                }
+                (None, None) => break,
+            };
+            out.push(entry(next.0, next.1));
         }
-        self.sum_above += other.sum_above;
-        self.max_above = self.max_above.max(other.max_above);
+        out.shrink_to_fit();
+        self.entries = out;
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
     }
 
     /// Values recorded.
     pub fn count(&self) -> u64 {
-        self.counts.iter().sum()
+        self.iter().map(|(_, c)| c).sum()
     }
 
     /// Their mean, slots (exact); NaN when none.
     pub fn mean(&self) -> f64 {
         match self.count() {
             0 => f64::NAN,
-            n => self.sum() as f64 / n as f64,
+            n => self.sum as f64 / n as f64,
         }
     }
 
     /// The largest value recorded, slots (exact).
     pub fn max(&self) -> u64 {
-        if self.max_above > 0 {
-            return self.max_above;
-        }
-        let exact = &self.counts[..self.counts.len().min(EXACT as usize)];
-        exact.iter().rposition(|&c| c > 0).unwrap_or(0) as u64
+        self.max
     }
 
     /// The `q`-quantile (q in [0, 1]) as the smallest and the largest value the bucket holding
@@ -199,7 +230,7 @@ impl Histogram {
         }
         let rank = ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
+        for (i, c) in self.iter() {
             seen += c;
             if seen >= rank {
                 let (lo, hi) = bounds(i);
@@ -223,12 +254,22 @@ impl Histogram {
     /// probability 0.
     pub fn tail_on_grid(&self) -> Vec<(u64, f64)> {
         let total = self.count();
+        if total == 0 {
+            return Vec::new();
+        }
         let n = total as f64;
         let mut above = total;
         let max = self.max();
         let mut out = Vec::new();
-        for (i, &c) in self.counts.iter().enumerate() {
-            above -= c;
+        let mut entries = self.iter().peekable();
+        let last = self.entries.last().map_or(0, |&e| split(e).0);
+        for i in 0..=last {
+            if let Some(&(j, c)) = entries.peek()
+                && j == i
+            {
+                above -= c;
+                entries.next();
+            }
             let t = bounds(i).1;
             let width = 1u64 << (63 - (t + 1).leading_zeros()).saturating_sub(3);
             if (t + 1).is_multiple_of(width) || above == 0 {
@@ -239,6 +280,81 @@ impl Histogram {
             }
         }
         out
+    }
+}
+
+/// A histogram while a run records into it: counts per bucket up to the largest seen (dense),
+/// the sum and the largest value of the values of 128 or more (those below are read off their
+/// exact buckets, so a value below 128 recorded by [`Dense::record_small`] touches its count
+/// only).
+#[derive(Clone, Debug, Default)]
+struct Dense {
+    counts: Vec<u64>,
+    sum_above: u128,
+    max_above: u64,
+}
+
+impl Dense {
+    /// Records one value, slots (for values that fall on either side of 128 about as often, as
+    /// response times do).
+    #[inline]
+    fn record(&mut self, v: u64) {
+        let i = bucket(v);
+        match self.counts.get_mut(i) {
+            Some(c) => *c += 1,
+            None => self.grow(i),
+        }
+        let above = if v >= EXACT { v } else { 0 };
+        self.sum_above += above as u128;
+        self.max_above = self.max_above.max(above);
+    }
+
+    /// Records one value, slots, fastest when it is most often below 128 (as waits are in a
+    /// stable run): those touch their count only.
+    #[inline]
+    fn record_small(&mut self, v: u64) {
+        if v < EXACT
+            && let Some(c) = self.counts.get_mut(v as usize)
+        {
+            *c += 1;
+            return;
+        }
+        self.record(v);
+    }
+
+    /// Makes room for bucket `i` and counts one value in it.
+    #[cold]
+    fn grow(&mut self, i: usize) {
+        self.counts.resize(i + 1, 0);
+        self.counts[i] += 1;
+    }
+
+    /// The finished histogram: the nonzero buckets, the exact sum and the largest value.
+    fn finished(&self) -> Histogram {
+        let mut entries = Vec::with_capacity(self.counts.iter().filter(|&&c| c > 0).count());
+        entries.extend(
+            self.counts
+                .iter()
+                .enumerate()
+                .filter(|c| *c.1 > 0)
+                .map(|(i, &c)| entry(i, c.min(MAX_COUNT))),
+        );
+        let exact = &self.counts[..self.counts.len().min(EXACT as usize)];
+        let sum_exact: u128 = exact
+            .iter()
+            .enumerate()
+            .map(|(v, &c)| v as u128 * c as u128)
+            .sum();
+        let max = if self.max_above > 0 {
+            self.max_above
+        } else {
+            exact.iter().rposition(|&c| c > 0).unwrap_or(0) as u64
+        };
+        Histogram {
+            entries,
+            sum: sum_exact + self.sum_above,
+            max,
+        }
     }
 }
 
@@ -399,7 +515,9 @@ struct Pending {
 pub(crate) struct WaitRecorder {
     from: u64,
     classes: SizeClasses,
-    waits: Waits,
+    /// Per class: its waits and the sum of its response times.
+    waits: Vec<(Dense, u128)>,
+    response: Dense,
     pending: Box<[Pending; PENDING]>,
     held: usize,
 }
@@ -411,10 +529,8 @@ impl WaitRecorder {
         WaitRecorder {
             from,
             classes,
-            waits: Waits {
-                classes: vec![ClassWaits::default(); n],
-                response: Histogram::default(),
-            },
+            waits: vec![(Dense::default(), 0); n],
+            response: Dense::default(),
             pending: Box::new([Pending::default(); PENDING]),
             held: 0,
         }
@@ -441,24 +557,30 @@ impl WaitRecorder {
 
     /// Sorts the buffered jobs into the histograms.
     fn flush(&mut self) {
-        Self::sort_into(&mut self.waits, &self.classes, &self.pending[..self.held]);
+        for p in &self.pending[..self.held] {
+            let c = &mut self.waits[self.classes.of(p.size)];
+            c.0.record_small(p.wait);
+            c.1 += p.response as u128;
+            self.response.record(p.response);
+        }
         self.held = 0;
     }
 
-    fn sort_into(waits: &mut Waits, classes: &SizeClasses, jobs: &[Pending]) {
-        for p in jobs {
-            let c = &mut waits.classes[classes.of(p.size)];
-            c.wait.record_small(p.wait);
-            c.response_sum += p.response as u128;
-            waits.response.record(p.response);
-        }
-    }
-
-    /// What was recorded.
+    /// What was recorded (the jobs still buffered included).
     pub(crate) fn waits(&self) -> Waits {
-        let mut waits = self.waits.clone();
-        Self::sort_into(&mut waits, &self.classes, &self.pending[..self.held]);
-        waits
+        let mut all = self.clone();
+        all.flush();
+        Waits {
+            classes: all
+                .waits
+                .iter()
+                .map(|(w, r)| ClassWaits {
+                    wait: w.finished(),
+                    response_sum: *r,
+                })
+                .collect(),
+            response: all.response.finished(),
+        }
     }
 }
 
@@ -546,6 +668,61 @@ mod tests {
         let back: Histogram = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, a);
         assert!(back.tail_on_grid().last().unwrap().1 == 0.0);
+    }
+
+    #[test]
+    fn a_run_records_densely_and_keeps_only_its_nonzero_buckets() {
+        let mut dense = Dense::default();
+        let mut sparse = Histogram::default();
+        // a few jobs with long responses: dense up to bucket ~1,700, three entries kept
+        for v in [3u64, 1_000_000_000, 2_500_000_000, 3] {
+            dense.record_small(v);
+            sparse.record(v);
+        }
+        let kept = dense.finished();
+        assert_eq!(kept, sparse);
+        assert!(dense.counts.len() > 1600, "{}", dense.counts.len());
+        assert_eq!(kept.entries(), 3);
+        assert!(kept.entries() <= buckets_up_to(kept.max()));
+        assert_eq!(kept.count(), 4);
+        assert_eq!(kept.max(), 2_500_000_000);
+        assert_eq!(kept.mean(), 3_500_000_006.0 / 4.0);
+        // the dense and the finished histogram agree on every quantile and on the tail
+        let mut wide = Dense::default();
+        let mut narrow = Histogram::default();
+        for v in 0..20_000u64 {
+            let x = v * 7919 % 50_000;
+            wide.record(x);
+            narrow.record(x);
+        }
+        assert_eq!(wide.finished(), narrow);
+        assert_eq!(buckets_up_to(127), 128);
+        // the module doc's number
+        assert_eq!(buckets_up_to(100_000), 738);
+        assert_eq!(buckets_up_to(128), 129);
+        assert_eq!(buckets_up_to(u64::MAX), BUCKETS);
+        assert!(Histogram::default().tail_on_grid().is_empty());
+    }
+
+    #[test]
+    fn a_forged_journal_histogram_is_refused_before_it_allocates() {
+        let forged = |buckets: Vec<(u32, u64)>| {
+            let bytes = postcard::to_allocvec(&Sparse {
+                buckets,
+                sum: 0,
+                max: 0,
+            })
+            .unwrap();
+            postcard::from_bytes::<Histogram>(&bytes)
+        };
+        assert!(forged(vec![(5, 1), (200, 2)]).is_ok());
+        // a bucket past the last, out of order, repeated, empty, or a count no run reaches
+        assert!(forged(vec![(u32::MAX, 1)]).is_err());
+        assert!(forged(vec![(BUCKETS as u32, 1)]).is_err());
+        assert!(forged(vec![(200, 1), (5, 1)]).is_err());
+        assert!(forged(vec![(5, 1), (5, 1)]).is_err());
+        assert!(forged(vec![(5, 0)]).is_err());
+        assert!(forged(vec![(5, u64::MAX)]).is_err());
     }
 
     #[test]

@@ -31,6 +31,37 @@ impl Policy for Careless {
     }
 }
 
+/// First come, first fit, honestly placed, but it says no job waits.
+struct Liar {
+    queue: std::collections::VecDeque<Job>,
+}
+
+impl Policy for Liar {
+    fn enqueue(&mut self, job: Job) {
+        self.queue.push_back(job);
+    }
+    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
+        while let Some(job) = self.queue.front() {
+            let Some(server) =
+                (0..cluster.servers() as ServerId).find(|&i| job.size <= cluster.free(i))
+            else {
+                break;
+            };
+            let job = self.queue.pop_front().expect("a head");
+            cluster.place(server, &job, view.now);
+        }
+    }
+    fn waiting(&self) -> usize {
+        0
+    }
+}
+
+fn liar(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+    Ok(PolicySpec::new("", |_| Liar {
+        queue: Default::default(),
+    }))
+}
+
 fn overfill(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
     Ok(PolicySpec::new("", |_| Careless {
         server: 0,
@@ -50,10 +81,13 @@ fn a_policy_that_breaks_the_rules_is_named_and_nothing_panics() {
     let policies = Registry::builtin()
         .with(PolicyEntry::new("test-overfill", "overfills", overfill))
         .and_then(|r| r.with(PolicyEntry::new("test-nowhere", "no such server", nowhere)))
+        .and_then(|r| r.with(PolicyEntry::new("test-liar", "says no job waits", liar)))
         .unwrap();
     for (name, words) in [
         ("test-overfill", "on server 0 with free"),
         ("test-nowhere", "index out of bounds"),
+        // at load 0.5 the queue is empty at the run's end: only a check while it runs sees it
+        ("test-liar", "jobs not conserved"),
     ] {
         let text = format!(
             "name = \"m\"\n[cluster]\nservers = 3\n[workload]\n\
