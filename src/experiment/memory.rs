@@ -33,13 +33,25 @@ const BASE: f64 = 64.0 * 1048576.0;
 /// See [`BASE`].
 const PER_THREAD: f64 = 8.0 * 1048576.0;
 
-/// A number of bytes in words: "820 MiB", "3.2 GiB".
+/// The smallest `--max-memory`, GiB: 128 MiB, room for packlab itself ([`own`]) on a few
+/// threads and a small plan.
+pub const MIN_MEMORY_GIB: f64 = 0.125;
+
+/// The memory the process itself takes on `threads` worker threads, bytes ([`BASE`] and
+/// [`PER_THREAD`]).
+pub(crate) fn own(threads: usize) -> f64 {
+    BASE + PER_THREAD * threads as f64
+}
+
+/// A number of bytes in words: "12 KiB", "820 MiB", "3.2 GiB" (rounded up below a GiB).
 pub(crate) fn bytes_words(b: f64) -> String {
     const GIB: f64 = 1024.0 * 1048576.0;
     if b >= GIB {
         format!("{:.1} GiB", b / GIB)
-    } else {
+    } else if b >= 1048576.0 {
         format!("{:.0} MiB", (b / 1048576.0).ceil())
+    } else {
+        format!("{:.0} KiB", (b / 1024.0).ceil())
     }
 }
 
@@ -75,7 +87,7 @@ fn machine_memory() -> Option<f64> {
 /// capped by what this process can have (85 % of each of its limits, less [`BASE`] and
 /// [`PER_THREAD`] for the process itself).
 pub(crate) fn limit(asked: Option<u64>, threads: usize) -> (f64, String) {
-    let own = BASE + PER_THREAD * threads as f64;
+    let own = own(threads);
     let mut best = match asked {
         Some(b) => (b as f64, format!("--max-memory {}", bytes_words(b as f64))),
         None => (
@@ -118,20 +130,30 @@ pub(crate) fn admit(
     threads: usize,
     asked: Option<u64>,
 ) -> Result<f64, ExperimentError> {
-    let total: f64 = uses.iter().map(|u| u.bytes).sum::<f64>() + BASE + PER_THREAD * threads as f64;
+    let plan: f64 = uses.iter().map(|u| u.bytes).sum::<f64>();
+    let total = plan + own(threads);
     let (limit, why) = limit(asked, threads);
     if total <= limit {
         return Ok(total);
     }
-    let largest = uses
-        .iter()
-        .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
-        .map_or("run", |u| u.key);
-    let parts: Vec<String> = uses
+    // packlab's own share alone is over the limit: no key of the file is to blame
+    let largest = if own(threads) >= limit {
+        "--max-memory"
+    } else {
+        uses.iter()
+            .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+            .map_or("run", |u| u.key)
+    };
+    let mut parts: Vec<String> = uses
         .iter()
         .filter(|u| u.bytes >= 0.01 * total)
         .map(|u| format!("{} for {} ({})", bytes_words(u.bytes), u.what, u.key))
         .collect();
+    parts.push(format!(
+        "{} for packlab itself on {threads} thread{}",
+        bytes_words(own(threads)),
+        if threads == 1 { "" } else { "s" }
+    ));
     Err(ExperimentError::Invalid {
         file: file.to_path_buf(),
         key: largest.to_string(),

@@ -294,6 +294,22 @@ impl ServiceLaw {
         }
     }
 
+    /// The longest service time the law draws in practice, slots: the largest value of an
+    /// empirical or deterministic law; for a geometric law the value a draw exceeds with
+    /// probability at most 2⁻⁴⁰ (about 27.7 means; beyond it a run would need 10¹² draws to
+    /// see one), at most `u32::MAX`, where draws saturate.
+    pub fn reach(&self) -> u64 {
+        match self {
+            ServiceLaw::Geometric { inv_theta, .. } => {
+                (1.0 + 40.0 * std::f64::consts::LN_2 * inv_theta).min(u32::MAX as f64) as u64
+            }
+            ServiceLaw::Deterministic(v) => *v as u64,
+            ServiceLaw::Empirical { values, .. } => {
+                values.iter().copied().max().unwrap_or(1) as u64
+            }
+        }
+    }
+
     /// E\[S\] in slots (1/μ).
     pub fn mean(&self) -> f64 {
         match self {

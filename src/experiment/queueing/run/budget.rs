@@ -20,24 +20,34 @@ pub(in crate::experiment::queueing) fn admit(exp: &Experiment) -> Result<(), Exp
         .as_ref()
         .map_or(0, |m| m.rays.len() as u64 * m.policies.len() as u64);
     let others = exp.claims.len() as u64 + exp.policies.len() as u64 + mapped;
-    let units = runs + others;
-    if units > MAX_UNITS {
-        return Err(cx.bad(
+    let refuse = |count: String| {
+        cx.bad(
             "run.replications",
             &format!(
                 "at most {MAX_UNITS} units of work in all (sweep points × policies × \
-                 replications runs, plus at most one limit search per claim and policy and \
-                 the region map's rays × policies)"
+                 replications runs, plus one limit search per claim and policy and the \
+                 region map's rays × policies)"
             ),
             format!(
-                "{} × {} × {} = {runs} runs and up to {others} other units, {units} in all",
+                "{} × {} × {} = {runs} runs{count}",
                 exp.points.len(),
                 exp.policies.len(),
                 exp.run.replications
             ),
-        ));
+        )
+    };
+    // the plan is built only when it cannot be far beyond the limit; then its units are counted
+    if runs > MAX_UNITS || others > MAX_UNITS {
+        return Err(refuse(format!(" and up to {others} other units")));
     }
     let plan = units::plan(exp);
+    if plan.len() as u64 > MAX_UNITS {
+        return Err(refuse(format!(
+            " and {} other units, {} in all",
+            plan.len() as u64 - runs,
+            plan.len()
+        )));
+    }
     // a search probes loads up to its limit's: the arrival process must reach them
     if exp.workload.arrivals() == ArrivalProcess::Bernoulli
         && let Some(rate) = plan
@@ -269,6 +279,47 @@ const JOB_BYTES: f64 = 64.0;
 /// The same for a scored policy (request vectors, NUMA nodes, constraint classes).
 const SCORED_JOB_BYTES: f64 = 160.0;
 
+/// Bytes of a finished run's delay record besides its histograms' entries: per size class a
+/// histogram (its vector, sum and largest value) and the sum of its response times, and the
+/// response-time histogram.
+const DELAY_CLASS_BYTES: f64 = 72.0;
+/// See [`DELAY_CLASS_BYTES`].
+const DELAY_RECORD_BYTES: f64 = 128.0;
+
+/// What the sweep's finished runs hold of their jobs' delays ([`crate::sim::waits`]), bytes,
+/// and the most one run holds: a run keeps 8 bytes per nonzero bucket of its histograms, and a
+/// histogram has no more nonzero buckets than jobs recorded, nor than buckets up to the longest
+/// value it can hold (a wait: the run's longest horizon, `run.max_slots`; a response time: that
+/// plus the longest service time the law draws). The jobs a run records are bounded by those
+/// arriving at its point's rate over its longest horizon (with six standard deviations of a
+/// Poisson count to spare).
+fn delay_records(exp: &Experiment) -> (f64, f64) {
+    use crate::sim::waits::buckets_up_to;
+    let classes = exp.wait_classes.0.len() as f64;
+    let service = exp.workload.service().reach();
+    let per_policy = exp.policies.len() as f64 * exp.run.replications as f64;
+    let (mut all, mut most) = (0.0f64, 0.0f64);
+    for (k, p) in exp.points.iter().enumerate() {
+        let horizon = match exp.run.slots() {
+            Some((_, _, max_slots)) => max_slots,
+            None => run_slots_of(exp, k),
+        };
+        let jobs = p.arrival_rate * horizon as f64;
+        let jobs = jobs + 6.0 * jobs.sqrt() + 10.0;
+        let waits = jobs.min(classes * buckets_up_to(horizon) as f64);
+        let responses = jobs.min(buckets_up_to(horizon.saturating_add(service)) as f64);
+        let run = DELAY_RECORD_BYTES + classes * DELAY_CLASS_BYTES + 8.0 * (waits + responses);
+        all += run * per_policy;
+        most = most.max(run);
+    }
+    (all, most)
+}
+
+/// The slots of a run at point `point` whose horizon is a trace's window.
+fn run_slots_of(exp: &Experiment, point: usize) -> u64 {
+    units::run_slots(exp, point) as u64
+}
+
 /// What a queueing plan holds in memory at its peak on `threads` threads (see
 /// [`crate::experiment::memory`]): every finished run's record and time series until the
 /// outputs are written, and on each thread a run in flight with its queue at the cap and its
@@ -306,11 +357,22 @@ pub(in crate::experiment::queueing) fn memory(
         crate::workload::SizeLaw::Discrete { values, .. } => values.len() as f64 * 24.0,
         _ => 0.0,
     };
+    let (delays, most) = delay_records(exp);
     vec![
         Use {
             key: "run.replications",
             what: format!("{runs:.0} finished runs' records"),
             bytes: runs * RUN_BYTES,
+        },
+        Use {
+            key: "run.replications",
+            what: format!(
+                "{runs:.0} finished runs' waiting and response times ({} size classes, up to \
+                 {} a run at run.max_slots)",
+                exp.wait_classes.0.len(),
+                crate::experiment::memory::bytes_words(most)
+            ),
+            bytes: delays,
         },
         Use {
             key: "run.samples",

@@ -54,6 +54,22 @@ impl Unit {
     }
 }
 
+/// Unit `unit` of `exp` in words: "bf-js at load 0.9, replication 3", "bf-js's limit search".
+pub(in crate::experiment::queueing) fn describe(exp: &Experiment, unit: &Unit) -> String {
+    let label = &exp.labels[unit.policy()];
+    match unit {
+        &Unit::Run { point, rep, .. } => format!(
+            "{label} at {}, replication {}",
+            exp.point_words(point),
+            rep + 1
+        ),
+        Unit::Limit { .. } => format!("{label}'s limit search"),
+        Unit::Saturation { .. } => format!("{label}'s saturation estimate"),
+        Unit::Study { scorer, .. } => format!("{label}'s compaction row ({scorer:?})"),
+        &Unit::Ray { ray, .. } => format!("{label} along ray {}", ray + 1),
+    }
+}
+
 /// What a unit gives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Done {
@@ -140,7 +156,7 @@ pub(in crate::experiment::queueing) fn limit_rate(exp: &Experiment, unit: &Unit)
 }
 
 /// Slots of a run (the window's, for a trace run without `slots`).
-fn run_slots(exp: &Experiment, point: usize) -> f64 {
+pub(in crate::experiment::queueing) fn run_slots(exp: &Experiment, point: usize) -> f64 {
     match (exp.run.horizon, &exp.workload) {
         (Horizon::Slots { slots, .. }, _) => slots as f64,
         (Horizon::Window { .. }, Workload::Trace(t)) => {
