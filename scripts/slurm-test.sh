@@ -108,9 +108,17 @@ say "node $node idle ($hw)"
 # --- the sharded run and the one-machine run -----------------------------------------------
 # the shared folder's name has a space: the scripts must quote it for Slurm and the shell
 out="$tmp/shared out"
-"$packlab" slurm "$exp" --shards 4 --quick --out "$out" --submit >"$tmp/ids"
+# the submitter's shell sets options of packlab's own through sbatch's input environment (which
+# outranks #SBATCH lines): 100 tasks for 4 shards, another name; packlab keeps its own
+SBATCH_ARRAY_INX=0-99 SBATCH_JOB_NAME=hijacked SBATCH_NO_REQUEUE=1 \
+  "$packlab" slurm "$exp" --shards 4 --quick --out "$out" --submit >"$tmp/ids"
 read -r array merge <"$tmp/ids"
 say "submitted shards as job $array, merge as job $merge"
+scontrol show job "$array" | grep -q "JobName=packlab-" || { say "the shards lost their name"; exit 1; }
+# (a task past the fourth would also fail its --shard, and the merge would never run)
+if scontrol show job "$array" 2>/dev/null | grep -Eo "ArrayTaskId=[0-9,_-]+" | grep -Eq "[4-9]|[0-9]{2}"; then
+  say "SBATCH_ARRAY_INX in the environment re-set the array"; exit 1
+fi
 "$packlab" "$exp" --quick --out "$tmp/one" >/dev/null
 
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }

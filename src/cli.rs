@@ -122,6 +122,10 @@ enum Command {
     Merge {
         /// The output folder the shards ran into.
         dir: PathBuf,
+        /// The most memory the merge may be expected to hold, GiB (as for a run; estimated
+        /// before any journal is read).
+        #[arg(long, value_name = "GIB", value_parser = parse_gib)]
+        max_memory: Option<u64>,
     },
     /// Write (and with --submit, submit) Slurm scripts: a job array of N shards and a merge job
     /// that runs when they all succeeded.
@@ -161,11 +165,19 @@ struct SlurmArgs {
     submit: bool,
 }
 
-/// A number of GiB in (0, 65536], as bytes.
+/// A number of GiB in [[`MIN_MEMORY_GIB`], 65536], as bytes.
 fn parse_gib(s: &str) -> Result<u64, String> {
+    let floor = crate::experiment::memory::MIN_MEMORY_GIB;
     match s.trim().parse::<f64>() {
-        Ok(g) if g > 0.0 && g <= 65536.0 => Ok((g * (1u64 << 30) as f64) as u64),
-        _ => Err(format!("expected a number of GiB in (0, 65536], got `{s}`")),
+        Ok(g) if (floor..=65536.0).contains(&g) => Ok((g * (1u64 << 30) as f64) as u64),
+        Ok(g) if g.is_finite() && g < floor => Err(format!(
+            "expected a number of GiB in [{floor}, 65536] (packlab itself takes about {} before \
+             a plan holds anything), got `{s}`",
+            crate::experiment::memory::bytes_words(crate::experiment::memory::own(2))
+        )),
+        _ => Err(format!(
+            "expected a number of GiB in [{floor}, 65536], got `{s}`"
+        )),
     }
 }
 
@@ -314,7 +326,9 @@ pub fn main(policies: Registry) -> ExitCode {
     }
     let result = match &cli.command {
         None => run(&cli.run, &policies),
-        Some(Command::Merge { dir }) => crate::experiment::merge_with(dir, &policies).map(report),
+        Some(Command::Merge { dir, max_memory }) => {
+            crate::experiment::merge_within(dir, &policies, *max_memory).map(report)
+        }
         Some(Command::Slurm(a)) => slurm_scripts(a, &policies).map(|()| true),
     };
     match result {
@@ -475,7 +489,7 @@ fn slurm_scripts(a: &SlurmArgs, policies: &Registry) -> Result<(), ExperimentErr
         merge.display()
     );
     if a.submit {
-        let (a, b) = slurm::submit(&shards, &merge)?;
+        let (a, b) = slurm::submit(&spec, &shards, &merge)?;
         say!("{a} {b}");
         eprint_line!("packlab: submitted shards as job {a} and the merge as job {b} (after {a})");
     } else {
@@ -484,6 +498,19 @@ fn slurm_scripts(a: &SlurmArgs, policies: &Registry) -> Result<(), ExperimentErr
             shards.display(),
             merge.display()
         );
+        let env = slurm::own_environment();
+        if !env.is_empty() {
+            eprint_line!(
+                "packlab: note: this shell sets {}, which sbatch would let outrank the scripts' \
+                 own lines; unset {} before running sbatch by hand, or let --submit submit \
+                 (it removes them)",
+                env.iter()
+                    .map(|(v, o)| format!("{v} ({o})"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if env.len() == 1 { "it" } else { "them" }
+            );
+        }
     }
     Ok(())
 }

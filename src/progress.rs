@@ -76,6 +76,11 @@ pub fn set_verbose(verbose: bool) {
     VERBOSE.store(verbose, Ordering::Relaxed);
 }
 
+/// Whether every step is printed (`--verbose`).
+pub(crate) fn verbose() -> bool {
+    VERBOSE.load(Ordering::Relaxed)
+}
+
 /// Whether progress is silenced.
 pub(crate) fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
@@ -198,6 +203,22 @@ struct Counts {
     last: Instant,
 }
 
+/// A unit running now: its expected work, the share of it it reports done, what it is in
+/// words, and since when its share has not moved.
+struct Running {
+    work: f64,
+    share: Share,
+    label: String,
+    seen: u32,
+    since: Instant,
+}
+
+/// A running unit whose reported share has not moved for this many progress intervals (a
+/// minute at the default 5 s) is named in the progress: a unit reports every 65,536 events of
+/// its slot loop, so one that stays silent this long is very slow, or stuck in a policy that
+/// does not return.
+const STUCK_INTERVALS: u32 = 12;
+
 /// What the phase's thread and its ticker share.
 struct Inner {
     what: String,
@@ -209,8 +230,8 @@ struct Inner {
     start: Instant,
     show: Show,
     counts: Mutex<Counts>,
-    /// The units running now: their expected work and the share of it they report done.
-    running: Mutex<Vec<(f64, Share)>>,
+    /// The units running now.
+    running: Mutex<Vec<Running>>,
     /// Set when the phase is over; the ticker waits on it.
     stop: (Mutex<bool>, Condvar),
 }
@@ -222,10 +243,41 @@ impl Inner {
         let (done, work) = self.counts.lock().map_or((0, 0.0), |c| (c.done, c.work));
         let partial: f64 = self.running.lock().map_or(0.0, |r| {
             r.iter()
-                .map(|(w, s)| w * f64::from(s.load(Ordering::Relaxed)) / 1e6)
+                .map(|u| u.work * f64::from(u.share.load(Ordering::Relaxed)) / 1e6)
                 .sum()
         });
         (done, ((work + partial) / self.work).clamp(0.0, 1.0))
+    }
+
+    /// The running units whose share has not moved for [`STUCK_INTERVALS`] progress
+    /// intervals, in words ("" if none).
+    fn stuck(&self) -> String {
+        self.stuck_at(Instant::now(), every() * STUCK_INTERVALS)
+    }
+
+    /// [`Inner::stuck`] at `now`, for units silent for `after`.
+    fn stuck_at(&self, now: Instant, after: Duration) -> String {
+        let Ok(mut running) = self.running.lock() else {
+            return String::new();
+        };
+        let mut words = Vec::new();
+        for u in running.iter_mut() {
+            let v = u.share.load(Ordering::Relaxed);
+            if v != u.seen {
+                (u.seen, u.since) = (v, now);
+            } else if now.duration_since(u.since) >= after {
+                words.push(format!(
+                    "{} (no progress for {})",
+                    u.label,
+                    clock(now.duration_since(u.since))
+                ));
+            }
+        }
+        if words.is_empty() {
+            String::new()
+        } else {
+            format!("; still running: {}", words.join(", "))
+        }
     }
 
     /// Redraws the bar, or prints a line if one is due.
@@ -235,9 +287,10 @@ impl Inner {
             Show::Hidden => {}
             Show::Bar(b) => {
                 b.set_position((share * 10_000.0) as u64);
+                let stuck = self.stuck();
                 b.set_message(match latest() {
-                    Some(now) => format!("{done}/{} {}; {now}", self.total, self.items),
-                    None => format!("{done}/{} {}", self.total, self.items),
+                    Some(now) => format!("{done}/{} {}; {now}{stuck}", self.total, self.items),
+                    None => format!("{done}/{} {}{stuck}", self.total, self.items),
                 });
             }
             Show::Lines { every } => {
@@ -252,7 +305,7 @@ impl Inner {
                 let elapsed = now.duration_since(self.start);
                 let left = remaining(elapsed, share, self.expected);
                 warn_line!(
-                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, {}{}",
+                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, {}{}{}",
                     self.what,
                     self.total,
                     self.items,
@@ -260,7 +313,8 @@ impl Inner {
                     (100.0 * share).floor(),
                     clock(elapsed),
                     time_left(left),
-                    latest().map_or(String::new(), |l| format!("; latest: {l}"))
+                    latest().map_or(String::new(), |l| format!("; latest: {l}")),
+                    self.stuck()
                 );
             }
         }
@@ -346,15 +400,27 @@ impl Progress {
         Progress { inner, ticker }
     }
 
-    /// Runs `f`, an item of expected work `work`, on this thread; what it [`report`]s while it
-    /// runs counts towards the progress shown.
-    pub(crate) fn running<R>(&self, work: f64, f: impl FnOnce() -> R) -> R {
+    /// Runs `f`, an item of expected work `work` described by `label`, on this thread; what it
+    /// [`report`]s while it runs counts towards the progress shown, and an item that reports
+    /// nothing new for a minute is named.
+    pub(crate) fn running<R>(
+        &self,
+        work: f64,
+        label: impl FnOnce() -> String,
+        f: impl FnOnce() -> R,
+    ) -> R {
         if matches!(self.inner.show, Show::Hidden) {
             return f();
         }
         let share: Share = Arc::new(AtomicU32::new(0));
         if let Ok(mut r) = self.inner.running.lock() {
-            r.push((work, Arc::clone(&share)));
+            r.push(Running {
+                work,
+                share: Arc::clone(&share),
+                label: label(),
+                seen: 0,
+                since: Instant::now(),
+            });
         }
         let span = Span {
             share: Arc::clone(&share),
@@ -363,7 +429,7 @@ impl Progress {
         };
         let out = within(Some(span), f);
         if let Ok(mut r) = self.inner.running.lock() {
-            r.retain(|(_, s)| !Arc::ptr_eq(s, &share));
+            r.retain(|u| !Arc::ptr_eq(&u.share, &share));
         }
         out
     }
@@ -495,6 +561,48 @@ impl Drop for Ticker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_unit_silent_for_long_is_named_and_one_that_reports_is_not() {
+        let start = Instant::now();
+        let unit = |label: &str, share: u32| Running {
+            work: 1.0,
+            share: Arc::new(AtomicU32::new(share)),
+            label: label.into(),
+            seen: 0,
+            since: start,
+        };
+        let inner = Inner {
+            what: "t".into(),
+            items: "units",
+            total: 2,
+            work: 2.0,
+            expected: None,
+            start,
+            show: Show::Hidden,
+            counts: Mutex::new(Counts {
+                done: 0,
+                work: 0.0,
+                last: start,
+            }),
+            running: Mutex::new(vec![unit("bf-js at load 0.9", 0), unit("vqs", 0)]),
+            stop: (Mutex::new(false), Condvar::new()),
+        };
+        let after = Duration::from_secs(60);
+        assert_eq!(inner.stuck_at(start + Duration::from_secs(59), after), "");
+        // one unit reports progress; the other stays silent past a minute
+        inner.running.lock().unwrap()[1]
+            .share
+            .store(500, Ordering::Relaxed);
+        let said = inner.stuck_at(start + Duration::from_secs(61), after);
+        assert_eq!(
+            said,
+            "; still running: bf-js at load 0.9 (no progress for 1:01)"
+        );
+        // the reporting one is named only once it too goes silent that long
+        let later = inner.stuck_at(start + Duration::from_secs(122), after);
+        assert!(later.contains("vqs (no progress for 1:01)"), "{later}");
+    }
 
     #[test]
     fn clock_reads_like_a_clock() {

@@ -69,6 +69,11 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     fn unit_fingerprints(&self, plan: &[Self::Unit], quick: bool) -> Vec<u64> {
         vec![journal::fingerprint(&(VERSION, quick, self)); plan.len()]
     }
+    /// Unit `unit` (at index `index` of the plan) in words, for the progress that names a
+    /// unit running long without reporting progress.
+    fn describe(&self, _unit: &Self::Unit, index: usize) -> String {
+        format!("unit {} of the plan", index + 1)
+    }
     /// What the plan (of `units` units) holds in memory at its peak on `threads` worker
     /// threads, by what holds it (checked against the memory limit before any work; see
     /// [`super::memory`]).
@@ -291,7 +296,11 @@ fn run_units<K: Kind>(
                     let unit = todo[k];
                     let own = steps.take(unit);
                     let r = bar
-                        .running(costs[unit], || exp.run_unit(&plan[unit], &own))
+                        .running(
+                            costs[unit],
+                            || exp.describe(&plan[unit], unit),
+                            || exp.run_unit(&plan[unit], &own),
+                        )
                         .and_then(|done| sink(unit, done));
                     // a unit stopped by a signal or failed is not done
                     if r.is_ok() {
@@ -349,117 +358,142 @@ pub(crate) fn run_in_memory<K: Kind>(
     Ok(exp.assemble(done))
 }
 
-/// An open journal, the units it already holds (plan index, result) and the steps it holds of
-/// units not finished.
-type Resumed<D> = (Journal, Vec<(usize, D)>, Vec<journal::Step>);
+/// An open journal, the units it already holds (plan index, result), the steps it holds of
+/// units not finished, and the records it held that were no use.
+type Resumed<D> = (Journal, Vec<(usize, D)>, Vec<journal::Step>, Ignored);
 
-/// The steps of `steps` whose unit is not among `done`'s (a finished unit's steps are spent).
-fn unfinished_steps<D>(
-    steps: Vec<journal::Step>,
-    done: &[(usize, D)],
-    units: u32,
-) -> Vec<journal::Step> {
-    let mut finished = vec![false; units as usize];
-    for (u, _) in done {
-        finished[*u] = true;
+/// Records of a journal that gave nothing: a unit or a step recorded again, or one of no unit
+/// of the plan, or one whose result does not decode (damaged or forged).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Ignored(usize);
+
+/// The most steps kept of one unfinished unit: far above what any search journals (a search's
+/// probes times their runs), so that a forged journal cannot make a resume hold more.
+const MAX_STEPS_PER_UNIT: usize = 1 << 20;
+
+/// What a journal's records give a plan of `units` units of which `wanted` may be taken:
+/// each unit's result decoded as it is read (the first of each; a record of no wanted unit,
+/// recorded again or that does not decode is ignored), and the steps of the units not finished
+/// (the first of each key, at most [`MAX_STEPS_PER_UNIT`] a unit). The records are read one at
+/// a time, so reading holds no more than the results a run of the plan holds when it ends.
+fn take_records<D: serde::de::DeserializeOwned>(
+    reader: &mut journal::Reader,
+    wanted: &[bool],
+) -> (Vec<(usize, D)>, Vec<journal::Step>, Ignored) {
+    let units = wanted.len();
+    let mut done: Vec<(usize, D)> = Vec::new();
+    let mut finished = vec![false; units];
+    let mut steps: Vec<HashMap<Vec<u8>, Vec<u8>>> = Vec::new();
+    let mut ignored = 0usize;
+    while let Some(record) = reader.next_record() {
+        match record {
+            journal::Record::Unit(u, bytes) => {
+                let u = u as usize;
+                if wanted.get(u) == Some(&true)
+                    && !finished[u]
+                    && let Ok(d) = postcard::from_bytes::<D>(&bytes)
+                {
+                    finished[u] = true;
+                    done.push((u, d));
+                    continue;
+                }
+                ignored += 1;
+            }
+            journal::Record::Step((u, key, value)) => {
+                let k = u as usize;
+                if wanted.get(k) != Some(&true) || finished[k] {
+                    ignored += 1;
+                    continue;
+                }
+                if steps.len() <= k {
+                    steps.resize_with(k + 1, HashMap::new);
+                }
+                let own = &mut steps[k];
+                if own.len() >= MAX_STEPS_PER_UNIT || own.contains_key(&key) {
+                    ignored += 1;
+                } else {
+                    own.insert(key, value);
+                }
+            }
+        }
     }
-    steps
-        .into_iter()
-        .filter(|(u, _, _)| finished.get(*u as usize) == Some(&false))
-        .collect()
+    // a unit finished after some of its steps: those steps are spent
+    let mut kept = Vec::new();
+    for (u, own) in steps.into_iter().enumerate() {
+        if finished[u] {
+            ignored += own.len();
+            continue;
+        }
+        let mut own: Vec<(Vec<u8>, Vec<u8>)> = own.into_iter().collect();
+        own.sort();
+        kept.extend(own.into_iter().map(|(k, v)| (u as u32, k, v)));
+    }
+    (done, kept, Ignored(ignored))
 }
 
 /// Opens the journal at `path` for `header`: a new one, or an existing one of the same
-/// experiment to resume (its units decoded). Refuses a journal of another experiment.
+/// experiment to resume (its units decoded as they are read). Refuses a journal of another
+/// experiment.
 fn open_journal<K: Kind>(
     dir: &Path,
     path: &Path,
     header: &JournalHeader,
 ) -> Result<Resumed<K::Done>, ExperimentError> {
-    match journal::read(path)? {
-        None => Ok((Journal::create(path, header)?, Vec::new(), Vec::new())),
-        Some(journal::Contents {
-            header: old,
-            units,
-            steps,
-            whole,
-        }) => {
-            if let Some(what) = old.refusal(header) {
-                return Err(ExperimentError::JournalMismatch {
-                    dir: dir.to_path_buf(),
-                    what,
-                });
-            }
-            if old.fingerprint != header.fingerprint || old.units != header.units {
-                return keep_unchanged::<K>(dir, path, &old, header, (units, steps));
-            }
-            // a unit recorded twice (a journal copied onto itself, say) counts once
-            let mut seen = vec![false; header.units as usize];
-            let done = units
-                .into_iter()
-                .filter_map(|(u, bytes)| {
-                    postcard::from_bytes::<K::Done>(&bytes)
-                        .ok()
-                        .map(|d| (u as usize, d))
-                })
-                .filter(|(u, _)| {
-                    seen.get_mut(*u)
-                        .is_some_and(|s| !std::mem::replace(s, true))
-                })
-                .collect::<Vec<_>>();
-            let steps = unfinished_steps(steps, &done, header.units);
-            Ok((Journal::append_to(path, whole)?, done, steps))
-        }
+    let Some((old, mut reader)) = journal::open(path)? else {
+        return Ok((
+            Journal::create(path, header)?,
+            Vec::new(),
+            Vec::new(),
+            Ignored::default(),
+        ));
+    };
+    if let Some(what) = old.refusal(header) {
+        return Err(ExperimentError::JournalMismatch {
+            dir: dir.to_path_buf(),
+            what,
+        });
     }
+    if old.fingerprint != header.fingerprint || old.units != header.units {
+        return keep_unchanged::<K>(dir, path, &old, header, &mut reader);
+    }
+    let (done, steps, ignored) = take_records(&mut reader, &vec![true; header.units as usize]);
+    let whole = reader.whole();
+    drop(reader);
+    Ok((Journal::append_to(path, whole)?, done, steps, ignored))
 }
 
 /// After an edit of the file: a new journal at `path` for `header`, holding the units of the
-/// old one (`old`, its records `units` and `steps`) whose fingerprint is unchanged, and the
-/// steps of those unchanged units it holds unfinished; says what changed and how many units
-/// are kept.
+/// old one (`old`, its records in `reader`) whose fingerprint is unchanged, and the steps of
+/// those unchanged units it holds unfinished; says what changed and how many units are kept.
 fn keep_unchanged<K: Kind>(
     dir: &Path,
     path: &Path,
     old: &JournalHeader,
     header: &JournalHeader,
-    (units, steps): (Vec<(u32, Vec<u8>)>, Vec<journal::Step>),
+    reader: &mut journal::Reader,
 ) -> Result<Resumed<K::Done>, ExperimentError> {
     let same = old.unchanged(header);
-    let mut seen = vec![false; header.units as usize];
-    let kept: Vec<(u32, Vec<u8>, K::Done)> = units
-        .into_iter()
-        .filter(|(u, _)| same.get(*u as usize).copied().unwrap_or(false))
-        .filter_map(|(u, bytes)| {
-            let done = postcard::from_bytes::<K::Done>(&bytes).ok()?;
-            let first = !std::mem::replace(seen.get_mut(u as usize)?, true);
-            first.then_some((u, bytes, done))
-        })
-        .collect();
+    let (done, steps, ignored) = take_records::<K::Done>(reader, &same);
     if !crate::progress::quiet() {
         crate::progress::warn_line!(
             "packlab: {}: {}; {} finished unit{} of the journal in {} {} unchanged and kept, \
              the rest run again (--fresh starts over)",
             header.name,
             old.changes(header),
-            kept.len(),
-            if kept.len() == 1 { "" } else { "s" },
+            done.len(),
+            if done.len() == 1 { "" } else { "s" },
             dir.display(),
-            if kept.len() == 1 { "is" } else { "are" },
+            if done.len() == 1 { "is" } else { "are" },
         );
     }
     let mut journal = Journal::create(path, header)?;
-    for (u, bytes, _) in &kept {
-        journal.append(*u, bytes)?;
+    for (u, d) in &done {
+        journal.append_record(&Journal::encode(*u as u32, d))?;
     }
-    let done: Vec<(usize, K::Done)> = kept.into_iter().map(|(u, _, d)| (u as usize, d)).collect();
-    let steps: Vec<journal::Step> = unfinished_steps(steps, &done, header.units)
-        .into_iter()
-        .filter(|(u, _, _)| same.get(*u as usize).copied().unwrap_or(false))
-        .collect();
     for (u, k, v) in &steps {
         journal.append_step(*u, k, v)?;
     }
-    Ok((journal, done, steps))
+    Ok((journal, done, steps, ignored))
 }
 
 /// Runs `exp` into `dir` with a journal: resumes what the journal holds, runs the rest (or this
@@ -482,7 +516,7 @@ pub(crate) fn run_kind<K: Kind>(
         threads,
         opts.max_memory,
     )?;
-    if peak > MEMORY_WORTH_SAYING && !crate::progress::quiet() {
+    if (peak > MEMORY_WORTH_SAYING || crate::progress::verbose()) && !crate::progress::quiet() {
         crate::progress::warn_line!(
             "packlab: {}: up to about {} of memory at its peak on {threads} thread{}",
             exp.header().name,
@@ -497,19 +531,10 @@ pub(crate) fn run_kind<K: Kind>(
     }
     let shard = opts.shard.unwrap_or((1, 1));
     let header = journal_header(&exp, opts.quick, &plan, shard);
-    let (journal, had, steps) =
+    let (journal, had, steps, ignored) =
         open_journal::<K>(dir, &folder.journal(opts.shard, opts.quick), &header)?;
     let kept = had.len();
-    if (kept > 0 || !steps.is_empty()) && !crate::progress::quiet() {
-        crate::progress::warn_line!(
-            "packlab: {}: {kept} of {} units resumed from the journal in {}{} (--fresh starts \
-             over)",
-            exp.header().name,
-            plan.len(),
-            dir.display(),
-            runs_of_unfinished(&steps),
-        );
-    }
+    say_resumed(&exp.header().name, (kept, plan.len()), dir, &steps, ignored);
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
     for (u, d) in had {
         results[u] = Some(d);
@@ -589,6 +614,36 @@ pub(crate) fn run_kind<K: Kind>(
     finish(&exp, results, &folder, opts.quick)
 }
 
+/// Says what a journal gave a run of `name`: `kept` of `units` units, the finished runs of
+/// unfinished ones, the records ignored (nothing when it gave nothing and ignored nothing).
+fn say_resumed(
+    name: &str,
+    (kept, units): (usize, usize),
+    dir: &Path,
+    steps: &[journal::Step],
+    ignored: Ignored,
+) {
+    if (kept == 0 && steps.is_empty() && ignored.0 == 0) || crate::progress::quiet() {
+        return;
+    }
+    crate::progress::warn_line!(
+        "packlab: {name}: {kept} of {units} units resumed from the journal in {}{}{} (--fresh \
+         starts over)",
+        dir.display(),
+        runs_of_unfinished(steps),
+        if ignored.0 > 0 {
+            format!(
+                "; {} record{} of it repeated another or belonged to no unit and {} ignored",
+                ignored.0,
+                if ignored.0 == 1 { "" } else { "s" },
+                if ignored.0 == 1 { "was" } else { "were" },
+            )
+        } else {
+            String::new()
+        },
+    );
+}
+
 /// The words after "units resumed" for the steps of unfinished units a journal kept: how many
 /// runs of how many units (nothing if none).
 fn runs_of_unfinished(steps: &[journal::Step]) -> String {
@@ -645,40 +700,47 @@ fn finish<K: Kind>(
 }
 
 /// Merges the journals of shards 1 … N of `exp` in `dir` into its outputs. Refuses, naming
-/// them, missing shards, shards of another experiment and units no shard ran.
+/// them, missing shards, shards of another experiment and units no shard ran. Admitted like a
+/// run: what the outputs are assembled from is estimated before any journal is read, and each
+/// journal is read a record at a time, each unit taken only from the shard it belongs to.
 pub(crate) fn merge_kind<K: Kind>(
     mut exp: K,
     quick: bool,
     dir: &Path,
-    n: u32,
+    (n, max_memory): (u32, Option<u64>),
 ) -> Result<Ran, ExperimentError> {
     if quick {
         exp.quick();
     }
+    let plan = exp.plan();
+    super::memory::admit(
+        &exp.header().file,
+        &exp.memory(1, plan.len()),
+        1,
+        max_memory,
+    )?;
     let folder = Folder::open(dir, None)?;
     folder.check_inputs(&exp.header().inputs)?;
-    let plan = exp.plan();
     let of = assign(&exp, &plan, n);
     let mut results: Vec<Option<K::Done>> = plan.iter().map(|_| None).collect();
     let mut problems = Vec::new();
     for i in 1..=n {
         let path = folder.journal(Some((i, n)), quick);
         let want = journal_header(&exp, quick, &plan, (i, n));
-        match journal::read(&path)? {
-            None => problems.push(format!("shard {i}/{n} has no journal ({})", path.display())),
-            Some(journal::Contents {
-                header: h, units, ..
-            }) => {
+        match journal::open(&path) {
+            Ok(None) => problems.push(format!("shard {i}/{n} has no journal ({})", path.display())),
+            Err(e) => problems.push(format!(
+                "shard {i}/{n}: {e}, so rerun it with --shard {i}/{n} --fresh"
+            )),
+            Ok(Some((h, mut reader))) => {
                 if let Some(what) = h.difference(&want) {
                     problems.push(format!("shard {i}/{n} does not belong: {what}"));
                     continue;
                 }
-                for (u, bytes) in units {
-                    if let Some(slot) = results.get_mut(u as usize)
-                        && let Ok(d) = postcard::from_bytes::<K::Done>(&bytes)
-                    {
-                        *slot = Some(d);
-                    }
+                let mine: Vec<bool> = of.iter().map(|&s| s + 1 == i).collect();
+                let (done, _, _) = take_records::<K::Done>(&mut reader, &mine);
+                for (u, d) in done {
+                    results[u] = Some(d);
                 }
             }
         }

@@ -175,11 +175,17 @@ pub enum JournalError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// It is not a journal packlab wrote.
-    #[error("{}: not a packlab journal (or one cut short in its header)", path.display())]
+    /// It is not a journal packlab wrote, or one cut short or damaged in its header.
+    #[error(
+        "{}: not a packlab journal ({why}); run with --fresh to start over (the journal is \
+         replaced; the folder's outputs stay until the new run writes its own)",
+        path.display()
+    )]
     NotAJournal {
         /// The file.
         path: PathBuf,
+        /// What is wrong with it.
+        why: String,
     },
     /// A journal of an earlier packlab, whose format this one does not read.
     #[error(
@@ -321,93 +327,127 @@ fn record(payload: &[u8]) -> Vec<u8> {
     r
 }
 
-/// Every whole record of `bytes` and the length they cover (a torn tail is left out).
-fn records(bytes: &[u8]) -> (Vec<&[u8]>, usize) {
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at + 8 <= bytes.len() {
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
-        let crc = u32::from_le_bytes(bytes[at + 4..at + 8].try_into().expect("4 bytes"));
-        let Some(payload) = bytes.get(at + 8..at + 8 + len) else {
-            break;
-        };
-        if crc32fast::hash(payload) != crc {
-            break;
-        }
-        out.push(payload);
-        at += 8 + len;
-    }
-    (out, at)
-}
-
-/// What a journal holds.
-#[derive(Clone, Debug)]
-pub(crate) struct Contents {
-    /// Its header.
-    pub(crate) header: JournalHeader,
-    /// Each unit's index in the plan and its result's bytes, in the order they finished.
-    pub(crate) units: Vec<(u32, Vec<u8>)>,
-    /// Each step's unit, key and value bytes, in the order they finished.
-    pub(crate) steps: Vec<Step>,
-    /// Bytes of whole records (a torn tail after them is dropped when appending).
-    pub(crate) whole: u64,
-}
+/// The longest header a journal may have, bytes: its per-unit fingerprints (8 bytes for each
+/// of at most [`crate::limits::MAX_UNITS`] units) and its file's table names, with room.
+const MAX_HEADER: u64 = 64 << 20;
 
 /// One step of a unit as journaled: the unit's index in the plan, the step's key and value.
 pub(crate) type Step = (u32, Vec<u8>, Vec<u8>);
 
-/// Reads a journal; `None` if there is no file.
-pub(crate) fn read(path: &Path) -> Result<Option<Contents>, JournalError> {
+/// A record after the header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// A finished unit: its index in the plan and its result's bytes.
+    Unit(u32, Vec<u8>),
+    /// A finished step of a unit.
+    Step(Step),
+}
+
+/// A journal read record by record, each as it comes: reading one never holds more than that
+/// record, whatever the file's size (a record's length is checked against the bytes the file
+/// has left before anything is allocated for it).
+pub(crate) struct Reader {
+    file: std::io::BufReader<File>,
+    /// Bytes of the file not read yet.
+    left: u64,
+    /// Bytes of whole records read so far (a torn tail after them is dropped when appending).
+    whole: u64,
+}
+
+impl Reader {
+    /// The next whole record's payload, if its length fits in `max` bytes and in what the file
+    /// has left, and its checksum holds; `None` at the end or at a torn or damaged record
+    /// (the rest of the file is not read).
+    fn payload(&mut self, max: u64) -> Option<Vec<u8>> {
+        let mut head = [0u8; 8];
+        if self.left < 8 || self.file.read_exact(&mut head).is_err() {
+            return None;
+        }
+        let len = u32::from_le_bytes(head[..4].try_into().expect("4 bytes")) as u64;
+        let crc = u32::from_le_bytes(head[4..].try_into().expect("4 bytes"));
+        if len > max || len > self.left - 8 {
+            return None;
+        }
+        let mut payload = vec![0u8; len as usize];
+        if self.file.read_exact(&mut payload).is_err() || crc32fast::hash(&payload) != crc {
+            return None;
+        }
+        self.left -= 8 + len;
+        self.whole += 8 + len;
+        Some(payload)
+    }
+
+    /// The next record; `None` at the end of the whole records.
+    pub(crate) fn next_record(&mut self) -> Option<Record> {
+        loop {
+            let payload = self.payload(u32::MAX as u64)?;
+            // a unit's payload: its index (u32, little-endian), then its result; a step's: its
+            // unit's index with STEP set, then its key and value
+            let (index, result) = payload.split_first_chunk::<4>()?;
+            let index = u32::from_le_bytes(*index);
+            if index & STEP == 0 {
+                return Some(Record::Unit(index, result.to_vec()));
+            }
+            if let Ok((key, value)) = postcard::from_bytes::<(&[u8], &[u8])>(result) {
+                return Some(Record::Step((index & !STEP, key.to_vec(), value.to_vec())));
+            }
+            // a step that does not decode is skipped, as a unit that does not decode is
+        }
+    }
+
+    /// Bytes of whole records read so far.
+    pub(crate) fn whole(&self) -> u64 {
+        self.whole
+    }
+}
+
+/// Opens a journal and reads its header; `None` if there is no file. The records after it are
+/// read one at a time from the [`Reader`].
+pub(crate) fn open(path: &Path) -> Result<Option<(JournalHeader, Reader)>, JournalError> {
     let io = |source| JournalError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut bytes = Vec::new();
-    match crate::fsafe::open_nofollow(path, OpenOptions::new().read(true)) {
-        Ok(mut f) => {
-            f.read_to_end(&mut bytes).map_err(io)?;
-        }
+    let file = match crate::fsafe::open_nofollow(path, OpenOptions::new().read(true)) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io(e)),
-    }
-    let (recs, whole) = records(&bytes);
-    let not = || JournalError::NotAJournal {
-        path: path.to_path_buf(),
     };
-    let (first, rest) = recs.split_first().ok_or_else(not)?;
-    let header: JournalHeader = postcard::from_bytes(first).map_err(|_| {
+    let left = file.metadata().map_err(io)?.len();
+    let mut reader = Reader {
+        file: std::io::BufReader::new(file),
+        left,
+        whole: 0,
+    };
+    let not = |why: &str| JournalError::NotAJournal {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
+    let first = reader.payload(MAX_HEADER).ok_or_else(|| {
+        not(if left < 8 {
+            "it is shorter than a header"
+        } else {
+            "its header is cut short or damaged"
+        })
+    })?;
+    let header: JournalHeader = postcard::from_bytes(&first).map_err(|_| {
         // a header of an earlier format still starts with packlab's version
-        match postcard::from_bytes::<(String, String)>(first) {
+        match postcard::from_bytes::<(String, String)>(&first) {
             Ok((version, name)) if !version.is_empty() && version.len() < 40 => {
                 JournalError::OldFormat {
                     path: path.to_path_buf(),
                     name,
                 }
             }
-            _ => not(),
+            _ => not("its first record is not a journal's header"),
         }
     })?;
-    let mut units = Vec::with_capacity(rest.len());
-    let mut steps = Vec::new();
-    for r in rest {
-        // a unit's payload: its index (u32, little-endian), then its result; a step's: its
-        // unit's index with STEP set, then its key and value
-        let Some((index, result)) = r.split_first_chunk::<4>() else {
-            break;
-        };
-        let index = u32::from_le_bytes(*index);
-        if index & STEP == 0 {
-            units.push((index, result.to_vec()));
-        } else if let Ok((key, value)) = postcard::from_bytes::<(&[u8], &[u8])>(result) {
-            steps.push((index & !STEP, key.to_vec(), value.to_vec()));
-        }
-    }
-    Ok(Some(Contents {
-        header,
-        units,
-        steps,
-        whole: whole as u64,
-    }))
+    Ok(Some((header, reader)))
+}
+
+/// Reads only a journal's header; `None` if there is no file.
+pub(crate) fn header(path: &Path) -> Result<Option<JournalHeader>, JournalError> {
+    Ok(open(path)?.map(|(h, _)| h))
 }
 
 impl Journal {
@@ -462,8 +502,8 @@ impl Journal {
         r
     }
 
-    /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would): how a resumed
-    /// journal carries over the units it keeps.
+    /// Appends unit `unit`'s result (raw bytes, as [`Journal::encode`] would).
+    #[cfg(test)]
     pub(crate) fn append(&mut self, unit: u32, result: &[u8]) -> Result<(), JournalError> {
         let mut payload = unit.to_le_bytes().to_vec();
         payload.extend_from_slice(result);
@@ -551,6 +591,22 @@ mod tests {
         }
     }
 
+    /// Every record of the journal at `path`: its header, its units, its steps and the bytes
+    /// of its whole records.
+    type Units = Vec<(u32, Vec<u8>)>;
+
+    fn read_all(path: &Path) -> (JournalHeader, Units, Vec<Step>, u64) {
+        let (header, mut reader) = open(path).unwrap().unwrap();
+        let (mut units, mut steps) = (Vec::new(), Vec::new());
+        while let Some(r) = reader.next_record() {
+            match r {
+                Record::Unit(u, b) => units.push((u, b)),
+                Record::Step(s) => steps.push(s),
+            }
+        }
+        (header, units, steps, reader.whole())
+    }
+
     #[test]
     fn units_survive_and_a_torn_tail_is_dropped() {
         let dir = std::env::temp_dir().join(format!("packlab-journal-{}", std::process::id()));
@@ -567,24 +623,56 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(&[9, 0, 0, 0, 1, 2]).unwrap();
         drop(f);
-        let c = read(&path).unwrap().unwrap();
-        assert_eq!(c.header, header());
-        assert_eq!(c.units[..2], [(0, b"first".to_vec()), (2, vec![0, 255, 7])]);
-        assert_eq!(c.units[2].0, 5);
+        let (h, units, steps, whole) = read_all(&path);
+        assert_eq!(h, header());
+        assert_eq!(units[..2], [(0, b"first".to_vec()), (2, vec![0, 255, 7])]);
+        assert_eq!(units[2].0, 5);
         assert_eq!(
-            postcard::from_bytes::<(u8, f64)>(&c.units[2].1).unwrap(),
+            postcard::from_bytes::<(u8, f64)>(&units[2].1).unwrap(),
             (1, 2.5)
         );
-        assert!(c.steps.is_empty());
-        let mut j = Journal::append_to(&path, c.whole).unwrap();
+        assert!(steps.is_empty());
+        let mut j = Journal::append_to(&path, whole).unwrap();
         j.append(1, b"x").unwrap();
         j.append_step(4, b"key", b"value").unwrap();
         drop(j);
-        let c = read(&path).unwrap().unwrap();
-        assert_eq!(c.units.len(), 4);
-        assert_eq!(c.units[3], (1, b"x".to_vec()));
+        let (_, units, steps, _) = read_all(&path);
+        assert_eq!(units.len(), 4);
+        assert_eq!(units[3], (1, b"x".to_vec()));
         // a step is not a unit's result
-        assert_eq!(c.steps, [(4, b"key".to_vec(), b"value".to_vec())]);
+        assert_eq!(steps, [(4, b"key".to_vec(), b"value".to_vec())]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_journal_is_read_a_record_at_a_time_whatever_its_lengths_claim() {
+        let dir = std::env::temp_dir().join(format!("packlab-journal-len-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("journal");
+        // zeros: a header of length 0 (whose checksum is 0) that is no header
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let e = open(&path).err().unwrap().to_string();
+        assert!(
+            e.contains("not a packlab journal") && e.contains("--fresh"),
+            "{e}"
+        );
+        // cut inside its header
+        let mut j = Journal::create(&path, &header()).unwrap();
+        j.append(0, b"first").unwrap();
+        drop(j);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..20]).unwrap();
+        let e = open(&path).err().unwrap().to_string();
+        assert!(e.contains("cut short") && e.contains("--fresh"), "{e}");
+        // a record claiming 4 GiB at the end of a small file: the end of the records, nothing
+        // allocated for it
+        let mut forged = bytes.clone();
+        forged.extend_from_slice(&u32::MAX.to_le_bytes());
+        forged.extend_from_slice(&[0u8; 12]);
+        std::fs::write(&path, &forged).unwrap();
+        let (_, units, _, whole) = read_all(&path);
+        assert_eq!(units, [(0, b"first".to_vec())]);
+        assert_eq!(whole, bytes.len() as u64);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -143,10 +143,22 @@ impl ExperimentFile {
 
     /// Merges shards 1 … `n` in `dir` (run with `quick` or not) into the outputs.
     pub fn merge(self, quick: bool, dir: &Path, n: u32) -> Result<Ran, ExperimentError> {
+        self.merge_within(quick, dir, n, None)
+    }
+
+    /// [`ExperimentFile::merge`] admitted within `max_memory` bytes (`None`: packlab's
+    /// default), estimated before any journal is read.
+    pub fn merge_within(
+        self,
+        quick: bool,
+        dir: &Path,
+        n: u32,
+        max_memory: Option<u64>,
+    ) -> Result<Ran, ExperimentError> {
         match self.0 {
-            Spec::Queueing(e) => engine::merge_kind(*e, quick, dir, n),
-            Spec::Region(e) => engine::merge_kind(*e, quick, dir, n),
-            Spec::Packing(e) => engine::merge_kind(*e, quick, dir, n),
+            Spec::Queueing(e) => engine::merge_kind(*e, quick, dir, (n, max_memory)),
+            Spec::Region(e) => engine::merge_kind(*e, quick, dir, (n, max_memory)),
+            Spec::Packing(e) => engine::merge_kind(*e, quick, dir, (n, max_memory)),
         }
     }
 }
@@ -161,6 +173,17 @@ pub fn merge(dir: &Path) -> Result<Ran, ExperimentError> {
 
 /// [`merge`] of shards whose file may name the policies of `policies`.
 pub fn merge_with(dir: &Path, policies: &Registry) -> Result<Ran, ExperimentError> {
+    merge_within(dir, policies, None)
+}
+
+/// [`merge_with`] admitted within `max_memory` bytes (`None`: packlab's default, as for a
+/// run's [`Options::max_memory`]): what the outputs are assembled from is estimated before any
+/// journal is read and refused above it.
+pub fn merge_within(
+    dir: &Path,
+    policies: &Registry,
+    max_memory: Option<u64>,
+) -> Result<Ran, ExperimentError> {
     let internal = dir.join(folder::INTERNAL);
     let bad = |what: String| ExperimentError::Shards {
         dir: dir.to_path_buf(),
@@ -206,11 +229,10 @@ pub fn merge_with(dir: &Path, policies: &Registry) -> Result<Ran, ExperimentErro
             counts.join(", ")
         )));
     }
-    let header = journal::read(&first)?
-        .ok_or_else(|| bad(format!("{} vanished", first.display())))?
-        .header;
+    let header =
+        journal::header(&first)?.ok_or_else(|| bad(format!("{} vanished", first.display())))?;
     let mut file = ExperimentFile::load_with(&header.file, policies)?;
     // outputs name the file as the shards were given it, as a single run would
     file.header_mut().file = header.given;
-    file.merge(header.quick, dir, n)
+    file.merge_within(header.quick, dir, n, max_memory)
 }

@@ -104,6 +104,23 @@ fn sets_own(word: &str) -> Option<&'static str> {
     None
 }
 
+/// The variables of this process's environment through which sbatch would set an option of
+/// packlab's own (`SBATCH_ARRAY_INX` sets `--array`, `SBATCH_JOB_NAME` `--job-name`, …): sbatch
+/// lets its input environment outrank a script's `#SBATCH` lines. Each with the option it sets.
+pub fn own_environment() -> Vec<(String, &'static str)> {
+    std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter_map(|k| {
+            let rest = k.strip_prefix("SBATCH_")?;
+            let option = match rest {
+                "ARRAY_INX" => "--array".to_string(),
+                _ => format!("--{}", rest.to_ascii_lowercase().replace('_', "-")),
+            };
+            sets_own(&option).map(|own| (k.clone(), own))
+        })
+        .collect()
+}
+
 /// The words of an `#SBATCH` line as Slurm's parser reads them: split at white space
 /// outside quotes (single or double), `\` escaping the next character, an unquoted `#`
 /// ending the line (`#SBATCH ` first, if there, is not a word).
@@ -260,6 +277,33 @@ impl SlurmSpec {
         }
     }
 
+    /// The options of packlab's own for sbatch's command line, which outranks sbatch's input
+    /// environment (the same values as the script's `#SBATCH` lines): the shards' array, or the
+    /// merge job's.
+    fn own_options(&self, merge: bool) -> Vec<String> {
+        let logs = self.out.join("slurm");
+        let mut o = vec![format!("--chdir={}", self.workdir.display())];
+        if merge {
+            o.push(format!("--job-name=packlab-{}-merge", self.name));
+            o.push("--cpus-per-task=1".into());
+            o.push(format!("--output={}/merge.out", logs.display()));
+        } else {
+            o.push(format!("--job-name=packlab-{}", self.name));
+            o.push(format!("--array=0-{}", self.shards.saturating_sub(1)));
+            o.push(format!("--cpus-per-task={}", self.cpus_per_task));
+            o.push(format!("--output={}/shard-%a.out", logs.display()));
+            o.push("--requeue".into());
+        }
+        o
+    }
+
+    /// `--max-memory` as each job is given it (none for packlab's default).
+    fn max_memory_flag(&self) -> String {
+        self.max_memory.map_or(String::new(), |b| {
+            format!(" --max-memory {}", b as f64 / (1u64 << 30) as f64)
+        })
+    }
+
     /// The job array's script.
     pub fn shards_script(&self) -> String {
         let logs = self.out.join("slurm");
@@ -284,10 +328,7 @@ impl SlurmSpec {
             path(&self.out),
             self.shards,
             if self.quick { " --quick" } else { "" },
-            self.max_memory.map_or(String::new(), |b| format!(
-                " --max-memory {}",
-                b as f64 / (1u64 << 30) as f64
-            )),
+            self.max_memory_flag(),
         ));
         l.join("\n") + "\n"
     }
@@ -307,9 +348,10 @@ impl SlurmSpec {
         self.common(&mut l);
         l.push(String::new());
         l.push(format!(
-            "exec {} merge {}",
+            "exec {} merge {}{}",
             path(&self.packlab),
-            path(&self.out)
+            path(&self.out),
+            self.max_memory_flag(),
         ));
         l.join("\n") + "\n"
     }
@@ -358,10 +400,18 @@ enum Failed {
 }
 
 /// `sbatch --parsable [args] script`: the job id. sbatch's output is read to a bound; a
-/// signal to packlab (SIGINT, SIGTERM, SIGHUP) kills sbatch at once.
-fn sbatch(args: &[&str], script: &Path) -> Result<String, Failed> {
+/// signal to packlab (SIGINT, SIGTERM, SIGHUP) kills sbatch at once. The `SBATCH_*` variables
+/// that would set packlab's own options ([`own_environment`]) are removed from sbatch's
+/// environment.
+fn sbatch(args: &[String], script: &Path) -> Result<String, Failed> {
     use std::process::Stdio;
-    let mut child = Command::new("sbatch")
+    let mut command = Command::new("sbatch");
+    // an option of packlab's own set through sbatch's input environment would reach the merge
+    // job too (an array of merges), where no command-line option can unset it
+    for (var, _) in own_environment() {
+        command.env_remove(var);
+    }
+    let mut child = command
         .arg("--parsable")
         .args(args)
         .arg(script)
@@ -415,11 +465,17 @@ fn sbatch(args: &[&str], script: &Path) -> Result<String, Failed> {
     Ok(id.to_string())
 }
 
-/// Submits the shards and the merge job after them; returns their job ids. When it fails,
-/// the error says exactly what is queued and how to finish without queueing anything twice.
-pub fn submit(shards: &Path, merge: &Path) -> Result<(String, String), ExperimentError> {
+/// Submits the shards and the merge job after them, with packlab's own options of `spec` on
+/// sbatch's command line (so that nothing in the submitter's environment re-sets them); returns
+/// their job ids. When it fails, the error says exactly what is queued and how to finish without
+/// queueing anything twice.
+pub fn submit(
+    spec: &SlurmSpec,
+    shards: &Path,
+    merge: &Path,
+) -> Result<(String, String), ExperimentError> {
     crate::cancel::set_phase(crate::cancel::Phase::Submitting);
-    let a = sbatch(&[], shards).map_err(|f| match f {
+    let a = sbatch(&spec.own_options(false), shards).map_err(|f| match f {
         Failed::Refused(why) => ExperimentError::Slurm(format!(
             "{why}; nothing was queued, so submitting again is safe"
         )),
@@ -435,7 +491,9 @@ pub fn submit(shards: &Path, merge: &Path) -> Result<(String, String), Experimen
         "sbatch --dependency=afterok:{a} {}",
         quote(&merge.to_string_lossy())
     );
-    let b = sbatch(&[&format!("--dependency=afterok:{a}")], merge).map_err(|f| {
+    let mut after = spec.own_options(true);
+    after.push(format!("--dependency=afterok:{a}"));
+    let b = sbatch(&after, merge).map_err(|f| {
         let why = match f {
             Failed::Refused(why) => format!("{why}; the merge job was not queued"),
             Failed::Stopped(signal) => format!(

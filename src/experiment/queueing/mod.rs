@@ -88,6 +88,9 @@ impl Kind for Experiment {
     fn plan(&self) -> Vec<run::Unit> {
         run::plan(self)
     }
+    fn describe(&self, unit: &run::Unit, _index: usize) -> String {
+        run::describe(self, unit)
+    }
     fn cost(&self, unit: &run::Unit) -> f64 {
         run::cost(self, unit)
     }

@@ -5,18 +5,12 @@
 use super::figures::{title_of, x_label, x_of};
 use crate::experiment::queueing::analysis::delay::{DelayStats, Estimate, estimate, merged};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
-use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic, SweepKind};
+use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
 use crate::plot::{Chart, Series, XTicks, spans_decades};
 
 /// The point's value in the sweep's own unit, for notes.
 fn at(exp: &Experiment, point: usize) -> String {
-    let p = exp.points[point];
-    match exp.sweep {
-        SweepKind::Load => format!("load {}", p.load),
-        SweepKind::ArrivalRate => format!("λ = {}", p.arrival_rate),
-        SweepKind::Fraction => format!("{} of ρ* (load {:.4})", p.key, p.load),
-        SweepKind::Scaling => format!("c = {}", p.key),
-    }
+    exp.point_words(point)
 }
 
 /// A policy's label, with why it has no curve when its row is not a measurement.

@@ -17,4 +17,6 @@ pub(crate) use limit::ThresholdResult;
 pub(crate) use region_map::RayResult;
 pub(crate) use simulate::RunRecord;
 pub(crate) use study::StudyRow;
-pub(in crate::experiment::queueing) use units::{Done, Unit, plan, run, unit_fingerprints};
+pub(in crate::experiment::queueing) use units::{
+    Done, Unit, describe, plan, run, unit_fingerprints,
+};

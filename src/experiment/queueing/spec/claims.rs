@@ -164,6 +164,20 @@ fn verdict(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     })
 }
 
+/// Refuses `at_least` above `at_most` (no value can hold both), naming `at_least`.
+fn ordered(k: &ClaimCx<'_>, unit: &str) -> Result<(), ExperimentError> {
+    match (k.c.at_least, k.c.at_most) {
+        (Some(lo), Some(hi)) if lo > hi => Err(k.cx().bad(
+            &k.key("at_least"),
+            &format!(
+                "at most `at_most` ({hi} {unit}): no value is both at least {lo} and at most {hi}"
+            ),
+            lo,
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     let policy = k.policy()?;
     let c = k.c;
@@ -181,6 +195,7 @@ fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
             return Err(k.cx().bad(&k.key(name), "a fraction of ρ* in (0, 1]", v));
         }
     }
+    ordered(k, "of ρ*")?;
     Ok(ClaimSpec::Threshold {
         policy,
         at_least: c.at_least,
@@ -359,6 +374,7 @@ fn region_fraction(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, Ex
             ));
         }
     }
+    ordered(k, "of the capacity")?;
     Ok(ClaimSpec::RegionFraction {
         policy,
         at_least: c.at_least,
@@ -417,6 +433,7 @@ fn wait(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
             "none",
         ));
     }
+    ordered(k, "slots")?;
     Ok(ClaimSpec::Wait {
         policy,
         point: k.point()?,

@@ -532,6 +532,18 @@ pub struct Experiment {
 }
 
 impl Experiment {
+    /// Sweep point `point` in the sweep's own unit: "load 0.9", "λ = 0.3", "0.98 of ρ* (load
+    /// 0.9800)", "c = 2".
+    pub(crate) fn point_words(&self, point: usize) -> String {
+        let p = self.points[point];
+        match self.sweep {
+            SweepKind::Load => format!("load {}", p.load),
+            SweepKind::ArrivalRate => format!("λ = {}", p.arrival_rate),
+            SweepKind::Fraction => format!("{} of ρ* (load {:.4})", p.key, p.load),
+            SweepKind::Scaling => format!("c = {}", p.key),
+        }
+    }
+
     /// Validates experiment text; `file` names it in errors and anchors relative paths. (The
     /// run stage then admits its plan: [`Experiment::parse`].)
     pub(in crate::experiment::queueing) fn validate(
