@@ -87,13 +87,13 @@ fn memory_is_admitted_before_any_work() {
         &["--threads", "8"],
         &["run.queue_cap", "8 runs in flight"],
     );
-    // and --max-memory lowers the limit for a small file
+    // and --max-memory lowers the limit, down to its floor of 128 MiB
     refused(
         "max-memory",
-        &queue(10, "slots = 10_000\nreplications = 2", 0.5),
+        &queue(10, "slots = 10_000\nreplications = 2_000", 0.5),
         &[],
-        &["--max-memory", "0.01"],
-        &["--max-memory", "estimated peak"],
+        &["--max-memory", "0.125"],
+        &["--max-memory 128 MiB", "estimated peak"],
     );
     // the small file runs under the default
     let d = tmp("fits");
@@ -484,13 +484,14 @@ fn sighup_stops_a_run_like_sigterm() {
 
 #[test]
 fn messages_name_the_right_value() {
-    // exactly the most runs: the total named, with what it counts
+    // one more than the most runs: the total named, with what it counts
     refused(
         "million",
-        &queue(10, "slots = 100\nreplications = 1_000_000", 0.5),
+        &queue(10, "slots = 100\nreplications = 1_000_000", 0.5)
+            .replace("load = [0.5]", "load = [0.5, 0.6]"),
         &[],
         &[],
-        &["1000000 runs and up to 1 other units, 1000001 in all"],
+        &["1 × 1000000 = 2000000 runs"],
     );
     // angles closer than the outputs' four decimals
     let angles = map_of("0.3, 0.5", "").replace("rays = 3", "angles = [0.00001, 0.00002, 0.00003]");

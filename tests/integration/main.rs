@@ -8,6 +8,7 @@ mod fuzz;
 mod hostile;
 mod hostile_files;
 mod hostile_round3;
+mod hostile_round4;
 mod journal;
 mod multi;
 mod numa_sim;
