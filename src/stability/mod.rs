@@ -6,3 +6,4 @@ pub(crate) mod perfect;
 pub(crate) mod plane;
 pub mod region;
 pub(crate) mod saturation;
+pub mod search;

@@ -36,9 +36,9 @@ use super::outcome::Outcome;
 use super::results::mean_ci;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::SearchSpec;
-use crate::experiment::queueing::run::ThresholdResult;
 use crate::experiment::queueing::{ClaimSpec, Experiment, SweepKind};
 use crate::sim::Verdict;
+use crate::stability::search::Limit;
 
 /// Where a claim is: the sweep point in the sweep's own terms.
 pub(super) fn at(exp: &Experiment, point: usize) -> String {
@@ -499,7 +499,7 @@ fn ranking(
 }
 
 /// The probes of a search, "load: decision (stable/unstable/inconclusive runs)".
-fn probe_list(t: &ThresholdResult) -> String {
+fn probe_list(t: &Limit) -> String {
     t.probes
         .iter()
         .map(|p| {

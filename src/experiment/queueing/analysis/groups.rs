@@ -5,7 +5,7 @@
 
 use super::Outcome;
 use crate::experiment::queueing::Experiment;
-use crate::experiment::queueing::run::limit::{Decision, Probe};
+use crate::stability::search::{Decision, Probe};
 
 /// How the groups of one (policy, point) were decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::{RunRecord, StudyRow, ThresholdResult};
 use crate::experiment::queueing::{Experiment, SearchSpec};
 use crate::stability::saturation::Saturation;
+use crate::stability::search::Limit;
 
 /// Everything a run of an experiment produced.
 #[derive(Clone, Debug)]
@@ -64,11 +65,13 @@ impl Outcome {
             .filter(move |r| r.policy == policy && r.point == point)
     }
 
-    /// The limit search of `policy` with `search` (every claim's search runs before the claims).
-    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> Option<&ThresholdResult> {
+    /// The limit `policy`'s search with `search` found (every claim's search runs before the
+    /// claims).
+    pub fn threshold(&self, policy: usize, search: &SearchSpec) -> Option<&Limit> {
         self.thresholds
             .iter()
-            .find(|t| t.policy == policy && t.search == *search)
+            .find(|t| t.policy == policy && t.limit.search == *search)
+            .map(|t| &t.limit)
     }
 
     /// The saturated throughput of `policy`, if it was estimated.

@@ -167,7 +167,7 @@ pub(in crate::experiment::queueing) fn limits(
             let total = |x: f64| x / r.rho * r.limit_capacity() * exp.servers as f64;
             MapLimit {
                 ray: s.ray,
-                policy: t.policy,
+                policy: s.policy,
                 fractions: (t.lower / r.rho, t.upper / r.rho),
                 totals: (total(t.lower), total(t.upper)),
                 lower_shown: t.probe_at(t.lower).is_some(),

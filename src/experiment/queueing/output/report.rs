@@ -8,11 +8,11 @@ use crate::experiment::VERSION;
 use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
-use crate::experiment::queueing::run::limit::{Ended, ThresholdResult};
 use crate::experiment::queueing::spec::{BRACKET_INTERVALS, rho_star_how};
 use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
+use crate::stability::search::{Ended, Limit};
 use crate::workload::replay::{TraceSpec, TraceSummary};
 
 /// The report's text.
@@ -443,17 +443,18 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
         "ended",
         "saturated FIFO (load, 95% CI)",
     ]);
-    for t in &out.thresholds {
+    for found in &out.thresholds {
+        let (policy, t) = (found.policy, &found.limit);
         let (a, b) = t.fractions();
-        let sat = match out.saturated_load(exp, t.policy) {
+        let sat = match out.saturated_load(exp, policy) {
             Some((m, lo, hi)) => format!("{m:.4} ({lo:.4} .. {hi:.4})"),
-            None if exp.policies[t.policy].saturation_rule() => {
+            None if exp.policies[policy].saturation_rule() => {
                 "not asked (add a `saturation` claim)".into()
             }
             None => "does not apply (not FIFO service)".into(),
         };
         tab.row([
-            exp.labels[t.policy].clone(),
+            exp.labels[policy].clone(),
             format!("[{:.4}, {:.4}]", t.lower, t.upper),
             format!("[{a:.4}, {b:.4}]"),
             t.ends(),
@@ -469,7 +470,7 @@ fn limits(r: &mut Report, exp: &Experiment, out: &Outcome) {
 /// Why a search ended, in words: at the resolution, after `max_probes` or at the horizon, with
 /// the width reached (upper − lower in load, as a percentage of ρ*'s upper end) and the loads
 /// left undecided.
-fn ended(t: &ThresholdResult) -> String {
+fn ended(t: &Limit) -> String {
     let width = 100.0 * (t.upper - t.lower) / t.rho_star.1;
     let undecided = match t.undecided_span() {
         Some((lo, hi)) if lo == hi => format!(": load {lo:.4} stayed undecided at `run.max_slots`"),

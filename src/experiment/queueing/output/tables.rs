@@ -509,7 +509,8 @@ fn mix_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<MixRow<'a>> {
 fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
     out.thresholds
         .iter()
-        .map(|t| {
+        .map(|found| {
+            let (policy, t) = (found.policy, &found.limit);
             let (a, b) = t.fractions();
             let probes: Vec<String> = t
                 .probes
@@ -525,9 +526,9 @@ fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
                     )
                 })
                 .collect();
-            let sat = out.saturated_load(exp, t.policy);
+            let sat = out.saturated_load(exp, policy);
             ThresholdRow {
-                policy: exp.labels[t.policy].clone(),
+                policy: exp.labels[policy].clone(),
                 rho_star_low: F6(t.rho_star.0),
                 rho_star_high: F6(t.rho_star.1),
                 lower: F6(t.lower),

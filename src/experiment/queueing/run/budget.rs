@@ -272,6 +272,11 @@ const RUN_BYTES: f64 = 2048.0;
 const SAMPLE_BYTES: f64 = 96.0;
 /// See [`SAMPLE_BYTES`].
 const CLASS_SAMPLE_BYTES: f64 = 12.0;
+/// Bytes per configuration a run's configuration mix holds (its label and share): VQS with
+/// J = 30 held 3.6 KB more per finished run than BF-J/S (20,000 runs of 5,000 slots with
+/// `samples = 1`, 4 December 2026), of which 1 KB its two samples of 61 queue classes, the
+/// rest the mix of its 119 configurations of K_RED, about 22 bytes each; priced at 32.
+const CONFIG_BYTES: f64 = 32.0;
 /// Peak bytes per waiting job of a run in flight, single-resource path: measured 38 to 43
 /// bytes per job between queue caps of 500,000 and 2,000,000 (BF-J/S, FIFO-FF, VQS, VQS-BF,
 /// MaxWeight, load 3 on 100 servers), with room for a queue's growth by doubling.
@@ -358,11 +363,14 @@ pub(in crate::experiment::queueing) fn memory(
         _ => 0.0,
     };
     let (delays, most) = delay_records(exp);
+    // a configuration-based policy's mix: a label and a share per configuration it used (4J − 1
+    // for VQS with classes 2J + 1), at most one per server and sample
+    let mix = CONFIG_BYTES * (4.0 * classes).min(exp.servers as f64 * kept);
     vec![
         Use {
             key: "run.replications",
             what: format!("{runs:.0} finished runs' records"),
-            bytes: runs * RUN_BYTES,
+            bytes: runs * (RUN_BYTES + mix),
         },
         Use {
             key: "run.replications",

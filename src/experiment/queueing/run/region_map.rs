@@ -5,13 +5,14 @@
 
 use std::borrow::Cow;
 
-use super::limit::{Searched, ThresholdResult, limit_search};
+use super::limit::{Searched, limit_search};
 use super::scenario::{Jobs, Scenario};
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{Experiment, Workload, bottleneck, degrees};
 use crate::experiment::steps::Steps;
 use crate::model::Resources;
 use crate::rng::derive_seed;
+use crate::stability::search::Limit;
 use crate::workload::SizeLaw;
 
 /// A limit along a ray.
@@ -19,8 +20,10 @@ use crate::workload::SizeLaw;
 pub(crate) struct RayResult {
     /// The ray (index into the map's).
     pub(crate) ray: usize,
+    /// The policy (index into the experiment's).
+    pub(crate) policy: usize,
     /// The search, on loads of the ray's workload (ρ* its exact one).
-    pub(crate) limit: ThresholdResult,
+    pub(crate) limit: Limit,
 }
 
 /// Where the jobs of ray `ray` come from: the ray's size law (the law of the bottleneck
@@ -105,7 +108,6 @@ pub(crate) fn search_ray(
     let jobs = ray_jobs(exp, ray);
     let rho = (r.rho, r.rho);
     let who = Searched {
-        policy,
         name: Cow::Owned(format!("{} at {}", exp.header.name, degrees(r.degrees))),
         label: &exp.labels[policy],
         seed: derive_seed(exp.header.seed, &[0x6d61_7073, r.degrees.to_bits()]),
@@ -137,5 +139,5 @@ pub(crate) fn search_ray(
         };
         limit_search(&who, map.search, rho, &at)?
     };
-    Ok(RayResult { ray, limit })
+    Ok(RayResult { ray, policy, limit })
 }

@@ -6,7 +6,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::limit::{Searched, ThresholdResult, limit_search};
+use super::limit::{Searched, limit_search};
 use super::scenario::Scenario;
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::{CompactionSpec, Experiment};
@@ -16,6 +16,7 @@ use crate::packing::evaluate::{Compaction, Scheduler, compact};
 use crate::packing::place::Scorer;
 use crate::packing::snapshot::{Snapshot, Task, total};
 use crate::rng::derive_seed;
+use crate::stability::search::Limit;
 
 /// A scored policy's packing (compaction) and stability limit on the same workload.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -27,7 +28,7 @@ pub(crate) struct StudyRow {
     /// The lower bound on machines: the largest total request over resources.
     pub(crate) demand: f64,
     /// Stability limit as an interval on the load in [0, 1] (ρ reported as (1, 1)).
-    pub(crate) limit: ThresholdResult,
+    pub(crate) limit: Limit,
 }
 
 /// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their

@@ -38,16 +38,7 @@ use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
 pub(crate) use policies::QueuePolicy;
 
-/// How a limit is searched.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct SearchSpec {
-    /// Stop when upper − lower ≤ resolution × ρ*'s upper end.
-    pub(crate) resolution: f64,
-    /// At most this many probes.
-    pub(crate) max_probes: u32,
-    /// At most this many rounds of replications per probe.
-    pub(crate) rounds: u32,
-}
+pub(crate) use crate::stability::search::SearchSpec;
 
 /// Where jobs come from.
 #[derive(Clone, Debug, serde::Serialize)]
