@@ -38,8 +38,10 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     /// Every unit, in a fixed order.
     fn plan(&self) -> Vec<Self::Unit>;
     /// A unit's expected cost (any unit; only ratios matter): the longest run first, and
-    /// shards of equal cost.
-    fn cost(&self, unit: &Self::Unit) -> f64;
+    /// shards of equal cost. The default prices every unit alike.
+    fn cost(&self, _unit: &Self::Unit) -> f64 {
+        1.0
+    }
     /// Every unit's [`Kind::cost`], in plan order (a kind whose prices share a computation
     /// does it once here).
     fn costs(&self, plan: &[Self::Unit]) -> Vec<f64> {
@@ -49,35 +51,37 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
     /// those an interrupted run of it finished.
     fn run_unit(&self, unit: &Self::Unit, steps: &Steps<'_>)
     -> Result<Self::Done, ExperimentError>;
-    /// The outcome from every unit's result, in plan order.
-    fn assemble(&self, done: Vec<Self::Done>) -> Self::Outcome;
+    /// The outcome from every unit's result, in the order of `plan`.
+    fn assemble(&self, plan: &[Self::Unit], done: Vec<Self::Done>) -> Self::Outcome;
     /// The claims' results.
     fn claims(outcome: &mut Self::Outcome) -> &mut [ClaimResult];
     /// Writes every output into `dir`; returns the files written.
     fn write(&self, outcome: &Self::Outcome, dir: &Path) -> Result<Vec<PathBuf>, ExperimentError>;
     /// The line printed when it is done.
     fn done(&self, outcome: &Self::Outcome, dir: &Path) -> String;
-    /// Expected CPU seconds of the whole plan, when it can be estimated from measured rates
-    /// (printed before a run expected to take more than a minute).
-    fn estimated_seconds(&self) -> Option<f64> {
+    /// Expected CPU seconds of `plan`, when it can be estimated from measured rates (printed
+    /// before a run expected to take more than ten seconds).
+    fn estimated_seconds(&self, _plan: &[Self::Unit]) -> Option<f64> {
         None
     }
-    /// Per unit of `plan`, a hash of everything its result depends on (with `quick`, the
-    /// shortened plan): a journal written before an edit of the file keeps the units whose
-    /// hash is unchanged. The default is the whole experiment's: any edit runs every unit
-    /// again.
+    /// Per unit of `plan`, its identity: a hash of everything its result depends on (with
+    /// `quick`, the shortened plan). A journal written before an edit of the file gives each
+    /// unit of the new plan the result of a unit of the same identity, wherever it stood. The
+    /// default is the whole experiment's, unit by unit: any edit runs every unit again.
     fn unit_fingerprints(&self, plan: &[Self::Unit], quick: bool) -> Vec<u64> {
-        vec![journal::fingerprint(&(VERSION, quick, self)); plan.len()]
+        let whole = journal::fingerprint(&(VERSION, quick, self));
+        (0..plan.len() as u64)
+            .map(|u| journal::fingerprint(&(whole, u)))
+            .collect()
     }
     /// Unit `unit` (at index `index` of the plan) in words, for the progress that names a
     /// unit running long without reporting progress.
     fn describe(&self, _unit: &Self::Unit, index: usize) -> String {
         format!("unit {} of the plan", index + 1)
     }
-    /// What the plan (of `units` units) holds in memory at its peak on `threads` worker
-    /// threads, by what holds it (checked against the memory limit before any work; see
-    /// [`super::memory`]).
-    fn memory(&self, _threads: usize, _units: usize) -> Vec<super::memory::Use> {
+    /// What `plan` holds in memory at its peak on `threads` worker threads, by what holds it
+    /// (checked against the memory limit before any work; see [`super::memory`]).
+    fn memory(&self, _plan: &[Self::Unit], _threads: usize) -> Vec<super::memory::Use> {
         Vec::new()
     }
 }
@@ -86,8 +90,8 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
 /// more than 10 seconds, at this machine's pace (the best of twelve reference runs of about
 /// 10 ms, timed only when the work could take that long here); returns that wall time,
 /// seconds, when printed (the progress's time left starts from it).
-fn announce<K: Kind>(exp: &K, share: f64, threads: usize) -> Option<f64> {
-    let cpu = exp.estimated_seconds()?;
+fn announce<K: Kind>(exp: &K, plan: &[K::Unit], share: f64, threads: usize) -> Option<f64> {
+    let cpu = exp.estimated_seconds(plan)?;
     if crate::progress::quiet() || cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0 {
         return None;
     }
@@ -355,7 +359,7 @@ pub(crate) fn run_in_memory<K: Kind>(
         .map(|m| m.into_inner().ok().flatten())
         .collect::<Option<Vec<_>>>()
         .ok_or(ExperimentError::Cancelled)?;
-    Ok(exp.assemble(done))
+    Ok(exp.assemble(&plan, done))
 }
 
 /// An open journal, the units it already holds (plan index, result), the steps it holds of
@@ -371,48 +375,80 @@ pub(crate) struct Ignored(usize);
 /// probes times their runs), so that a forged journal cannot make a resume hold more.
 const MAX_STEPS_PER_UNIT: usize = 1 << 20;
 
-/// What a journal's records give a plan of `units` units of which `wanted` may be taken:
-/// each unit's result decoded as it is read (the first of each; a record of no wanted unit,
-/// recorded again or that does not decode is ignored), and the steps of the units not finished
-/// (the first of each key, at most [`MAX_STEPS_PER_UNIT`] a unit). The records are read one at
-/// a time, so reading holds no more than the results a run of the plan holds when it ends.
+/// Where a journal's units go in a plan: for each unit of the journal's plan (by its index
+/// there), the units of the new plan that take its result (none: not wanted).
+type Carried = Vec<Vec<usize>>;
+
+/// Each unit of a plan of `units` units taken from the same place in the journal.
+fn same_places(units: usize) -> Carried {
+    (0..units).map(|u| vec![u]).collect()
+}
+
+/// Each unit of the journal's plan (`old`) carried to the units of the new plan (`new`) of the
+/// same identity, wherever they now stand ([`Kind::unit_fingerprints`]).
+fn same_identities(old: &JournalHeader, new: &JournalHeader) -> Carried {
+    let mut at: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (u, f) in new.unit_fingerprints.iter().enumerate() {
+        at.entry(*f).or_default().push(u);
+    }
+    old.unit_fingerprints
+        .iter()
+        .map(|f| at.get(f).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// What a journal's records give a plan of `units` units, each record of the journal's unit u
+/// going to the units `to[u]`: each unit's result decoded as it is read (the first of each; a
+/// record of no wanted unit, recorded again or that does not decode is ignored), and the steps
+/// of the units not finished (the first of each key, at most [`MAX_STEPS_PER_UNIT`] a unit).
+/// The records are read one at a time, so reading holds no more than the results a run of the
+/// plan holds when it ends.
 fn take_records<D: serde::de::DeserializeOwned>(
     reader: &mut journal::Reader,
-    wanted: &[bool],
+    to: &[Vec<usize>],
+    units: usize,
 ) -> (Vec<(usize, D)>, Vec<journal::Step>, Ignored) {
-    let units = wanted.len();
     let mut done: Vec<(usize, D)> = Vec::new();
     let mut finished = vec![false; units];
     let mut steps: Vec<HashMap<Vec<u8>, Vec<u8>>> = Vec::new();
     let mut ignored = 0usize;
+    let nowhere: Vec<usize> = Vec::new();
     while let Some(record) = reader.next_record() {
         match record {
             journal::Record::Unit(u, bytes) => {
-                let u = u as usize;
-                if wanted.get(u) == Some(&true)
-                    && !finished[u]
-                    && let Ok(d) = postcard::from_bytes::<D>(&bytes)
-                {
-                    finished[u] = true;
-                    done.push((u, d));
-                    continue;
+                let targets = to.get(u as usize).unwrap_or(&nowhere);
+                let mut used = false;
+                for &k in targets {
+                    if !finished[k]
+                        && let Ok(d) = postcard::from_bytes::<D>(&bytes)
+                    {
+                        finished[k] = true;
+                        done.push((k, d));
+                        used = true;
+                    }
                 }
-                ignored += 1;
+                if !used {
+                    ignored += 1;
+                }
             }
             journal::Record::Step((u, key, value)) => {
-                let k = u as usize;
-                if wanted.get(k) != Some(&true) || finished[k] {
-                    ignored += 1;
-                    continue;
+                let targets = to.get(u as usize).unwrap_or(&nowhere);
+                let mut used = false;
+                for &k in targets {
+                    if finished[k] {
+                        continue;
+                    }
+                    if steps.len() <= k {
+                        steps.resize_with(k + 1, HashMap::new);
+                    }
+                    let own = &mut steps[k];
+                    if own.len() < MAX_STEPS_PER_UNIT && !own.contains_key(&key) {
+                        own.insert(key.clone(), value.clone());
+                        used = true;
+                    }
                 }
-                if steps.len() <= k {
-                    steps.resize_with(k + 1, HashMap::new);
-                }
-                let own = &mut steps[k];
-                if own.len() >= MAX_STEPS_PER_UNIT || own.contains_key(&key) {
+                if !used {
                     ignored += 1;
-                } else {
-                    own.insert(key, value);
                 }
             }
         }
@@ -456,15 +492,17 @@ fn open_journal<K: Kind>(
     if old.fingerprint != header.fingerprint || old.units != header.units {
         return keep_unchanged::<K>(dir, path, &old, header, &mut reader);
     }
-    let (done, steps, ignored) = take_records(&mut reader, &vec![true; header.units as usize]);
+    let units = header.units as usize;
+    let (done, steps, ignored) = take_records(&mut reader, &same_places(units), units);
     let whole = reader.whole();
     drop(reader);
     Ok((Journal::append_to(path, whole)?, done, steps, ignored))
 }
 
-/// After an edit of the file: a new journal at `path` for `header`, holding the units of the
-/// old one (`old`, its records in `reader`) whose fingerprint is unchanged, and the steps of
-/// those unchanged units it holds unfinished; says what changed and how many units are kept.
+/// After an edit of the file: a new journal at `path` for `header`, holding the results of the
+/// old one (`old`, its records in `reader`) for every unit of the new plan whose identity a
+/// unit of the old plan had, wherever it now stands, and the steps of such units it holds
+/// unfinished; says what changed and how many units are kept.
 fn keep_unchanged<K: Kind>(
     dir: &Path,
     path: &Path,
@@ -472,8 +510,8 @@ fn keep_unchanged<K: Kind>(
     header: &JournalHeader,
     reader: &mut journal::Reader,
 ) -> Result<Resumed<K::Done>, ExperimentError> {
-    let same = old.unchanged(header);
-    let (done, steps, ignored) = take_records::<K::Done>(reader, &same);
+    let carried = same_identities(old, header);
+    let (done, steps, ignored) = take_records::<K::Done>(reader, &carried, header.units as usize);
     if !crate::progress::quiet() {
         crate::progress::warn_line!(
             "packlab: {}: {}; {} finished unit{} of the journal in {} {} unchanged and kept, \
@@ -512,7 +550,7 @@ pub(crate) fn run_kind<K: Kind>(
     });
     let peak = super::memory::admit(
         &exp.header().file,
-        &exp.memory(threads, plan.len()),
+        &exp.memory(&plan, threads),
         threads,
         opts.max_memory,
     )?;
@@ -568,6 +606,7 @@ pub(crate) fn run_kind<K: Kind>(
     let costs = exp.costs(&plan);
     let expected = announce(
         &exp,
+        &plan,
         todo.iter().map(|&u| costs[u]).sum::<f64>()
             / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
         pool.current_num_threads(),
@@ -611,7 +650,7 @@ pub(crate) fn run_kind<K: Kind>(
             ),
         });
     }
-    finish(&exp, results, &folder, opts.quick)
+    finish(&exp, &plan, results, &folder, opts.quick)
 }
 
 /// Says what a journal gave a run of `name`: `kept` of `units` units, the finished runs of
@@ -665,6 +704,7 @@ fn runs_of_unfinished(steps: &[journal::Step]) -> String {
 /// Assembles the outcome from a complete set of results and writes the outputs.
 fn finish<K: Kind>(
     exp: &K,
+    plan: &[K::Unit],
     results: Vec<Option<K::Done>>,
     folder: &Folder,
     quick: bool,
@@ -678,7 +718,7 @@ fn finish<K: Kind>(
         });
     }
     cancel::set_phase(cancel::Phase::Writing);
-    let mut out = exp.assemble(done);
+    let mut out = exp.assemble(plan, done);
     if quick {
         K::claims(&mut out)
             .iter_mut()
@@ -713,12 +753,7 @@ pub(crate) fn merge_kind<K: Kind>(
         exp.quick();
     }
     let plan = exp.plan();
-    super::memory::admit(
-        &exp.header().file,
-        &exp.memory(1, plan.len()),
-        1,
-        max_memory,
-    )?;
+    super::memory::admit(&exp.header().file, &exp.memory(&plan, 1), 1, max_memory)?;
     let folder = Folder::open(dir, None)?;
     folder.check_inputs(&exp.header().inputs)?;
     let of = assign(&exp, &plan, n);
@@ -737,8 +772,10 @@ pub(crate) fn merge_kind<K: Kind>(
                     problems.push(format!("shard {i}/{n} does not belong: {what}"));
                     continue;
                 }
-                let mine: Vec<bool> = of.iter().map(|&s| s + 1 == i).collect();
-                let (done, _, _) = take_records::<K::Done>(&mut reader, &mine);
+                let mine: Carried = (0..plan.len())
+                    .map(|u| if of[u] + 1 == i { vec![u] } else { Vec::new() })
+                    .collect();
+                let (done, _, _) = take_records::<K::Done>(&mut reader, &mine, plan.len());
                 for (u, d) in done {
                     results[u] = Some(d);
                 }
@@ -767,7 +804,7 @@ pub(crate) fn merge_kind<K: Kind>(
             what: problems.join("; "),
         });
     }
-    finish(&exp, results, &folder, quick)
+    finish(&exp, &plan, results, &folder, quick)
 }
 
 #[cfg(test)]

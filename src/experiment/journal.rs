@@ -57,8 +57,9 @@ pub(crate) struct JournalHeader {
     pub(crate) shard: (u32, u32),
     /// The results version of the build that wrote it ([`RESULTS`]).
     pub(crate) results: u32,
-    /// Per unit of the whole plan, a hash of everything its result depends on: after an edit
-    /// of the file, the units whose hash is unchanged are kept.
+    /// Per unit of the whole plan, its identity, a hash of everything its result depends on:
+    /// after an edit of the file, each unit of the new plan takes the result of a unit of the
+    /// same identity, wherever it stood.
     pub(crate) unit_fingerprints: Vec<u64>,
 }
 
@@ -79,8 +80,10 @@ pub(crate) struct JournalHeader {
 /// of 4 or more runs runs a majority of them first and stops there when they all agree. 8: it
 /// stops there too when those runs all ended inconclusive and the rest of the round is not
 /// expected to let the pooled test decide (a probe records it). 9: a probe's run whose chain of
-/// looks is shorter than the calibrated five takes one more, at half its first horizon.
-pub(crate) const RESULTS: u32 = 9;
+/// looks is shorter than the calibrated five takes one more, at half its first horizon. 10: a
+/// unit's identity is the fingerprint of what it computes (its scenario, its search), and a
+/// resumed result goes to the unit of the same identity wherever it stands.
+pub(crate) const RESULTS: u32 = 10;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
@@ -148,19 +151,6 @@ impl JournalHeader {
         } else {
             format!("the experiment file changed in: {}", changed.join(", "))
         }
-    }
-
-    /// The units of this journal's plan whose result `other`'s plan can keep: the same
-    /// position in the plan and the same unit fingerprint.
-    pub(crate) fn unchanged(&self, other: &JournalHeader) -> Vec<bool> {
-        (0..other.units as usize)
-            .map(|u| {
-                matches!(
-                    (self.unit_fingerprints.get(u), other.unit_fingerprints.get(u)),
-                    (Some(a), Some(b)) if a == b
-                )
-            })
-            .collect()
     }
 }
 

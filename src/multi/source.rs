@@ -244,7 +244,7 @@ impl Strict {
 
 impl Mark for Strict {
     fn mark(&mut self, job: &mut VJob) {
-        job.strict = (crate::rng::derive_seed(self.seed, &[job.id]) as u128) < self.threshold;
+        job.strict = (crate::rng::Stream::Job(job.id).seed(self.seed) as u128) < self.threshold;
     }
 }
 

@@ -10,7 +10,7 @@ use super::numa::{Numa, NumaTally};
 use super::place::{JobOrder, Packing, Placer, Scorer, fits, pack, task_order};
 use super::snapshot::Task;
 use super::snapshot::{MAX_DIMS, Resources, Snapshot, total};
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 
 /// A scheduler to evaluate: a task order, a scorer, and NUMA nodes with a layer of awareness
 /// (or none).
@@ -203,7 +203,13 @@ pub fn compact(
         .into_par_iter()
         .map(|k| {
             crate::progress::within(span.as_ref().map(|s| s.part(k as u64, n)), || {
-                let t = compact_trial(snap, sched, tau, mu, derive_seed(seed, &[k as u64]));
+                let t = compact_trial(
+                    snap,
+                    sched,
+                    tau,
+                    mu,
+                    Stream::CompactionTrial(k as u64).seed(seed),
+                );
                 crate::progress::report(1.0);
                 t
             })
@@ -526,7 +532,7 @@ pub(crate) fn throughput_at(
     let placed: usize = (0..trials)
         .into_par_iter()
         .map(|k| {
-            let s = derive_seed(seed, &[k as u64, x.to_bits()]);
+            let s = Stream::Share(k as u64, x).seed(seed);
             let mut ids: Vec<usize> = (0..snap.machines.len()).collect();
             ids.shuffle(&mut Pcg64Mcg::seed_from_u64(s));
             ids.truncate((x * ids.len() as f64).round() as usize);

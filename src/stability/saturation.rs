@@ -17,13 +17,11 @@
 //! For finitely many sizes on tiny systems, [`super::exact::saturated_fifo_throughput`] gives
 //! FIFO-FF's number exactly (a test compares them).
 
-use rand::SeedableRng;
-use rand_pcg::Pcg64Mcg;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::{Job, ServerId, Size};
 use crate::policy::{Policy, SlotView};
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 use crate::sim::{BATCHES, Cluster};
 use crate::workload::{ServiceLaw, SizeLaw};
 
@@ -57,8 +55,8 @@ pub(crate) fn saturated(
     // at most this many jobs can be placed in one slot: the head is never missing
     let per_server = Size::UNIT / sizes.min().0.max(1);
     let target = (servers as u64 * per_server + 1) as usize;
-    let mut size_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[2]));
-    let mut service_rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[3]));
+    let mut size_rng = Stream::Sizes.rng(seed);
+    let mut service_rng = Stream::Service.rng(seed);
     let mut cluster = Cluster::new(servers, service.mean());
     let all: Vec<ServerId> = (0..servers as ServerId).collect();
     let (mut departures, mut departed) = (Vec::new(), Vec::new());

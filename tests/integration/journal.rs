@@ -370,16 +370,55 @@ fn an_edit_keeps_the_units_it_does_not_change() {
     let fresh = d.join("fresh");
     assert!(run(&fresh).status.success());
     assert_eq!(outputs(&out), outputs(&fresh));
-    // the replications changed: every run's place in the plan moves, none is kept
-    write(
-        &d,
-        "exp.toml",
-        edited.replace("replications = 8", "replications = 2"),
-    );
+    // fewer replications: every run moves in the plan, and the runs that are still asked for
+    // (replications 1 and 2 of each point and policy, 18) are kept where they now stand
+    let fewer = edited.replace("replications = 8", "replications = 2");
+    write(&d, "exp.toml", &fewer);
     let o = run(&out);
     assert!(o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("0 finished units"), "{err}");
+    assert!(err.contains("18 finished units"), "{err}");
+    let fresh = d.join("fresh-fewer");
+    assert!(run(&fresh).status.success());
+    assert_eq!(outputs(&out), outputs(&fresh));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A sweep point added in front, with a limit search in the file: every run of the old points
+/// and the search are kept (they compute what they computed), only the new point's runs are
+/// made, and the outputs are a fresh run's.
+#[test]
+fn a_sweep_point_added_keeps_every_old_point_and_the_limit_search() {
+    let d = tmp("sweep-point");
+    let base = format!(
+        "{SWEEP}[[claim]]\nkind = \"threshold\"\npolicy = \"bf-js\"\nat_least = 0.5\n\
+         resolution = 0.1\n"
+    )
+    .replace(
+        "slots = 300_000\nreplications = 8",
+        "slots = 100_000\nreplications = 3",
+    );
+    let a = write(&d, "exp.toml", &base);
+    let out = d.join("out");
+    let run = |out: &Path| packlab(&[a.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // 3 points × 2 policies × 3 replications and the search: 19 units; a point in front
+    write(
+        &d,
+        "exp.toml",
+        base.replace("load = [0.5, 0.6, 0.7]", "load = [0.4, 0.5, 0.6, 0.7]"),
+    );
+    let o = run(&out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("changed in: sweep") && err.contains("19 finished units of the journal"),
+        "{err}"
+    );
+    let fresh = d.join("fresh");
+    assert!(run(&fresh).status.success());
+    assert_eq!(outputs(&out), outputs(&fresh));
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -10,6 +10,7 @@ mod hostile_files;
 mod hostile_round3;
 mod hostile_round4;
 mod journal;
+mod layers;
 mod multi;
 mod numa_sim;
 mod packing;

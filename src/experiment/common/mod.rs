@@ -10,6 +10,7 @@ mod header;
 mod laws;
 mod numa;
 mod report;
+mod shared;
 mod table;
 
 pub use claim::ClaimResult;
@@ -23,4 +24,5 @@ pub use header::Header;
 pub(crate) use laws::{RawService, RawSizes, service_law, size_law};
 pub(crate) use numa::node_shares;
 pub(crate) use report::Report;
+pub(crate) use shared::Shared;
 pub(crate) use table::{F6, MdTable, write_csv};

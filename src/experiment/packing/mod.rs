@@ -44,7 +44,7 @@ impl Kind for PackingExperiment {
     fn plan(&self) -> Vec<usize> {
         (0..self.schedulers.len()).collect()
     }
-    fn estimated_seconds(&self) -> Option<f64> {
+    fn estimated_seconds(&self, _plan: &[usize]) -> Option<f64> {
         Some(
             (0..self.schedulers.len())
                 .map(|i| run::seconds(self, i))
@@ -61,7 +61,7 @@ impl Kind for PackingExperiment {
     ) -> Result<SchedulerResult, ExperimentError> {
         run::run(self, *unit)
     }
-    fn assemble(&self, done: Vec<SchedulerResult>) -> PackingOutcome {
+    fn assemble(&self, _plan: &[usize], done: Vec<SchedulerResult>) -> PackingOutcome {
         analysis::assemble(self, done)
     }
     fn claims(outcome: &mut PackingOutcome) -> &mut [ClaimResult] {

@@ -10,7 +10,7 @@ use crate::packing::evaluate::{
     power, throughput_at, utilization,
 };
 use crate::packing::place::Scorer;
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 
 /// One scheduler's results.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -230,7 +230,7 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
     let tag = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
     });
-    let seed = derive_seed(exp.header.seed, &[tag]);
+    let seed = Stream::Scheduler(tag).seed(exp.header.seed);
     let sched = Scheduler::new(snap, order, scorer).with_numa(spec.numa.clone());
     let p = sched.pack(snap, &all, seed);
     let holes = e
@@ -256,7 +256,7 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
                         picky: e.picky,
                         clip: e.clip,
                     },
-                    derive_seed(seed, &[1, k as u64]),
+                    Stream::Inflation(k as u64).seed(seed),
                 )
             })
             .collect()
@@ -287,7 +287,7 @@ fn evaluate(exp: &PackingExperiment, spec: &SchedulerSpec) -> SchedulerResult {
                         e.expansion_start,
                         // common random numbers: trial k adds the same machines for every
                         // scheduler, so their differences are the schedulers' own
-                        derive_seed(exp.header.seed, &[2, k as u64]),
+                        Stream::Expansion(k as u64).seed(exp.header.seed),
                     )
                 })
                 .collect()

@@ -1,14 +1,16 @@
 //! Queueing experiments (`kind = "queueing"`, the default): simulate policies over a sweep of
 //! loads, judge stability, check claims, write tables, figures and a report.
 //!
-//! In four stages, each reading the one before (and the validated experiment, which names
-//! what every stage refers to):
+//! In five stages, each reading the one before:
 //! - `spec`: the file into an [`Experiment`] (raw tables, then one validator per section;
 //!   NUMA nodes and placement constraints plug in as validators of their own);
-//! - `run`: the plan of units and each unit run (simulations, limit searches, saturation
-//!   estimates, compaction rows), through [`crate::experiment::engine`], which journals them;
+//! - `plan`: the experiment made, once, into owned units of work (every run a complete
+//!   scenario, every search its family of scenarios as a function of the load), priced and
+//!   admitted; a unit's identity is the fingerprint of what it computes;
+//! - `run`: each unit run, reading the unit only, through [`crate::experiment::engine`], which
+//!   journals it;
 //! - `analysis`: the units' results into one [`Outcome`] holding every derived table, and
-//!   the claims;
+//!   the claims (reading the experiment for labels, points, claims and plots);
 //! - `output`: tables, figures and the report, formatting only.
 //!
 //! A feature (NUMA nodes, placement constraints, trace replay, compaction, region maps) adds a
@@ -16,6 +18,7 @@
 
 mod analysis;
 mod output;
+pub(crate) mod plan;
 pub(crate) mod run;
 mod spec;
 #[cfg(test)]
@@ -51,7 +54,7 @@ impl Experiment {
         policies: &Registry,
     ) -> Result<Experiment, ExperimentError> {
         let exp = Experiment::validate(file, source, policies)?;
-        run::admit(&exp)?;
+        plan::admit(&exp)?;
         Ok(exp)
     }
 }
@@ -67,17 +70,17 @@ pub(crate) fn execute(
 }
 
 impl Kind for Experiment {
-    type Unit = run::Unit;
+    type Unit = plan::Unit;
     type Done = run::Done;
     type Outcome = Outcome;
-    fn estimated_seconds(&self) -> Option<f64> {
-        Some(run::seconds(self))
+    fn estimated_seconds(&self, plan: &[plan::Unit]) -> Option<f64> {
+        Some(plan::seconds(plan))
     }
-    fn memory(&self, threads: usize, units: usize) -> Vec<crate::experiment::memory::Use> {
-        run::memory(self, threads, units)
+    fn memory(&self, plan: &[plan::Unit], threads: usize) -> Vec<crate::experiment::memory::Use> {
+        plan::memory(plan, threads)
     }
-    fn unit_fingerprints(&self, plan: &[run::Unit], quick: bool) -> Vec<u64> {
-        run::unit_fingerprints(self, plan, quick)
+    fn unit_fingerprints(&self, plan: &[plan::Unit], _quick: bool) -> Vec<u64> {
+        plan.iter().map(plan::Unit::identity).collect()
     }
     fn header(&self) -> &Header {
         &self.header
@@ -85,26 +88,24 @@ impl Kind for Experiment {
     fn quick(&mut self) {
         Experiment::quick(self)
     }
-    fn plan(&self) -> Vec<run::Unit> {
-        run::plan(self)
+    fn plan(&self) -> Vec<plan::Unit> {
+        plan::plan(self)
     }
-    fn describe(&self, unit: &run::Unit, _index: usize) -> String {
-        run::describe(self, unit)
+    fn describe(&self, unit: &plan::Unit, _index: usize) -> String {
+        describe(self, unit.at)
     }
-    fn cost(&self, unit: &run::Unit) -> f64 {
-        run::cost(self, unit)
-    }
-    fn costs(&self, plan: &[run::Unit]) -> Vec<f64> {
-        run::costs(self, plan)
+    fn costs(&self, plan: &[plan::Unit]) -> Vec<f64> {
+        plan::costs(plan)
     }
     fn run_unit(
         &self,
-        unit: &run::Unit,
+        unit: &plan::Unit,
         steps: &super::steps::Steps<'_>,
     ) -> Result<run::Done, ExperimentError> {
-        run::run(self, unit, steps)
+        run::run(unit, &self.header.file, steps)
     }
-    fn assemble(&self, done: Vec<run::Done>) -> Outcome {
+    fn assemble(&self, plan: &[plan::Unit], done: Vec<run::Done>) -> Outcome {
+        let done = plan.iter().zip(done).map(|(u, d)| d.at(u.at)).collect();
         analysis::assemble(self, done)
     }
     fn claims(outcome: &mut Outcome) -> &mut [ClaimResult] {
@@ -128,5 +129,21 @@ impl Kind for Experiment {
             self.header.name,
             dir.display()
         )
+    }
+}
+
+/// Unit at `at` of `exp` in words: "bf-js at load 0.9, replication 3", "bf-js's limit search".
+fn describe(exp: &Experiment, at: plan::At) -> String {
+    let label = &exp.labels[at.policy()];
+    match at {
+        plan::At::Run { point, rep, .. } => format!(
+            "{label} at {}, replication {}",
+            exp.point_words(point),
+            rep + 1
+        ),
+        plan::At::Limit { .. } => format!("{label}'s limit search"),
+        plan::At::Saturation { .. } => format!("{label}'s saturation estimate"),
+        plan::At::Study { .. } => format!("{label}'s compaction row"),
+        plan::At::Ray { ray, .. } => format!("{label} along ray {}", ray + 1),
     }
 }

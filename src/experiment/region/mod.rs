@@ -55,7 +55,7 @@ impl Kind for RegionExperiment {
     ) -> Result<run::Done, ExperimentError> {
         run::run(self, unit)
     }
-    fn assemble(&self, done: Vec<run::Done>) -> RegionOutcome {
+    fn assemble(&self, _plan: &[run::Unit], done: Vec<run::Done>) -> RegionOutcome {
         analysis::assemble(self, done)
     }
     fn claims(outcome: &mut RegionOutcome) -> &mut [ClaimResult] {

@@ -12,7 +12,7 @@ use crate::configurations::Partition;
 use crate::configurations::region::RegionError;
 use crate::experiment::ExperimentError;
 use crate::model::Size;
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 use crate::stability::perfect;
 use crate::stability::region::{BracketStep, bracket, interval_atoms, rho_reduced, rho_star};
 
@@ -224,7 +224,7 @@ fn regions(exp: &RegionExperiment) -> Result<Done, ExperimentError> {
 fn case(exp: &RegionExperiment, c: usize) -> Result<FamilyCase, ExperimentError> {
     let f = &exp.header.file;
     let (_, types, j) = exp.family.unwrap_or((0, 1, 1));
-    let atoms = random_case(derive_seed(exp.header.seed, &[c as u64]), types, j);
+    let atoms = random_case(Stream::Case(c as u64).seed(exp.header.seed), types, j);
     let mean = atoms.iter().map(|(s, p)| s.as_f64() * p).sum();
     let star = rho_star(&atoms).map_err(|e| region_err(f, e))?;
     let kred = rho_reduced(&atoms, &Partition::universal(j), mean).map_err(|e| region_err(f, e))?;

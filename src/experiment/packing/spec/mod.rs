@@ -17,7 +17,7 @@ use crate::packing::snapshot::amount;
 use crate::packing::sources::{
     read_alibaba_gpu, read_google_snapshot, read_orlib, read_snapshot_csv, read_triplet,
 };
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 use schema::{Raw, RawClaim, RawEvaluate, RawNuma, RawScheduler, RawSnapshot};
 
 /// A validated packing experiment.
@@ -138,7 +138,7 @@ impl PackingExperiment {
                 }
             }
             let ch = characterisation(&cx, rc)?;
-            let seed = derive_seed(header.seed, &[0x636f_6e73]);
+            let seed = Stream::Servers.seed(header.seed);
             let (s, tally) = synthesise(&snapshot, &ch, seed).map_err(|e| {
                 cx.bad(
                     "constraints.tasks",

@@ -1,18 +1,17 @@
 //! One run: a [`Scenario`] through the slot loop, on the single-resource or the multi-resource
-//! path, sampled or replayed ([`run_scenario`], the one run function); and the unit of a sweep
-//! point's replication built on it.
+//! path, sampled or replayed ([`run_scenario`], the one run function); and the record of a
+//! sweep point's replication built on it.
 
-use std::sync::Arc;
+use std::path::Path;
 
-use super::scenario::{Jobs, Layer, Placement, Scenario};
 use crate::experiment::ExperimentError;
-use crate::experiment::queueing::{Experiment, Workload};
+use crate::experiment::queueing::plan::{At, Jobs, Layer, Placement, RunWork, Scenario, bad_rate};
 use crate::multi::{
     Constrained, Marked, ScalarAsVector, ScoredPolicy, Strict, VJob, VectorCluster,
     VectorJobSource, VectorSystem,
 };
 use crate::policy::run_spec;
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::{TraceSource, TraceSpec};
 use crate::workload::trace::TraceError;
@@ -42,129 +41,84 @@ pub(crate) struct RunRecord {
     pub(crate) unconstrained: Option<Vec<(u64, f64)>>,
 }
 
-/// The seed of replication `rep` at sweep point `point` of `exp`: from the experiment seed, the
-/// value written in the sweep and the replication, never from the policy.
-pub(crate) fn run_seed(exp: &Experiment, point: usize, rep: u32) -> u64 {
-    derive_seed(
-        exp.header.seed,
-        &[exp.points[point].key.to_bits(), rep as u64],
-    )
-}
-
-/// Simulates one (policy, point, replication).
-pub(crate) fn simulate(
-    exp: &Experiment,
-    policy: usize,
-    point: usize,
-    rep: u32,
-) -> Result<RunRecord, ExperimentError> {
-    let seed = run_seed(exp, point, rep);
-    let once = |lifted: bool| {
-        let mut scenario = match &exp.workload {
-            Workload::Trace(_) => {
-                Scenario::trace(exp, policy, point, seed, (rep, lifted)).expect("a trace")
-            }
-            _ => Scenario::sampled(
-                exp,
-                policy,
-                exp.points[point].arrival_rate,
-                seed,
-                (rep, lifted),
-            )?,
-        };
-        if !lifted {
-            scenario.waits = Some(exp.wait_classes.clone());
-        }
-        run_scenario(&scenario)
+/// The record of the run `w` (its twin's waits per job class beside it when the constraints are
+/// also lifted), at `at` in the outputs.
+pub(crate) fn record(w: &RunWork, at: At, file: &Path) -> Result<RunRecord, ExperimentError> {
+    let At::Run { policy, point, rep } = at else {
+        unreachable!("a run's unit is at a run")
     };
-    let lifted = exp
-        .constraints
-        .as_ref()
-        .is_some_and(|q| q.compare_unconstrained);
-    if !lifted {
-        return Ok(record((policy, point, rep), seed, once(false)?, None));
-    }
-    // the run and its twin without constraints, each half of the unit's progress
-    let span = crate::progress::current();
-    let half = |k: u64| span.as_ref().map(|s| s.part(k, 2));
-    let result = crate::progress::within(half(0), || once(false))?;
-    let free = crate::progress::within(half(1), || once(true))?;
-    let waits = crate::multi::class_waits(&free);
-    Ok(record((policy, point, rep), seed, result, Some(waits)))
-}
-
-/// The record of one run.
-fn record(
-    (policy, point, rep): (usize, usize, u32),
-    seed: u64,
-    result: RunResult,
-    unconstrained: Option<Vec<(u64, f64)>>,
-) -> RunRecord {
-    RunRecord {
+    let (result, unconstrained) = match &w.lifted {
+        None => (run_scenario(&w.scenario, file)?, None),
+        // the run and its twin without constraints, each half of the unit's progress
+        Some(lifted) => {
+            let span = crate::progress::current();
+            let half = |k: u64| span.as_ref().map(|s| s.part(k, 2));
+            let result = crate::progress::within(half(0), || run_scenario(&w.scenario, file))?;
+            let free = crate::progress::within(half(1), || run_scenario(lifted, file))?;
+            (result, Some(crate::multi::class_waits(&free)))
+        }
+    };
+    Ok(RunRecord {
         policy,
         point,
         replication: rep,
-        seed,
+        seed: w.scenario.seed,
         verdict: result.verdict,
         evidence: result.evidence,
         result,
         unconstrained,
-    }
+    })
 }
 
-/// The stream of a run seed the scorers' random choices are drawn from.
-const SCORER_STREAM: u64 = 4;
-/// The stream of a run seed the strict jobs are drawn from.
-const STRICT_STREAM: u64 = 5;
-/// The stream of a run seed the jobs' constraint classes are drawn from.
-const CLASS_STREAM: u64 = 6;
-
-/// Runs `scenario`: the one run function of queueing files.
+/// Runs `scenario`: the one run function of queueing files (`file`, the experiment file, is
+/// named in errors).
 pub(in crate::experiment::queueing) fn run_scenario(
-    scenario: &Scenario<'_>,
+    scenario: &Scenario,
+    file: &Path,
 ) -> Result<RunResult, ExperimentError> {
-    let (cfg, seed) = (&scenario.config, scenario.seed);
+    let (cfg, seed) = (&scenario.chain.config(), scenario.seed);
     let mean_service = cfg.mean_service;
     let bad = |e: TraceError| ExperimentError::Invalid {
-        file: scenario.file.to_path_buf(),
+        file: file.to_path_buf(),
         key: "workload.trace.file".into(),
         expected: "a readable trace (unchanged since validation)".into(),
         got: e.to_string(),
     };
+    let arrivals = || -> Result<Arrivals, ExperimentError> {
+        match scenario.jobs.arrivals() {
+            Some(Ok(a)) => Ok(a),
+            Some(Err(e)) => Err(bad_rate(file, scenario.jobs.rate(), e)),
+            None => unreachable!("a sampled scenario's arrivals"),
+        }
+    };
     match (&scenario.placement, &scenario.jobs) {
-        (
-            Placement::Single(spec),
-            Jobs::Sampled {
-                sizes,
-                service,
-                arrivals,
-            },
-        ) => {
+        (Placement::Single(spec), Jobs::Sampled { sizes, service, .. }) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
             if let Some((classes, _)) = &scenario.waits {
-                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone());
+                cluster.record_waits(cfg.warmup.min(cfg.slots), (**classes).clone());
             }
-            let mut source = sampled(sizes, service, arrivals, seed);
+            let mut source = sampled(sizes, service, &arrivals()?, seed);
             Ok(run_spec(spec, &mut source, &mut cluster, cfg)?)
         }
         (
             Placement::Single(spec),
             Jobs::Trace {
-                spec: t,
+                trace,
                 scaling,
                 window,
+                ..
             },
         ) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
             if let Some((classes, _)) = &scenario.waits {
-                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone());
+                cluster.record_waits(cfg.warmup.min(cfg.slots), (**classes).clone());
             }
-            replayed((t, *scaling, *window), &bad, |source| {
+            replayed((&trace.0, *scaling, *window), &bad, |source| {
                 run_spec(spec, source, &mut cluster, cfg)
             })
         }
         (Placement::Single(spec), Jobs::Requests { .. }) => Err(ExperimentError::Invalid {
-            file: scenario.file.to_path_buf(),
+            file: file.to_path_buf(),
             key: "policy".into(),
             expected: "a placement score for jobs of several resources".into(),
             got: format!("\"{}\" without one", spec.name()),
@@ -182,39 +136,35 @@ pub(in crate::experiment::queueing) fn run_scenario(
                 scenario.servers,
                 *dims,
                 *scorer,
-                derive_seed(seed, &[SCORER_STREAM]),
+                Stream::Scorer.seed(seed),
                 mean_service,
             );
             match layer {
                 Layer::Numa { numa, .. } => cluster = cluster.with_numa(numa),
                 Layer::Constraints { classes, table } => {
-                    cluster = cluster.with_constraints(classes.kind.clone(), Arc::clone(table));
+                    cluster = cluster.with_constraints(classes.kind.clone(), table.arc());
                 }
                 Layer::Plain => {}
             }
             if let Some((classes, resource)) = &scenario.waits {
-                cluster.record_waits(cfg.warmup.min(cfg.slots), classes.clone(), *resource);
+                cluster.record_waits(cfg.warmup.min(cfg.slots), (**classes).clone(), *resource);
             }
             let mut system = VectorSystem::new(cluster, ScoredPolicy::new(*discipline));
             match jobs {
-                Jobs::Sampled {
-                    sizes,
-                    service,
-                    arrivals,
-                } => {
-                    let source = ScalarAsVector::new(sampled(sizes, service, arrivals, seed));
+                Jobs::Sampled { sizes, service, .. } => {
+                    let source = ScalarAsVector::new(sampled(sizes, service, &arrivals()?, seed));
                     Ok(run_vector(layer, &mut system, source, cfg, seed)?)
                 }
                 Jobs::Requests {
                     requests,
                     weights,
                     service,
-                    arrivals,
+                    ..
                 } => {
                     let mut v = VectorJobSource::new(
                         requests.to_vec(),
-                        (*service).clone(),
-                        arrivals.clone(),
+                        (**service).clone(),
+                        arrivals()?,
                         seed,
                     );
                     if let Some(weights) = weights {
@@ -223,10 +173,11 @@ pub(in crate::experiment::queueing) fn run_scenario(
                     Ok(run_vector(layer, &mut system, v, cfg, seed)?)
                 }
                 Jobs::Trace {
-                    spec: t,
+                    trace,
                     scaling,
                     window,
-                } => replayed((t, *scaling, *window), &bad, |source| {
+                    ..
+                } => replayed((&trace.0, *scaling, *window), &bad, |source| {
                     run_vector(layer, &mut system, source, cfg, seed)
                 }),
             }
@@ -268,16 +219,12 @@ fn run_vector<S: Source<VJob>>(
 ) -> Result<RunResult, sim::SimError> {
     match layer {
         Layer::Numa { strict, .. } => {
-            let mut strict = Marked::new(
-                source,
-                Strict::new(*strict, derive_seed(seed, &[STRICT_STREAM])),
-            );
+            let mut strict = Marked::new(source, Strict::new(*strict, Stream::Strict.seed(seed)));
             sim::run_system(system, &mut strict, cfg)
         }
         Layer::Constraints { classes, .. } => {
-            let stream = derive_seed(seed, &[CLASS_STREAM]);
-            let mut constrained =
-                Marked::new(source, Constrained::new(Arc::clone(classes), stream));
+            let stream = Stream::Class.seed(seed);
+            let mut constrained = Marked::new(source, Constrained::new(classes.arc(), stream));
             sim::run_system(system, &mut constrained, cfg)
         }
         Layer::Plain => sim::run_system(system, &mut source, cfg),

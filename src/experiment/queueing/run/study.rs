@@ -3,19 +3,17 @@
 //! "Evaluating job packing in warehouse-scale computing", IEEE Cluster 2014, with the policy's
 //! scorer) and the stability limit as an interval on the load in [0, 1].
 
+use std::path::Path;
+
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use super::limit::{Searched, limit_search};
-use super::scenario::Scenario;
 use crate::experiment::ExperimentError;
-use crate::experiment::queueing::{CompactionSpec, Experiment};
+use crate::experiment::queueing::plan::{Names, Packing, StudyWork};
 use crate::experiment::steps::Steps;
 use crate::model::Size;
 use crate::packing::evaluate::{Compaction, Scheduler, compact};
-use crate::packing::place::Scorer;
 use crate::packing::snapshot::{Snapshot, Task, total};
-use crate::rng::derive_seed;
 use crate::stability::search::Limit;
 
 /// A scored policy's packing (compaction) and stability limit on the same workload.
@@ -31,25 +29,23 @@ pub(crate) struct StudyRow {
     pub(crate) limit: Limit,
 }
 
-/// The packing side of the study: `spec.tasks` jobs drawn from the workload (a stream of their
-/// own), on unit servers, compacted with `scorer` (cluster compaction).
-fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Compaction, f64) {
-    let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(exp.header.seed, &[0x636f_6d70]));
-    let tasks: Vec<Task> = (0..spec.tasks)
+/// The packing side of the study: `p.tasks` jobs drawn from the workload (a stream of their
+/// own), on unit servers, compacted with the policy's scorer (cluster compaction).
+fn compaction_of(p: &Packing) -> (Compaction, f64) {
+    let mut rng = Pcg64Mcg::seed_from_u64(p.tasks_seed);
+    let tasks: Vec<Task> = (0..p.tasks)
         .map(|i| {
             Task::new(
                 i as u32,
-                if exp.workload.requests().is_empty() {
-                    [exp.workload.sizes().sample(&mut rng).0, 0, 0]
-                } else {
-                    let r = exp.workload.requests();
-                    r[rng.random_range(0..r.len())]
+                match &p.requests {
+                    None => [p.sizes.sample(&mut rng).0, 0, 0],
+                    Some(r) => r[rng.random_range(0..r.len())],
                 },
             )
         })
         .collect();
     let mut cap = [0u64; 3];
-    for c in cap.iter_mut().take(exp.workload.dims()) {
+    for c in cap.iter_mut().take(p.dims) {
         *c = Size::UNIT;
     }
     let demand = total(tasks.iter().map(|t| &t.request))
@@ -57,35 +53,22 @@ fn compaction_of(exp: &Experiment, spec: &CompactionSpec, scorer: Scorer) -> (Co
         .map(|&x| x as f64 / Size::UNIT as f64)
         .fold(0.0, f64::max);
     let machines = (demand.ceil() as usize).max(1);
-    let snap = Snapshot::new(exp.workload.dims(), vec![cap; machines], tasks);
-    let sched = Scheduler::new(&snap, spec.order, scorer);
-    let c = compact(
-        &snap,
-        &sched,
-        spec.tau,
-        1,
-        spec.trials,
-        derive_seed(exp.header.seed, &[0x636f_6d70, 1]),
-    );
+    let snap = Snapshot::new(p.dims, vec![cap; machines], tasks);
+    let sched = Scheduler::new(&snap, p.order, p.scorer);
+    let c = compact(&snap, &sched, p.tau, 1, p.trials, p.trials_seed);
     (c, demand)
 }
 
-/// The study's row of the scored policy `policy`, whose scorer is `scorer`.
+/// The study's row of the scored policy `policy`.
 pub(crate) fn row(
-    exp: &Experiment,
-    spec: &CompactionSpec,
+    w: &StudyWork,
     policy: usize,
-    scorer: Scorer,
+    names: &Names,
+    file: &Path,
     steps: &Steps<'_>,
 ) -> Result<StudyRow, ExperimentError> {
-    let (compaction, demand) = compaction_of(exp, spec, scorer);
-    let rate = exp.rate_per_load();
-    let limit = limit_search(
-        &Searched::of(exp, policy, steps),
-        spec.limit,
-        (1.0, 1.0),
-        &|x, seed| Scenario::sampled(exp, policy, x * rate, seed, (0, false)),
-    )?;
+    let (compaction, demand) = compaction_of(&w.packing);
+    let limit = super::limit::search(&w.search, names, file, steps)?;
     Ok(StudyRow {
         policy,
         compaction,

@@ -217,6 +217,14 @@ fn saturation(
             "\"saturation\"",
         ));
     }
+    if policies[policy].is_scored() {
+        return Err(k.cx().bad(
+            &k.key("policy"),
+            "a single-resource policy for a saturation claim (the saturated system is \
+             simulated on one resource)",
+            format!("\"{}\"", k.labels[policy]),
+        ));
+    }
     if !policies[policy].saturation_rule() {
         return Err(k.cx().bad(
             &k.key("policy"),

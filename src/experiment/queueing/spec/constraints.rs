@@ -5,8 +5,6 @@
 //! constraints. ρ* with and without the constraints comes from the linear programme over
 //! configurations per server group ([`max_supportable_constrained`]).
 
-use std::sync::Arc;
-
 use super::QueuePolicy;
 use super::Workload;
 use super::schema::RawPolicy;
@@ -15,16 +13,12 @@ use crate::constraints::{
     Characterisation, Eligibility, JobClasses, ServerMultiplier, SupportError,
 };
 use crate::experiment::ExperimentError;
-use crate::experiment::common::{Ctx, RawConstraints, characterisation};
+use crate::experiment::common::{Ctx, RawConstraints, Shared, characterisation};
 use crate::model::Size;
-use crate::rng::derive_seed;
+use crate::rng::Stream;
 use crate::stability::region::rho_star;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-
-/// The stream the servers' properties are drawn from: the experiment seed's, as a packing
-/// file's synthesis.
-pub(crate) const SERVERS_STREAM: u64 = 0x636f_6e73;
 
 /// Jobs characterised for the re-synthesis (the feature vectors of this many draws).
 pub(crate) const CHARACTERISED_JOBS: usize = 100_000;
@@ -84,11 +78,11 @@ impl Resynthesis {
 /// (the ground truth) or its re-synthesis.
 #[derive(Clone, Debug, serde::Serialize)]
 pub(crate) struct World {
-    pub(crate) classes: Arc<JobClasses>,
+    pub(crate) classes: Shared<JobClasses>,
     /// The classes' eligibility table, shared by every run's cluster.
-    pub(crate) table: Arc<Eligibility>,
+    pub(crate) table: Shared<Eligibility>,
     /// The same table with every class allowed everywhere (the runs without constraints).
-    pub(crate) lifted: Arc<Eligibility>,
+    pub(crate) lifted: Shared<Eligibility>,
     /// u*_c of every constraint of the vocabulary on these servers, in vocabulary order.
     pub(crate) multipliers: Vec<ServerMultiplier>,
 }
@@ -96,10 +90,10 @@ pub(crate) struct World {
 impl World {
     fn new(classes: JobClasses) -> Self {
         World {
-            table: Arc::new(classes.table.clone()),
-            lifted: Arc::new(classes.table.lifted()),
+            table: Shared::new(classes.table.clone()),
+            lifted: Shared::new(classes.table.lifted()),
             multipliers: classes.multipliers(),
-            classes: Arc::new(classes),
+            classes: Shared::new(classes),
         }
     }
 }
@@ -179,7 +173,7 @@ pub(in crate::experiment::queueing) fn setup(
         }
     }
     };
-    let truth_seed = derive_seed(seed, &[SERVERS_STREAM]);
+    let truth_seed = Stream::Servers.seed(seed);
     let classes = JobClasses::new(&ch, servers, truth_seed).map_err(|e| refused(e, ""))?;
     let mode = match &raw.resynthesise {
         Some(v) => Resynthesis::parse(cx, v)?,
@@ -194,7 +188,7 @@ pub(in crate::experiment::queueing) fn setup(
         ));
     }
     let (found, synthetic) = if let Some(mode) = mode {
-        let mut rng = Pcg64Mcg::seed_from_u64(derive_seed(seed, &[SERVERS_STREAM, 1]));
+        let mut rng = Stream::Resynthesis.rng(seed);
         let found = classes.characterise(CHARACTERISED_JOBS, MERGE_TOLERANCE, &mut rng);
         // the jobs' law: the characterisation's, or the ground truth's when only the servers
         // are synthesised again; with only the jobs, the servers are the ground truth's (the
@@ -211,7 +205,7 @@ pub(in crate::experiment::queueing) fn setup(
         };
         let worlds = (0..syntheses)
             .map(|r| {
-                let s = derive_seed(seed, &[SERVERS_STREAM, 2, r as u64]);
+                let s = Stream::Resynthesised { rep: r as u64 }.seed(seed);
                 match mode {
                     Resynthesis::Tasks => JobClasses::split(&ch, tasks, servers, truth_seed),
                     _ if quota => {

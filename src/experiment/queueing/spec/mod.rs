@@ -28,7 +28,7 @@ pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix
 pub(in crate::experiment::queueing) use sweep::{BRACKET_INTERVALS, rate_per_load, rho_star_how};
 
 use crate::experiment::ExperimentError;
-use crate::experiment::common::{Ctx, Header, parse_toml};
+use crate::experiment::common::{Ctx, Header, Shared, parse_toml};
 use crate::packing::numa::{Layer, NumaLayout};
 use crate::packing::place::JobOrder;
 use crate::packing::snapshot::Resources;
@@ -40,15 +40,16 @@ pub(crate) use policies::QueuePolicy;
 
 pub(crate) use crate::stability::search::SearchSpec;
 
-/// Where jobs come from.
+/// Where jobs come from. Its laws and data are [`Shared`]: the plan's units hold them once
+/// and are known by their fingerprints.
 #[derive(Clone, Debug, serde::Serialize)]
 pub(crate) enum Workload {
     /// Sizes, service times and arrival counts drawn from laws.
     Sampled {
         /// The law of a job's size.
-        sizes: SizeLaw,
+        sizes: Shared<SizeLaw>,
         /// The law of a job's service time, slots.
-        service: ServiceLaw,
+        service: Shared<ServiceLaw>,
         /// How many jobs arrive per slot.
         arrivals: ArrivalProcess,
     },
@@ -56,7 +57,7 @@ pub(crate) enum Workload {
     /// bottleneck resource (the one with the largest mean request), which the load counts.
     Requests {
         /// The request vectors jobs are drawn from, uniformly unless `weights` is given.
-        requests: Vec<Resources>,
+        requests: Shared<Vec<Resources>>,
         /// The probabilities of the request vectors (set along a region map's ray; the file's
         /// own request vectors are drawn uniformly).
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,14 +65,18 @@ pub(crate) enum Workload {
         /// Resources per job (2 or 3).
         dims: usize,
         /// The law of the bottleneck resource's request.
-        sizes: SizeLaw,
+        sizes: Shared<SizeLaw>,
         /// The law of a job's service time, slots.
-        service: ServiceLaw,
+        service: Shared<ServiceLaw>,
         /// How many jobs arrive per slot.
         arrivals: ArrivalProcess,
     },
     /// A replayed trace, with what its validation pass learned (its empirical laws).
-    Trace(Box<(TraceSpec, TraceSummary)>),
+    Trace(
+        Shared<(TraceSpec, TraceSummary)>,
+        Shared<SizeLaw>,
+        Shared<ServiceLaw>,
+    ),
 }
 
 impl Workload {
@@ -79,7 +84,7 @@ impl Workload {
     pub(crate) fn sizes(&self) -> &SizeLaw {
         match self {
             Workload::Sampled { sizes, .. } | Workload::Requests { sizes, .. } => sizes,
-            Workload::Trace(t) => &t.1.sizes,
+            Workload::Trace(_, sizes, _) => sizes,
         }
     }
 
@@ -99,11 +104,26 @@ impl Workload {
         (self.sizes().classes(), resource)
     }
 
+    /// The size law and the service law, shared (a unit holds them without a copy).
+    pub(crate) fn shared_laws(&self) -> (Shared<SizeLaw>, Shared<ServiceLaw>) {
+        match self {
+            Workload::Sampled { sizes, service, .. }
+            | Workload::Requests { sizes, service, .. }
+            | Workload::Trace(_, sizes, service) => (sizes.clone(), service.clone()),
+        }
+    }
+
+    /// [`Workload::wait_classes`], the classes shared.
+    fn shared_wait_classes(&self) -> (Shared<SizeClasses>, usize) {
+        let (classes, resource) = self.wait_classes();
+        (Shared::new(classes), resource)
+    }
+
     /// The law of a job's service time.
     pub(crate) fn service(&self) -> &ServiceLaw {
         match self {
             Workload::Sampled { service, .. } | Workload::Requests { service, .. } => service,
-            Workload::Trace(t) => &t.1.service,
+            Workload::Trace(_, _, service) => service,
         }
     }
 
@@ -111,7 +131,7 @@ impl Workload {
     pub(crate) fn arrivals(&self) -> ArrivalProcess {
         match self {
             Workload::Sampled { arrivals, .. } | Workload::Requests { arrivals, .. } => *arrivals,
-            Workload::Trace(_) => ArrivalProcess::Poisson,
+            Workload::Trace(..) => ArrivalProcess::Poisson,
         }
     }
 
@@ -120,23 +140,15 @@ impl Workload {
         match self {
             Workload::Sampled { .. } => 1,
             Workload::Requests { dims, .. } => *dims,
-            Workload::Trace(t) if t.0.size == SizeMode::Both => 2,
-            Workload::Trace(_) => 1,
-        }
-    }
-
-    /// The request vectors of a `tasks` law (empty otherwise).
-    pub(crate) fn requests(&self) -> &[Resources] {
-        match self {
-            Workload::Requests { requests, .. } => requests,
-            _ => &[],
+            Workload::Trace(t, ..) if t.0.size == SizeMode::Both => 2,
+            Workload::Trace(..) => 1,
         }
     }
 
     /// The replayed trace, if any.
     pub(crate) fn trace(&self) -> Option<(&TraceSpec, &TraceSummary)> {
         match self {
-            Workload::Trace(t) => Some((&t.0, &t.1)),
+            Workload::Trace(t, ..) => Some((&t.0, &t.1)),
             _ => None,
         }
     }
@@ -519,7 +531,7 @@ pub struct Experiment {
     /// The size classes a sweep run's waits are kept by, and the resource that classes a job
     /// ([`Workload::wait_classes`]; derived from the workload, so not part of the fingerprint).
     #[serde(skip)]
-    pub(crate) wait_classes: (SizeClasses, usize),
+    pub(crate) wait_classes: (Shared<SizeClasses>, usize),
 }
 
 impl Experiment {
@@ -644,7 +656,7 @@ impl Experiment {
                 ..header
             },
             servers,
-            wait_classes: workload.wait_classes(),
+            wait_classes: workload.shared_wait_classes(),
             workload,
             run,
             sweep,
@@ -680,15 +692,15 @@ impl Experiment {
     /// every 100th job, on 1/100 of the servers (at least one), so that its load and bursts,
     /// hence its queueing, stay.
     pub fn quick(&mut self) {
-        if let Workload::Trace(t) = &mut self.workload {
+        if let Workload::Trace(t, ..) = &mut self.workload {
             let thin = self.servers.min(100);
-            t.0.thin = thin as u32;
+            *t = t.edited(|t| t.0.thin = thin as u32);
             self.servers = self.servers.div_ceil(thin);
         }
         let r = &mut self.run;
         match &mut r.horizon {
             Horizon::Window { .. } => {}
-            Horizon::Slots { .. } if matches!(self.workload, Workload::Trace(_)) => {}
+            Horizon::Slots { .. } if matches!(self.workload, Workload::Trace(..)) => {}
             Horizon::Slots {
                 slots,
                 warmup,

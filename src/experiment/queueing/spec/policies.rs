@@ -110,11 +110,6 @@ impl QueuePolicy {
     pub(crate) fn saturation_rule(&self) -> bool {
         self.single().is_some_and(PolicySpec::saturation_rule)
     }
-
-    /// Its cost per simulated slot relative to BF-J/S's.
-    pub(crate) fn cost(&self) -> f64 {
-        self.entry().cost
-    }
 }
 
 /// A policy in an experiment's canonical form (its journal's identity): the name and the

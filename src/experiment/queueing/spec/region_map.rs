@@ -14,7 +14,7 @@ use crate::configurations::Partition;
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::model::Size;
-use crate::stability::plane::rays::{Boundaries, Boundary, BoundaryOf, rates_law, slice};
+use crate::stability::plane::rays::{Boundaries, Boundary, BoundaryOf, slice};
 pub(crate) use crate::stability::plane::rays::{Held, bottleneck, mix};
 use crate::stability::region::{rho_reduced, rho_star};
 use crate::workload::SizeLaw;
@@ -154,17 +154,13 @@ impl RegionMapSpec {
         }
     }
 
-    /// The held types' rate in total, jobs per server per mean service time.
-    pub(crate) fn held_rate(&self) -> f64 {
-        self.held.iter().map(|h| h.per_server).sum()
-    }
-
     /// The size law at a point of ray `ray` where the free types arrive at `free` jobs per
     /// server per mean service time in total, the held types at their rates: its atoms (size,
     /// probability) and the total rate, jobs per server per mean service time.
+    #[cfg(test)]
     pub(crate) fn law_at(&self, ray: usize, free: f64) -> (Vec<(Size, f64)>, f64) {
         let r = &self.rays[ray];
-        rates_law(
+        crate::stability::plane::rays::rates_law(
             [
                 (self.sizes[0], free * r.mix.0),
                 (self.sizes[1], free * r.mix.1),
@@ -225,10 +221,7 @@ pub(in crate::experiment::queueing) fn region_map(
     }
     // the distinct sizes in the file's order: the first written is type 1 (the x axis)
     let written = match workload {
-        Workload::Sampled {
-            sizes: SizeLaw::Discrete { values, .. },
-            ..
-        } => {
+        Workload::Sampled { sizes, .. } if let SizeLaw::Discrete { values, .. } = &**sizes => {
             let mut v: Vec<Size> = Vec::new();
             for &x in values {
                 if !v.contains(&x) {

@@ -3,6 +3,7 @@
 use super::Workload;
 use super::schema::{RawTrace, RawWorkload};
 use crate::experiment::ExperimentError;
+use crate::experiment::common::Shared;
 use crate::experiment::common::{Ctx, RawSizes, service_law, size_law};
 use crate::model::Size;
 use crate::packing::snapshot::Resources;
@@ -33,7 +34,15 @@ pub(in crate::experiment::queueing) fn workload(
         let spec = trace_spec(cx, t)?;
         let summary = TraceSummary::read(&spec)
             .map_err(|e| cx.bad("workload.trace.file", "a readable trace", e))?;
-        return Ok(Workload::Trace(Box::new((spec, summary))));
+        let (sizes, service) = (
+            Shared::new(summary.sizes.clone()),
+            Shared::new(summary.service.clone()),
+        );
+        return Ok(Workload::Trace(
+            Shared::new((spec, summary)),
+            sizes,
+            service,
+        ));
     }
     let (sizes, service) = match (&raw.sizes, &raw.service) {
         (None, _) => {
@@ -69,17 +78,17 @@ pub(in crate::experiment::queueing) fn workload(
                 values: requests.iter().map(|x| Size(x[k])).collect(),
             };
             Workload::Requests {
-                requests,
+                requests: Shared::new(requests),
                 weights: None,
                 dims,
-                sizes,
-                service: service_law(cx, service.clone())?,
+                sizes: Shared::new(sizes),
+                service: Shared::new(service_law(cx, service.clone())?),
                 arrivals: arrivals(cx)?,
             }
         }
         z => Workload::Sampled {
-            sizes: size_law(cx, z.clone())?,
-            service: service_law(cx, service.clone())?,
+            sizes: Shared::new(size_law(cx, z.clone())?),
+            service: Shared::new(service_law(cx, service.clone())?),
             arrivals: arrivals(cx)?,
         },
     })
