@@ -5,8 +5,8 @@ use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand_distr::{Exp1, Poisson};
 
+use super::classes::SizeClasses;
 use crate::model::Size;
-use crate::sim::SizeClasses;
 
 /// Why a law cannot be built.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -4,10 +4,12 @@
 //! Laws are built from the experiment spec after validation; nothing here is deserialised
 //! directly. Every law is exact on the fixed-point grid of [`Size`](crate::model::Size).
 
+mod classes;
 mod laws;
 pub mod replay;
 mod source;
 pub mod trace;
 
+pub use classes::SizeClasses;
 pub use laws::{ATOM_CLASSES, ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
 pub use source::{ArrivalClock, JobSource, Source};

@@ -33,23 +33,12 @@
 //!   shown stable.
 
 use super::outcome::Outcome;
-use super::results::mean_ci;
+use super::stats::mean_ci;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::SearchSpec;
-use crate::experiment::queueing::{ClaimSpec, Experiment, SweepKind};
+use crate::experiment::queueing::{ClaimSpec, Experiment};
 use crate::sim::Verdict;
 use crate::stability::search::Limit;
-
-/// Where a claim is: the sweep point in the sweep's own terms.
-pub(super) fn at(exp: &Experiment, point: usize) -> String {
-    let p = exp.points[point];
-    match exp.sweep {
-        SweepKind::Load => format!("load {}", p.load),
-        SweepKind::ArrivalRate => format!("arrival rate {}", p.arrival_rate),
-        SweepKind::Fraction => format!("{} of rho* (load {:.4})", p.key, p.load),
-        SweepKind::Scaling => format!("traffic scaling {} (load {:.4})", p.key, p.load),
-    }
-}
 
 /// Checks every claim of `exp` against the outcome.
 pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) -> Vec<ClaimResult> {
@@ -82,7 +71,7 @@ pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) ->
                 at_most,
                 at_least,
                 below,
-            } => super::delay::claim(
+            } => super::wait_claim::claim(
                 exp,
                 out,
                 (*policy, *point),
@@ -138,7 +127,7 @@ fn delay_trend(
     let claim = format!(
         "{}'s {what} grows with u*_c at {} (Kendall's tau)",
         exp.labels[policy],
-        at(exp, point)
+        exp.claim_point_words(point)
     );
     if exp.constraints.is_none() {
         return missing(claim, "the constraints");
@@ -216,7 +205,11 @@ fn verdict(
     point: usize,
     expect: Verdict,
 ) -> ClaimResult {
-    let claim = format!("{} is {expect} at {}", exp.labels[policy], at(exp, point));
+    let claim = format!(
+        "{} is {expect} at {}",
+        exp.labels[policy],
+        exp.claim_point_words(point)
+    );
     let Some(row) = out.row(policy, point) else {
         return missing(claim, "the summary row");
     };
@@ -400,7 +393,7 @@ fn ranking(
     let claim = format!(
         "mean queue ranks {} at {}",
         labels.join(" < "),
-        at(exp, point)
+        exp.claim_point_words(point)
     );
     let Some(rows) = order
         .iter()

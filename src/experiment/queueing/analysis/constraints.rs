@@ -4,7 +4,8 @@
 //! wait of all jobs (ours); and, with a re-synthesis, the ground truth against the
 //! re-synthesised cluster.
 
-use super::results::{SummaryRow, mean_ci};
+use super::results::SummaryRow;
+use super::stats::mean_ci;
 use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::{Experiment, QueueConstraints};
 use crate::sim::Verdict;

@@ -16,9 +16,7 @@
 //! pooled sample itself; its quantiles can differ from the averaged ones by the bias of a
 //! quantile of a finite run, which is small for runs of millions of jobs.
 
-use super::outcome::Outcome;
-use super::results::{SummaryRow, mean_ci, weighted_mean_ci};
-use crate::experiment::common::ClaimResult;
+use super::stats::weighted_mean_ci;
 use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
 use crate::model::Size;
@@ -90,15 +88,14 @@ pub enum DelayStatus {
 
 impl DelayStatus {
     /// In words, for `summary.csv` and the report.
-    pub fn words(self, row: &SummaryRow) -> String {
+    /// With `stable` of `runs` runs judged stable and `capped` stopped at the cap.
+    pub fn words(self, stable: u32, runs: u32, capped: u32) -> String {
         match self {
             DelayStatus::Measured => "measured".into(),
             DelayStatus::NotStable => format!(
-                "not measured: {} of {} runs judged stable{}",
-                row.verdict_counts[0],
-                row.replications,
-                if row.capped_runs > 0 {
-                    format!(", {} capped", row.capped_runs)
+                "not measured: {stable} of {runs} runs judged stable{}",
+                if capped > 0 {
+                    format!(", {capped} capped")
                 } else {
                     String::new()
                 }
@@ -122,14 +119,14 @@ fn stats(hists: &[&Histogram], weights: &[f64]) -> DelayStats {
     }
 }
 
-/// The delays of the runs `runs` of one (policy, point) whose summary row is `row`, with the
-/// row's status.
+/// The delays of the runs `runs` of one (policy, point), a measurement if `measured` (its
+/// summary row is one), with the row's status.
 pub(in crate::experiment::queueing) fn delay(
     exp: &Experiment,
-    row: &SummaryRow,
+    measured: bool,
     runs: &[&RunRecord],
 ) -> (Option<Delay>, DelayStatus) {
-    if !row.measured() {
+    if !measured {
         return (None, DelayStatus::NotStable);
     }
     let waits: Vec<&Waits> = runs
@@ -199,7 +196,10 @@ pub(in crate::experiment::queueing) fn merged(
 }
 
 /// A statistic of one run's waiting or response time (NaN when the run recorded none).
-fn of_run(r: &RunRecord, (statistic, quantity): (Statistic, DelayQuantity)) -> f64 {
+pub(in crate::experiment::queueing) fn of_run(
+    r: &RunRecord,
+    (statistic, quantity): (Statistic, DelayQuantity),
+) -> f64 {
     let Some(w) = &r.result.waits else {
         return f64::NAN;
     };
@@ -226,122 +226,5 @@ pub(in crate::experiment::queueing) fn estimate(
     match statistic {
         Statistic::Mean => s.mean,
         Statistic::Quantile(i) => s.quantiles[i],
-    }
-}
-
-/// A `wait` claim: the statistic `what` of `policy`'s delay at `point` against `at_most` /
-/// `at_least` slots (its 95 % interval's ends) and below `below`'s (the per-replication
-/// differences' 95 % Student-t interval below 0: the same jobs for both policies).
-pub(in crate::experiment::queueing) fn claim(
-    exp: &Experiment,
-    out: &Outcome,
-    (policy, point): (usize, usize),
-    what: (Statistic, DelayQuantity),
-    (at_most, at_least, below): (Option<f64>, Option<f64>, Option<usize>),
-) -> ClaimResult {
-    let name = format!("{} {}", what.0.name(), what.1.as_str());
-    let mut parts = Vec::new();
-    if let Some(v) = at_most {
-        parts.push(format!("at most {v} slots"));
-    }
-    if let Some(v) = at_least {
-        parts.push(format!("at least {v} slots"));
-    }
-    if let Some(b) = below {
-        parts.push(format!("below {}'s", exp.labels[b]));
-    }
-    let expected = parts.join(" and ");
-    let claim = format!(
-        "{}'s {name} at {} is {expected}",
-        exp.labels[policy],
-        super::claims::at(exp, point)
-    );
-    // only rows that are measurements have delays
-    let mut rows = vec![policy];
-    rows.extend(below);
-    let mut not = Vec::new();
-    for &p in &rows {
-        match out.row(p, point) {
-            Some(r) if r.delay.is_some() => {}
-            Some(r) => not.push(format!("{} ({})", exp.labels[p], r.delay_status.words(r))),
-            None => not.push(format!("{} (no runs)", exp.labels[p])),
-        }
-    }
-    if !not.is_empty() {
-        return ClaimResult::not_checked(
-            claim,
-            expected,
-            &format!(
-                "a delay is a measurement only where every run was judged stable, and here it is \
-                 not for {}",
-                not.join(", ")
-            ),
-        );
-    }
-    if exp.run.replications < 2 {
-        return ClaimResult::not_checked(
-            claim,
-            expected,
-            "one replication: no interval to compare",
-        );
-    }
-    let d = out
-        .row(policy, point)
-        .and_then(|r| r.delay.as_ref())
-        .expect("checked");
-    let e = estimate(d, what);
-    let mut holds = true;
-    let (lo, hi) = e.ci95.unwrap_or((e.value, e.value));
-    if let Some(v) = at_most {
-        holds &= hi <= v;
-    }
-    if let Some(v) = at_least {
-        holds &= lo >= v;
-    }
-    let mut observed = format!("{} {:.3} [{lo:.3}, {hi:.3}]", exp.labels[policy], e.value);
-    if let Some(b) = below {
-        let per = |p: usize| {
-            let mut v: Vec<(u32, f64)> = out
-                .runs_at(p, point)
-                .map(|r| (r.replication, of_run(r, what)))
-                .collect();
-            v.sort_by_key(|x| x.0);
-            v
-        };
-        let diffs: Vec<f64> = per(policy)
-            .iter()
-            .zip(per(b))
-            .map(|(x, y)| x.1 - y.1)
-            .collect();
-        let (m, ci) = mean_ci(&diffs);
-        holds &= ci.is_some_and(|(_, hi)| hi < 0.0);
-        let other = out
-            .row(b, point)
-            .and_then(|r| r.delay.as_ref())
-            .map(|d| estimate(d, what))
-            .expect("checked");
-        observed.push_str(&format!(
-            "; {} {:.3}; paired difference {m:.3}{}",
-            exp.labels[b],
-            other.value,
-            ci.map_or(String::new(), |(a, z)| format!(" [{a:.3}, {z:.3}]"))
-        ));
-    }
-    ClaimResult {
-        claim,
-        expected,
-        observed,
-        evidence: format!(
-            "95 % Student-t intervals over {} replications of each run's {name}, slots{}",
-            exp.run.replications,
-            if below.is_some() {
-                "; paired by replication (the same jobs for both policies)"
-            } else {
-                ""
-            }
-        ),
-        holds,
-        unchecked: None,
-        exact: false,
     }
 }

@@ -11,6 +11,8 @@ mod groups;
 mod outcome;
 mod region_map;
 mod results;
+mod stats;
+mod wait_claim;
 
 pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
 pub(crate) use groups::GroupRow;
@@ -18,7 +20,7 @@ pub(crate) use outcome::Outcome;
 pub(crate) use region_map::{MapLimit, MapPolygons};
 pub(crate) use results::SummaryRow;
 #[cfg(test)]
-pub(crate) use results::mean_ci;
+pub(crate) use stats::mean_ci;
 
 use super::Experiment;
 use super::run::Done;

@@ -2,7 +2,7 @@
 //! a statistic of it against the sweep, and its mean and p99 by job size. Only rows that are
 //! measurements (every run judged stable) are drawn; the others are named as such.
 
-use super::figures::{title_of, x_label, x_of};
+use super::axes::{title_of, x_label, x_of};
 use crate::experiment::queueing::analysis::delay::{DelayStats, Estimate, estimate, merged};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
@@ -17,7 +17,7 @@ fn at(exp: &Experiment, point: usize) -> String {
 fn label(exp: &Experiment, row: Option<&SummaryRow>, p: usize) -> String {
     match row {
         Some(r) if r.delay.is_some() => exp.labels[p].clone(),
-        Some(r) => format!("{}: no delays ({})", exp.labels[p], r.delay_status.words(r)),
+        Some(r) => format!("{}: no delays ({})", exp.labels[p], r.delay_words()),
         None => format!("{}: no runs", exp.labels[p]),
     }
 }

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::axes::{title_of, x_label, x_of};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{render_figure, render_with};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
@@ -127,43 +128,6 @@ fn study_plot(exp: &Experiment, out: &Outcome, title: &Option<String>) -> DotPlo
                     .collect(),
             },
         ],
-    }
-}
-
-pub(super) fn x_label(exp: &Experiment) -> &'static str {
-    match exp.sweep {
-        SweepKind::Load => "traffic intensity ρ = λ E[R] / (μ L)",
-        SweepKind::ArrivalRate => "arrival rate λ (jobs per slot)",
-        SweepKind::Fraction => "fraction of ρ* (maximum supportable traffic intensity)",
-        SweepKind::Scaling => "traffic scaling c (arrival times divided by c)",
-    }
-}
-
-/// x of sweep point `pt` on the figures' axis.
-pub(super) fn x_of(exp: &Experiment, pt: usize) -> f64 {
-    match exp.sweep {
-        SweepKind::Load => exp.points[pt].load,
-        SweepKind::ArrivalRate => exp.points[pt].arrival_rate,
-        SweepKind::Fraction | SweepKind::Scaling => exp.points[pt].key,
-    }
-}
-
-/// The title of a figure: the file's `title`, else `what` and the experiment's description up
-/// to its first colon, semicolon or line end (the experiment's name in words if that is long).
-pub(super) fn title_of(exp: &Experiment, title: &Option<String>, what: &str) -> String {
-    if let Some(t) = title {
-        return t.clone();
-    }
-    let d = exp.header.description.trim();
-    let head = d
-        .split([':', '\n', ';'])
-        .next()
-        .unwrap_or("")
-        .trim_end_matches('.');
-    if head.is_empty() || head.chars().count() > 70 {
-        format!("{what} — {}", exp.name().replace(['_', '-'], " "))
-    } else {
-        format!("{what} — {head}")
     }
 }
 

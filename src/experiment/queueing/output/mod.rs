@@ -2,6 +2,7 @@
 //! formatted from the analysis [`Outcome`] and the experiment's labels; nothing is computed
 //! here that a claim or another output could need.
 
+mod axes;
 mod constraints;
 mod delay;
 mod delay_figures;

@@ -369,7 +369,7 @@ fn waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
                 cells.extend(d.wait.quantiles.iter().map(cell));
             }
             None => {
-                cells.push(row.delay_status.words(row));
+                cells.push(row.delay_words());
                 cells.extend(std::iter::repeat_n(String::new(), 4));
             }
         }

@@ -405,7 +405,7 @@ fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
                 scaling,
                 mean_queued_work,
                 fraction: fraction(exp, &p),
-                delay_status: r.delay_status.words(r),
+                delay_status: r.delay_words(),
                 delay_jobs: d.map(|d| d.jobs),
                 mean_wait_ci95_low: lo(d.map(|d| d.wait.mean)),
                 mean_wait_ci95_high: hi(d.map(|d| d.wait.mean)),

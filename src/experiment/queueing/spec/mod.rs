@@ -547,6 +547,18 @@ impl Experiment {
         }
     }
 
+    /// Sweep point `point` as claims name it (ASCII): "load 0.9", "arrival rate 0.3", "0.98 of
+    /// rho* (load 0.9800)", "traffic scaling 2 (load 0.9500)".
+    pub(crate) fn claim_point_words(&self, point: usize) -> String {
+        let p = self.points[point];
+        match self.sweep {
+            SweepKind::Load => format!("load {}", p.load),
+            SweepKind::ArrivalRate => format!("arrival rate {}", p.arrival_rate),
+            SweepKind::Fraction => format!("{} of rho* (load {:.4})", p.key, p.load),
+            SweepKind::Scaling => format!("traffic scaling {} (load {:.4})", p.key, p.load),
+        }
+    }
+
     /// Validates experiment text; `file` names it in errors and anchors relative paths. (The
     /// run stage then admits its plan: [`Experiment::parse`].)
     pub(in crate::experiment::queueing) fn validate(
