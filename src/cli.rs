@@ -276,11 +276,7 @@ Experiment file (TOML; every key, its type and default in experiments/README.md)
                 samples
   [sweep]       one of load | arrival_rate | fraction (of rho*) | scaling (traces)
   [[policy]]    name, label, score, numa, and the policy's own keys (below)
-  [[plot]]      kind, file, title, log_y, load | arrival_rate | fraction, replication,
-                quantity, quantile (the wait-* kinds)
-  [[claim]]     kind = verdict | threshold | saturation | ranking | wait | limit-order
-                | delay-trend | synthesis-error | region-fraction | region-separated, with
-                policy, load, expect, rays, quantile, below, … as each kind needs
+  [[plot]] and [[claim]]   kind, and the keys of that kind (below)
   [numa], [constraints], [compaction]   NUMA nodes, placement constraints, packing beside
                 stability
   [region_map]  rays | angles, policies, J, resolution, max_probes, rounds, title: regions of
@@ -308,7 +304,8 @@ The final summary goes to stdout; progress, warnings and errors to stderr.";
 /// failed, 2 for bad input or an error, 128 + N after signal N.
 pub fn main(policies: Registry) -> ExitCode {
     let help = format!(
-        "{KEYS}\nPolicies ([[policy]] name = …, with the keys each takes):\n{}\n\n{EXIT}",
+        "{KEYS}\n{}\n\nPolicies ([[policy]] name = …, with the keys each takes):\n{}\n\n{EXIT}",
+        crate::experiment::table_kinds_help(),
         policies.help()
     );
     // usage lines name the program as it was started (packlab, or a researcher's own binary)

@@ -33,6 +33,12 @@ pub(crate) use packing::PackingExperiment;
 pub(crate) use queueing::Experiment;
 pub(crate) use region::RegionExperiment;
 
+/// The kinds of a queueing file's `[[plot]]` and `[[claim]]` tables with their keys, for
+/// `--help`.
+pub(crate) fn table_kinds_help() -> String {
+    queueing::table_kinds_help()
+}
+
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -55,6 +55,81 @@ pub(crate) fn write_csv<T: Serialize + Default>(
     super::write(path, &csv_text(rows))
 }
 
+/// A CSV row whose columns are built in code, in order, each cell named: for tables whose
+/// columns come from a table of quantities and statistics rather than from a row type.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Record {
+    cells: Vec<(std::borrow::Cow<'static, str>, String)>,
+}
+
+impl Record {
+    /// A cell of `value` in column `name`.
+    pub(crate) fn cell(
+        &mut self,
+        name: impl Into<std::borrow::Cow<'static, str>>,
+        value: impl std::fmt::Display,
+    ) -> &mut Self {
+        self.cells.push((name.into(), value.to_string()));
+        self
+    }
+
+    /// A cell of `value` in column `name`, empty when there is none.
+    pub(crate) fn maybe(
+        &mut self,
+        name: impl Into<std::borrow::Cow<'static, str>>,
+        value: Option<impl std::fmt::Display>,
+    ) -> &mut Self {
+        self.cells
+            .push((name.into(), value.map_or(String::new(), |v| v.to_string())));
+        self
+    }
+
+    /// A cell of `value` in column `name`, or no column at all when there is none (a column
+    /// that only some experiments' tables have).
+    pub(crate) fn column_if(
+        &mut self,
+        name: impl Into<std::borrow::Cow<'static, str>>,
+        value: Option<impl std::fmt::Display>,
+    ) -> &mut Self {
+        if let Some(v) = value {
+            self.cells.push((name.into(), v.to_string()));
+        }
+        self
+    }
+}
+
+/// Writes `rows` as CSV to `path`, the header the first row's column names (every row has the
+/// same columns); with no rows, the header of `empty`, a row of the table's columns.
+pub(crate) fn write_records(
+    path: PathBuf,
+    rows: &[Record],
+    empty: &Record,
+) -> Result<PathBuf, ExperimentError> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let header: Vec<&str> = rows
+        .first()
+        .unwrap_or(empty)
+        .cells
+        .iter()
+        .map(|c| c.0.as_ref())
+        .collect();
+    w.write_record(&header).expect("writing to memory");
+    for r in rows {
+        debug_assert!(
+            r.cells
+                .iter()
+                .map(|c| c.0.as_ref())
+                .eq(header.iter().copied())
+        );
+        w.write_record(r.cells.iter().map(|c| c.1.as_str()))
+            .expect("writing to memory");
+    }
+    let text = String::from_utf8(w.into_inner().expect("writing to memory")).expect("UTF-8");
+    super::write(path, &text)
+}
+
 /// A Markdown table: a header row and rows of cells.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MdTable {

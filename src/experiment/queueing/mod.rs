@@ -30,9 +30,9 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 
 pub(crate) use spec::{
-    ClaimSpec, CompactionSpec, DelayQuantity, Experiment, Horizon, PlotSpec, Point,
-    QueueConstraints, QueueNuma, QueuePolicy, RegionMapSpec, Restriction, SearchSpec, Statistic,
-    SweepKind, Workload, bottleneck, degrees, mix,
+    BY_SIZE, ClaimSpec, CompactionSpec, DelayQuantity, Experiment, Horizon, PlotSpec, Point,
+    QUANTILES, QueueConstraints, QueueNuma, QueuePolicy, RegionMapSpec, Restriction, SearchSpec,
+    Statistic, SweepKind, Workload, bottleneck, degrees, mix,
 };
 
 use super::ExperimentError;
@@ -57,6 +57,17 @@ impl Experiment {
         plan::admit(&exp)?;
         Ok(exp)
     }
+}
+
+/// The kinds of `[[plot]]` and `[[claim]]` with their keys, as `--help` lists them.
+pub(crate) fn table_kinds_help() -> String {
+    use crate::experiment::common::kinds::help;
+    format!(
+        "Plots ([[plot]] kind = …, with the keys each takes):\n{}\n\nClaims ([[claim]] kind = …, \
+         \"verdict\" by default, with the keys each takes):\n{}",
+        help(spec::PLOT_KINDS, 2),
+        help(spec::CLAIM_KINDS, 2)
+    )
 }
 
 #[cfg(test)]

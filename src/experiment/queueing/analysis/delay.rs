@@ -18,16 +18,13 @@
 
 use super::stats::weighted_mean_ci;
 use crate::experiment::queueing::run::RunRecord;
-use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
+use crate::experiment::queueing::{DelayQuantity, Experiment, QUANTILES, Statistic};
 use crate::model::Size;
 use crate::sim::waits::{ClassWaits, Histogram, Waits};
 
-/// The quantiles reported: the median, p90, p99 and p99.9.
-pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
-
 /// An estimate over replications: the weighted mean of the runs' values, slots, and its 95 %
 /// interval (none with one replication).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Estimate {
     /// The estimate.
     pub value: f64,
@@ -36,7 +33,7 @@ pub struct Estimate {
 }
 
 /// The mean and the quantiles of one delay (waiting or response time), slots.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct DelayStats {
     /// The mean.
     pub mean: Estimate,
@@ -58,7 +55,7 @@ pub struct Delay {
 }
 
 /// The delays of one size class.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SizeDelay {
     /// The sizes of the class: above `low` (none for the first class) and up to `high`, as
     /// fractions of a server.
@@ -223,8 +220,27 @@ pub(in crate::experiment::queueing) fn estimate(
         DelayQuantity::Wait => &d.wait,
         DelayQuantity::Response => &d.response,
     };
-    match statistic {
-        Statistic::Mean => s.mean,
-        Statistic::Quantile(i) => s.quantiles[i],
+    s.of(statistic)
+}
+
+impl DelayStats {
+    /// The estimate of `statistic`.
+    pub fn of(&self, statistic: Statistic) -> Estimate {
+        match statistic {
+            Statistic::Mean => self.mean,
+            Statistic::Quantile(i) => self.quantiles[i],
+        }
+    }
+}
+
+impl SizeDelay {
+    /// The estimate of `statistic` of `quantity` for the class, if kept by size (of the
+    /// response time, only its mean).
+    pub fn estimate(&self, (quantity, statistic): (DelayQuantity, Statistic)) -> Option<Estimate> {
+        match (quantity, statistic) {
+            (DelayQuantity::Wait, s) => Some(self.wait.of(s)),
+            (DelayQuantity::Response, Statistic::Mean) => Some(self.response_mean),
+            (DelayQuantity::Response, _) => None,
+        }
     }
 }

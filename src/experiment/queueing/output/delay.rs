@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::experiment::ExperimentError;
-use crate::experiment::common::{F6, write_csv};
+use crate::experiment::common::{F6, Record, write_csv, write_records};
 use crate::experiment::queueing::analysis::Outcome;
-use crate::experiment::queueing::analysis::delay::{Estimate, merged};
-use crate::experiment::queueing::{Experiment, SweepKind};
+use crate::experiment::queueing::analysis::delay::{SizeDelay, merged};
+use crate::experiment::queueing::{BY_SIZE, Experiment, SweepKind};
 
 /// `waits.csv`: P(X > t) on a grid of about eight t per doubling.
 #[derive(Serialize, Default)]
@@ -29,31 +29,31 @@ struct TailRow<'a> {
     ccdf: F6,
 }
 
-/// `waits_by_size.csv`: a row per (policy, point, size class).
-#[derive(Serialize, Default)]
-struct SizeRow<'a> {
-    policy: &'a str,
-    load: F6,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fraction: Option<F6>,
-    /// The class, from 1 in increasing size.
-    class: usize,
-    /// Sizes above this (empty for the first class) …
-    size_low: Option<F6>,
-    /// … up to this.
-    size_high: F6,
+/// `waits_by_size.csv`'s row of (policy, point, size class): the class (from 1 in increasing
+/// size), its sizes (above `size_low`, none for the first, up to `size_high`), its jobs and their
+/// share of the row's `jobs`, and each statistic of [`BY_SIZE`] with its 95 % interval.
+fn size_row(
+    (policy, load, fraction): (&str, F6, Option<F6>),
+    (k, s): (usize, &SizeDelay),
     jobs: u64,
-    /// The class's share of the jobs measured.
-    share: F6,
-    mean_wait: F6,
-    mean_wait_ci95_low: Option<F6>,
-    mean_wait_ci95_high: Option<F6>,
-    wait_p99: F6,
-    wait_p99_ci95_low: Option<F6>,
-    wait_p99_ci95_high: Option<F6>,
-    mean_response: F6,
-    mean_response_ci95_low: Option<F6>,
-    mean_response_ci95_high: Option<F6>,
+) -> Record {
+    let mut row = Record::default();
+    row.cell("policy", policy)
+        .cell("load", load)
+        .column_if("fraction", fraction)
+        .cell("class", k + 1)
+        .maybe("size_low", s.low.map(F6))
+        .cell("size_high", F6(s.high))
+        .cell("jobs", s.jobs)
+        .cell("share", F6(s.jobs as f64 / jobs as f64));
+    for what in BY_SIZE {
+        let e = s.estimate(what).expect("kept by size");
+        let column = what.1.column(what.0);
+        row.cell(column.clone(), F6(e.value))
+            .maybe(format!("{column}_ci95_low"), e.ci95.map(|c| F6(c.0)))
+            .maybe(format!("{column}_ci95_high"), e.ci95.map(|c| F6(c.1)));
+    }
+    row
 }
 
 /// Writes `waits.csv` and `waits_by_size.csv` when some row has delays; returns the files.
@@ -89,32 +89,16 @@ pub(in crate::experiment::queueing) fn write(
                 }
             }
         }
-        let ends = |e: &Estimate| (e.ci95.map(|c| F6(c.0)), e.ci95.map(|c| F6(c.1)));
         for (k, s) in d.by_size.iter().enumerate() {
-            let (mw, p99w, mr) = (&s.wait.mean, &s.wait.quantiles[2], &s.response_mean);
-            sizes.push(SizeRow {
-                policy,
-                load,
-                fraction: fraction(r.point),
-                class: k + 1,
-                size_low: s.low.map(F6),
-                size_high: F6(s.high),
-                jobs: s.jobs,
-                share: F6(s.jobs as f64 / d.jobs as f64),
-                mean_wait: F6(mw.value),
-                mean_wait_ci95_low: ends(mw).0,
-                mean_wait_ci95_high: ends(mw).1,
-                wait_p99: F6(p99w.value),
-                wait_p99_ci95_low: ends(p99w).0,
-                wait_p99_ci95_high: ends(p99w).1,
-                mean_response: F6(mr.value),
-                mean_response_ci95_low: ends(mr).0,
-                mean_response_ci95_high: ends(mr).1,
-            });
+            sizes.push(size_row((policy, load, fraction(r.point)), (k, s), d.jobs));
         }
     }
     Ok(vec![
         write_csv(dir.join("waits.csv"), &tails)?,
-        write_csv(dir.join("waits_by_size.csv"), &sizes)?,
+        write_records(
+            dir.join("waits_by_size.csv"),
+            &sizes,
+            &size_row(("", F6(0.0), fraction(0)), (0, &SizeDelay::default()), 1),
+        )?,
     ])
 }

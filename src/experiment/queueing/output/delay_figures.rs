@@ -5,7 +5,7 @@
 use super::axes::{title_of, x_label, x_of};
 use crate::experiment::queueing::analysis::delay::{DelayStats, Estimate, estimate, merged};
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
-use crate::experiment::queueing::{DelayQuantity, Experiment, Statistic};
+use crate::experiment::queueing::{BY_SIZE, DelayQuantity, Experiment, Statistic};
 use crate::plot::{Chart, Series, XTicks, spans_decades};
 
 /// The point's value in the sweep's own unit, for notes.
@@ -191,10 +191,12 @@ pub(super) fn by_size_chart(
             ..Default::default()
         });
         if !classes.is_empty() {
+            // the wait's quantile kept by size (BY_SIZE)
+            let q = BY_SIZE[1].1;
             series.push(Series {
-                label: format!("{} p99 (dots)", exp.labels[p]),
+                label: format!("{} {} (dots)", exp.labels[p], q.name()),
                 colour: exp.colours[p],
-                points: of(&|s| s.quantiles[2]),
+                points: of(&|s| s.of(q)),
                 points_only: true,
                 ..Default::default()
             });

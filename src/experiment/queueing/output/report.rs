@@ -9,7 +9,9 @@ use crate::experiment::common::{MdTable, Report, report_claims_and_figures};
 use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::spec::{BRACKET_INTERVALS, rho_star_how};
-use crate::experiment::queueing::{ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, SweepKind};
+use crate::experiment::queueing::{
+    ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, Statistic, SweepKind,
+};
 use crate::multi::NumaTally;
 use crate::plot::thousands;
 use crate::stability::search::{Ended, Limit};
@@ -336,20 +338,19 @@ fn waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
          only where every run was judged stable (the distributions merged over replications \
          are in `waits.csv`, by job size in `waits_by_size.csv`).\n",
     );
-    let mut t = MdTable::new([
-        "policy",
-        match exp.sweep {
-            SweepKind::Fraction => "fraction of ρ* (load)",
-            SweepKind::ArrivalRate => "λ",
-            SweepKind::Scaling => "scaling c",
-            SweepKind::Load => "load ρ",
-        },
-        "mean",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-    ]);
+    let mut t = MdTable::new(
+        [
+            "policy",
+            match exp.sweep {
+                SweepKind::Fraction => "fraction of ρ* (load)",
+                SweepKind::ArrivalRate => "λ",
+                SweepKind::Scaling => "scaling c",
+                SweepKind::Load => "load ρ",
+            },
+        ]
+        .into_iter()
+        .chain(Statistic::ALL.map(Statistic::name)),
+    );
     let cell = |e: &Estimate| match e.ci95 {
         Some((lo, hi)) => format!("{:.1} [{lo:.1}, {hi:.1}]", e.value),
         None => format!("{:.1}", e.value),
@@ -364,13 +365,10 @@ fn waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
         };
         let mut cells = vec![exp.labels[row.policy].clone(), x];
         match &row.delay {
-            Some(d) => {
-                cells.push(cell(&d.wait.mean));
-                cells.extend(d.wait.quantiles.iter().map(cell));
-            }
+            Some(d) => cells.extend(Statistic::ALL.map(|s| cell(&d.wait.of(s)))),
             None => {
                 cells.push(row.delay_words());
-                cells.extend(std::iter::repeat_n(String::new(), 4));
+                cells.extend(std::iter::repeat_n(String::new(), Statistic::ALL.len() - 1));
             }
         }
         t.row(cells);

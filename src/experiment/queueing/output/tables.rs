@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::experiment::ExperimentError;
-use crate::experiment::common::{F6, write_claims, write_csv};
+use crate::experiment::common::{F6, Record, write_claims, write_csv, write_records};
 use crate::experiment::queueing::analysis::Outcome;
-use crate::experiment::queueing::analysis::delay::Estimate;
-use crate::experiment::queueing::{Experiment, Point, SweepKind};
+use crate::experiment::queueing::analysis::delay::{Estimate, estimate};
+use crate::experiment::queueing::{DelayQuantity, Experiment, Point, Statistic, SweepKind};
 use crate::multi::NumaTally;
 
 /// `runs.csv`: one row per run.
@@ -63,74 +63,6 @@ struct ProbeGroupRow {
     pooled_stable: usize,
     pooled_unstable: usize,
     undecided: usize,
-}
-
-/// `summary.csv`: one row per (policy, point).
-#[derive(Serialize, Default)]
-struct SummaryCsvRow {
-    policy: String,
-    load: F6,
-    replications: u32,
-    mean_queue: Option<F6>,
-    ci95_low: Option<F6>,
-    ci95_high: Option<F6>,
-    verdict: String,
-    arrival_rate: F6,
-    utilization: F6,
-    throughput: F6,
-    mean_wait: Option<F6>,
-    stable_runs: u32,
-    unstable_runs: u32,
-    inconclusive_runs: u32,
-    capped_runs: u32,
-    median_cap_slot: Option<u64>,
-    growth_per_slot: F6,
-    growth_ci95_low: Option<F6>,
-    growth_ci95_high: Option<F6>,
-    /// Runs behind the means: those judged stable (every replay of a trace window).
-    pooled_runs: u32,
-    /// Their slots after warm-up.
-    pooled_slots: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    scaling: Option<F6>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mean_queued_work: Option<F6>,
-    /// With `sweep.fraction`: the point's fraction of ρ*, as written in the file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fraction: Option<F6>,
-    /// Why the delay columns are filled or empty ([`DelayStatus`]).
-    delay_status: String,
-    /// Jobs behind the delays.
-    delay_jobs: Option<u64>,
-    mean_wait_ci95_low: Option<F6>,
-    mean_wait_ci95_high: Option<F6>,
-    wait_p50: Option<F6>,
-    wait_p50_ci95_low: Option<F6>,
-    wait_p50_ci95_high: Option<F6>,
-    wait_p90: Option<F6>,
-    wait_p90_ci95_low: Option<F6>,
-    wait_p90_ci95_high: Option<F6>,
-    wait_p99: Option<F6>,
-    wait_p99_ci95_low: Option<F6>,
-    wait_p99_ci95_high: Option<F6>,
-    wait_p999: Option<F6>,
-    wait_p999_ci95_low: Option<F6>,
-    wait_p999_ci95_high: Option<F6>,
-    mean_response: Option<F6>,
-    mean_response_ci95_low: Option<F6>,
-    mean_response_ci95_high: Option<F6>,
-    response_p50: Option<F6>,
-    response_p50_ci95_low: Option<F6>,
-    response_p50_ci95_high: Option<F6>,
-    response_p90: Option<F6>,
-    response_p90_ci95_low: Option<F6>,
-    response_p90_ci95_high: Option<F6>,
-    response_p99: Option<F6>,
-    response_p99_ci95_low: Option<F6>,
-    response_p99_ci95_high: Option<F6>,
-    response_p999: Option<F6>,
-    response_p999_ci95_low: Option<F6>,
-    response_p999_ci95_high: Option<F6>,
 }
 
 /// `timeseries.csv`: the sampled queue of every run.
@@ -242,7 +174,11 @@ pub(in crate::experiment::queueing) fn write_tables(
     let mut files = Vec::new();
     if !exp.points.is_empty() {
         files.push(write_csv(dir.join("runs.csv"), &run_rows(exp, out))?);
-        files.push(write_csv(dir.join("summary.csv"), &summary_rows(exp, out))?);
+        files.push(write_records(
+            dir.join("summary.csv"),
+            &summary_rows(exp, out),
+            &Record::default(),
+        )?);
         files.push(write_csv(
             dir.join("timeseries.csv"),
             &series_rows(exp, out),
@@ -373,70 +309,55 @@ fn known(x: f64) -> Option<F6> {
     (!x.is_nan()).then_some(F6(x))
 }
 
-fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<SummaryCsvRow> {
+/// `summary.csv`: one row per (policy, point); its delay columns, per quantity and statistic
+/// ([`DelayQuantity::ALL`] × [`Statistic::ALL`]), the estimate and its interval's ends (the
+/// mean wait's estimate is the `mean_wait` column before them).
+fn summary_rows(exp: &Experiment, out: &Outcome) -> Vec<Record> {
     out.summary
         .iter()
         .map(|r| {
             let p = exp.points[r.point];
             let (scaling, mean_queued_work) = traced(exp, &p, r.mean_queued_work);
             let d = r.delay.as_ref();
-            SummaryCsvRow {
-                policy: exp.labels[r.policy].clone(),
-                load: F6(p.load),
-                replications: r.replications,
-                mean_queue: known(r.mean_queue),
-                ci95_low: r.ci95.map(|c| F6(c.0)),
-                ci95_high: r.ci95.map(|c| F6(c.1)),
-                verdict: r.verdict.to_string(),
-                arrival_rate: F6(p.arrival_rate),
-                utilization: F6(r.utilization),
-                throughput: F6(r.throughput),
-                mean_wait: known(r.mean_wait),
-                stable_runs: r.verdict_counts[0],
-                unstable_runs: r.verdict_counts[1],
-                inconclusive_runs: r.verdict_counts[2],
-                capped_runs: r.capped_runs,
-                median_cap_slot: r.cap_slot,
-                growth_per_slot: F6(r.growth),
-                growth_ci95_low: r.growth_ci95.map(|c| F6(c.0)),
-                growth_ci95_high: r.growth_ci95.map(|c| F6(c.1)),
-                pooled_runs: r.pooled,
-                pooled_slots: r.pooled_slots,
-                scaling,
-                mean_queued_work,
-                fraction: fraction(exp, &p),
-                delay_status: r.delay_words(),
-                delay_jobs: d.map(|d| d.jobs),
-                mean_wait_ci95_low: lo(d.map(|d| d.wait.mean)),
-                mean_wait_ci95_high: hi(d.map(|d| d.wait.mean)),
-                wait_p50: val(d.map(|d| d.wait.quantiles[0])),
-                wait_p50_ci95_low: lo(d.map(|d| d.wait.quantiles[0])),
-                wait_p50_ci95_high: hi(d.map(|d| d.wait.quantiles[0])),
-                wait_p90: val(d.map(|d| d.wait.quantiles[1])),
-                wait_p90_ci95_low: lo(d.map(|d| d.wait.quantiles[1])),
-                wait_p90_ci95_high: hi(d.map(|d| d.wait.quantiles[1])),
-                wait_p99: val(d.map(|d| d.wait.quantiles[2])),
-                wait_p99_ci95_low: lo(d.map(|d| d.wait.quantiles[2])),
-                wait_p99_ci95_high: hi(d.map(|d| d.wait.quantiles[2])),
-                wait_p999: val(d.map(|d| d.wait.quantiles[3])),
-                wait_p999_ci95_low: lo(d.map(|d| d.wait.quantiles[3])),
-                wait_p999_ci95_high: hi(d.map(|d| d.wait.quantiles[3])),
-                mean_response: val(d.map(|d| d.response.mean)),
-                mean_response_ci95_low: lo(d.map(|d| d.response.mean)),
-                mean_response_ci95_high: hi(d.map(|d| d.response.mean)),
-                response_p50: val(d.map(|d| d.response.quantiles[0])),
-                response_p50_ci95_low: lo(d.map(|d| d.response.quantiles[0])),
-                response_p50_ci95_high: hi(d.map(|d| d.response.quantiles[0])),
-                response_p90: val(d.map(|d| d.response.quantiles[1])),
-                response_p90_ci95_low: lo(d.map(|d| d.response.quantiles[1])),
-                response_p90_ci95_high: hi(d.map(|d| d.response.quantiles[1])),
-                response_p99: val(d.map(|d| d.response.quantiles[2])),
-                response_p99_ci95_low: lo(d.map(|d| d.response.quantiles[2])),
-                response_p99_ci95_high: hi(d.map(|d| d.response.quantiles[2])),
-                response_p999: val(d.map(|d| d.response.quantiles[3])),
-                response_p999_ci95_low: lo(d.map(|d| d.response.quantiles[3])),
-                response_p999_ci95_high: hi(d.map(|d| d.response.quantiles[3])),
+            let mut row = Record::default();
+            row.cell("policy", &exp.labels[r.policy])
+                .cell("load", F6(p.load))
+                .cell("replications", r.replications)
+                .maybe("mean_queue", known(r.mean_queue))
+                .maybe("ci95_low", r.ci95.map(|c| F6(c.0)))
+                .maybe("ci95_high", r.ci95.map(|c| F6(c.1)))
+                .cell("verdict", r.verdict)
+                .cell("arrival_rate", F6(p.arrival_rate))
+                .cell("utilization", F6(r.utilization))
+                .cell("throughput", F6(r.throughput))
+                .maybe("mean_wait", known(r.mean_wait))
+                .cell("stable_runs", r.verdict_counts[0])
+                .cell("unstable_runs", r.verdict_counts[1])
+                .cell("inconclusive_runs", r.verdict_counts[2])
+                .cell("capped_runs", r.capped_runs)
+                .maybe("median_cap_slot", r.cap_slot)
+                .cell("growth_per_slot", F6(r.growth))
+                .maybe("growth_ci95_low", r.growth_ci95.map(|c| F6(c.0)))
+                .maybe("growth_ci95_high", r.growth_ci95.map(|c| F6(c.1)))
+                .cell("pooled_runs", r.pooled)
+                .cell("pooled_slots", r.pooled_slots)
+                .column_if("scaling", scaling)
+                .column_if("mean_queued_work", mean_queued_work)
+                .column_if("fraction", fraction(exp, &p))
+                .cell("delay_status", r.delay_words())
+                .maybe("delay_jobs", d.map(|d| d.jobs));
+            for quantity in DelayQuantity::ALL {
+                for statistic in Statistic::ALL {
+                    let e = d.map(|d| estimate(d, (statistic, quantity)));
+                    let column = statistic.column(quantity);
+                    if (quantity, statistic) != (DelayQuantity::Wait, Statistic::Mean) {
+                        row.maybe(column.clone(), val(e));
+                    }
+                    row.maybe(format!("{column}_ci95_low"), lo(e))
+                        .maybe(format!("{column}_ci95_high"), hi(e));
+                }
             }
+            row
         })
         .collect()
 }
@@ -577,4 +498,46 @@ fn study_rows<'a>(exp: &'a Experiment, out: &'a Outcome) -> Vec<StudyCsvRow<'a>>
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::experiment::queueing::{BY_SIZE, DelayQuantity, Statistic};
+
+    /// The experiment reference's row of output file `file`.
+    fn reference_row(file: &str) -> String {
+        let reference = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/experiments/README.md"
+        ))
+        .unwrap();
+        reference
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{file}` |")))
+            .unwrap_or_else(|| panic!("experiments/README.md has no row for {file}"))
+            .to_string()
+    }
+
+    /// Every delay column the table of quantities and statistics makes is named in the
+    /// reference's rows of `summary.csv` and `waits_by_size.csv`.
+    #[test]
+    fn every_generated_delay_column_is_in_the_reference() {
+        let summary = reference_row("summary.csv");
+        for q in DelayQuantity::ALL {
+            for s in Statistic::ALL {
+                let c = s.column(q);
+                assert!(summary.contains(&c), "summary.csv's row lacks `{c}`");
+            }
+        }
+        let by_size = reference_row("waits_by_size.csv");
+        for (q, s) in BY_SIZE {
+            let c = s.column(q);
+            for col in [c.clone(), format!("{c}_ci95_low"), format!("{c}_ci95_high")] {
+                assert!(
+                    by_size.contains(&col),
+                    "waits_by_size.csv's row lacks `{col}`"
+                );
+            }
+        }
+    }
 }

@@ -8,14 +8,19 @@ use super::sweep::Finder;
 use super::{ClaimSpec, DelayQuantity, Experiment, RegionMapSpec, Statistic, Workload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
+use crate::experiment::common::kinds::{self, Kind};
 use crate::sim::Verdict;
 
-/// One claim table's context: its index, the policies' labels.
-struct ClaimCx<'a> {
+/// One claim table's context: its index, the policies (and their labels), whether a trace is
+/// replayed, the region map if any.
+pub(crate) struct ClaimCx<'a> {
     at: &'a Finder<'a>,
     i: usize,
     c: &'a RawClaim,
     labels: &'a [String],
+    policies: &'a [QueuePolicy],
+    traced: bool,
+    map: Option<&'a RegionMapSpec>,
 }
 
 impl ClaimCx<'_> {
@@ -62,7 +67,115 @@ impl ClaimCx<'_> {
     }
 }
 
-/// Validates every `[[claim]]`.
+/// A claim kind's validator.
+type Parse = fn(&ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError>;
+
+/// The keys naming a sweep point.
+const POINT: [&str; 4] = ["load", "arrival_rate", "fraction", "scaling"];
+/// The keys of a limit search.
+const SEARCH: [&str; 4] = ["max_probes", "steps", "resolution", "rounds"];
+
+/// Every kind of `[[claim]]` of a queueing file, the default first: its name, its keys, one
+/// line of help and its validator. `--help` lists them and `experiments/README.md` documents
+/// each (a test checks every key there).
+pub(crate) const CLAIM_KINDS: &[Kind<Parse>] = &[
+    Kind {
+        name: "verdict",
+        keys: &["policy", POINT[0], POINT[1], POINT[2], POINT[3], "expect"],
+        help: "the majority verdict of a policy's runs at a point",
+        parse: verdict,
+    },
+    Kind {
+        name: "threshold",
+        keys: &[
+            "policy", "at_least", "at_most", SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3],
+        ],
+        help: "a policy's stability limit, searched, against fractions of rho*",
+        parse: threshold,
+    },
+    Kind {
+        name: "saturation",
+        keys: &["policy", SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3]],
+        help: "a FIFO-service policy's limit beside its saturated throughput",
+        parse: saturation,
+    },
+    Kind {
+        name: "ranking",
+        keys: &["order", POINT[0], POINT[1], POINT[2], POINT[3], "paired"],
+        help: "mean queues increasing in the order given, intervals apart",
+        parse: ranking,
+    },
+    Kind {
+        name: "wait",
+        keys: &[
+            "policy", POINT[0], POINT[1], POINT[2], POINT[3], "quantile", "quantity", "at_most",
+            "at_least", "below",
+        ],
+        help: "a statistic of a policy's waiting or response time at a point",
+        parse: wait,
+    },
+    Kind {
+        name: "limit-order",
+        keys: &["order", SEARCH[0], SEARCH[1], SEARCH[2], SEARCH[3]],
+        help: "several policies' limits separated in the order given",
+        parse: limit_order,
+    },
+    Kind {
+        name: "delay-trend",
+        keys: &[
+            "policy", POINT[0], POINT[1], POINT[2], POINT[3], "at_least", "quantity",
+        ],
+        help: "with [constraints]: Kendall's tau between u*_c and the delay",
+        parse: delay_trend,
+    },
+    Kind {
+        name: "synthesis-error",
+        keys: &["at_most"],
+        help: "with a re-synthesis: the mean error of the synthesised delays",
+        parse: synthesis_error,
+    },
+    Kind {
+        name: "region-fraction",
+        keys: &["policy", "at_least", "at_most", "rays"],
+        help: "with [region_map]: a policy's limit as fractions of the capacity on its rays",
+        parse: region_fraction,
+    },
+    Kind {
+        name: "region-separated",
+        keys: &["order", "rays"],
+        help: "with [region_map]: two policies' limits separated on every ray",
+        parse: region_separated,
+    },
+];
+
+impl RawClaim {
+    /// Each key of a claim table and whether this one has it.
+    fn given(&self) -> [(&'static str, bool); 19] {
+        [
+            ("kind", self.kind.is_some()),
+            ("policy", self.policy.is_some()),
+            ("load", self.load.is_some()),
+            ("arrival_rate", self.arrival_rate.is_some()),
+            ("fraction", self.fraction.is_some()),
+            ("scaling", self.scaling.is_some()),
+            ("expect", self.expect.is_some()),
+            ("at_least", self.at_least.is_some()),
+            ("at_most", self.at_most.is_some()),
+            ("steps", self.steps.is_some()),
+            ("max_probes", self.max_probes.is_some()),
+            ("resolution", self.resolution.is_some()),
+            ("rounds", self.rounds.is_some()),
+            ("order", self.order.is_some()),
+            ("paired", self.paired.is_some()),
+            ("quantity", self.quantity.is_some()),
+            ("rays", self.rays.is_some()),
+            ("quantile", self.quantile.is_some()),
+            ("below", self.below.is_some()),
+        ]
+    }
+}
+
+/// Validates every `[[claim]]`: its kind one of [`CLAIM_KINDS`], its keys those the kind takes.
 pub(in crate::experiment::queueing) fn claims(
     raw: &[RawClaim],
     at: &Finder<'_>,
@@ -75,70 +188,21 @@ pub(in crate::experiment::queueing) fn claims(
     raw.iter()
         .enumerate()
         .map(|(i, c)| {
-            let k = ClaimCx { at, i, c, labels };
-            let kind = c.kind.as_deref().unwrap_or("verdict");
-            if c.rays.is_some() && !kind.starts_with("region-") {
-                return Err(k.cx().bad(
-                    &k.key("rays"),
-                    "no `rays` except in a \"region-fraction\" or \"region-separated\" claim",
-                    format!("kind = \"{kind}\""),
-                ));
-            }
-            if c.quantity.is_some() && kind != "delay-trend" && kind != "wait" {
-                return Err(k.cx().bad(
-                    &k.key("quantity"),
-                    "no `quantity` except in a \"delay-trend\" or \"wait\" claim",
-                    format!("kind = \"{kind}\""),
-                ));
-            }
-            for (key, v) in [("quantile", &c.quantile), ("below", &c.below)] {
-                if v.is_some() && kind != "wait" {
-                    return Err(k.cx().bad(
-                        &k.key(key),
-                        &format!("no `{key}` except in a \"wait\" claim"),
-                        format!("kind = \"{kind}\""),
-                    ));
-                }
-            }
-            match kind {
-                "verdict" => verdict(&k),
-                "threshold" if traced => Err(k.cx().bad(
-                    &k.key("kind"),
-                    "\"verdict\" or \"ranking\" for a replayed trace (a threshold needs sampled laws)",
-                    "\"threshold\"",
-                )),
-                "limit-order" if traced => Err(k.cx().bad(
-                    &k.key("kind"),
-                    "\"verdict\" or \"ranking\" for a replayed trace (a limit needs sampled laws)",
-                    "\"limit-order\"",
-                )),
-                "threshold" => threshold(&k),
-                "limit-order" => limit_order(&k),
-                "saturation" => saturation(&k, policies, traced),
-                "ranking" => ranking(&k),
-                "wait" => wait(&k),
-                "delay-trend" => delay_trend(&k),
-                "synthesis-error" => synthesis_error(&k),
-                "region-fraction" | "region-separated" => {
-                    let map = map.ok_or_else(|| {
-                        k.cx().bad(
-                            &k.key("kind"),
-                            &format!("a [region_map] table for a \"{kind}\" claim"),
-                            "none",
-                        )
-                    })?;
-                    if kind == "region-fraction" {
-                        region_fraction(&k, map)
-                    } else {
-                        region_separated(&k, map)
-                    }
-                }
-                other => Err(k.cx().bad(
-                    &k.key("kind"),
-                    "\"verdict\" (default), \"threshold\", \"saturation\", \"ranking\", \"wait\", \"limit-order\", \"delay-trend\", \"synthesis-error\", \"region-fraction\" or \"region-separated\"",
-                    format!("\"{other}\""),
-                )),
-            }
+            let k = ClaimCx {
+                at,
+                i,
+                c,
+                labels,
+                policies,
+                traced,
+                map,
+            };
+            let name = c.kind.as_deref().unwrap_or(CLAIM_KINDS[0].name);
+            let kind = kinds::find(k.cx(), CLAIM_KINDS, ("claim", &k.key("kind")), name)?;
+            kinds::keys_taken(k.cx(), (CLAIM_KINDS, kind), "claim", &c.given(), |key| {
+                k.key(key)
+            })?;
+            (kind.parse)(&k)
         })
         .collect()
 }
@@ -178,7 +242,37 @@ fn ordered(k: &ClaimCx<'_>, unit: &str) -> Result<(), ExperimentError> {
     }
 }
 
+/// Refuses a claim that needs sampled laws of a file that replays a trace.
+fn sampled_laws(k: &ClaimCx<'_>, what: &str) -> Result<(), ExperimentError> {
+    if k.traced {
+        let kind = k.c.kind.as_deref().unwrap_or_default();
+        return Err(k.cx().bad(
+            &k.key("kind"),
+            &format!(
+                "\"verdict\" or \"ranking\" for a replayed trace (a {what} needs sampled laws)"
+            ),
+            format!("\"{kind}\""),
+        ));
+    }
+    Ok(())
+}
+
+/// The region map a claim's kind needs.
+fn region<'a>(k: &ClaimCx<'a>) -> Result<&'a RegionMapSpec, ExperimentError> {
+    k.map.ok_or_else(|| {
+        k.cx().bad(
+            &k.key("kind"),
+            &format!(
+                "a [region_map] table for a \"{}\" claim",
+                k.c.kind.as_deref().unwrap_or_default()
+            ),
+            "none",
+        )
+    })
+}
+
 fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    sampled_laws(k, "threshold")?;
     let policy = k.policy()?;
     let c = k.c;
     if c.at_least.is_none() && c.at_most.is_none() {
@@ -204,11 +298,8 @@ fn threshold(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
     })
 }
 
-fn saturation(
-    k: &ClaimCx<'_>,
-    policies: &[QueuePolicy],
-    traced: bool,
-) -> Result<ClaimSpec, ExperimentError> {
+fn saturation(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let (policies, traced) = (k.policies, k.traced);
     let policy = k.policy()?;
     if traced {
         return Err(k.cx().bad(
@@ -266,6 +357,7 @@ fn order(k: &ClaimCx<'_>, what: &str) -> Result<Vec<usize>, ExperimentError> {
 }
 
 fn limit_order(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    sampled_laws(k, "limit")?;
     Ok(ClaimSpec::LimitOrder {
         order: order(k, "a list of policy labels, lowest stability limit first")?,
         search: search(k)?,
@@ -361,7 +453,8 @@ fn mapped(
     }
 }
 
-fn region_fraction(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, ExperimentError> {
+fn region_fraction(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let map = region(k)?;
     let policy = mapped(k, map, k.policy()?, "policy")?;
     let c = k.c;
     if c.at_least.is_none() && c.at_most.is_none() {
@@ -391,7 +484,8 @@ fn region_fraction(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, Ex
     })
 }
 
-fn region_separated(k: &ClaimCx<'_>, map: &RegionMapSpec) -> Result<ClaimSpec, ExperimentError> {
+fn region_separated(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let map = region(k)?;
     let order = order(k, "two policy labels, the lower region first")?;
     if order.len() != 2 {
         return Err(k
@@ -552,4 +646,84 @@ pub(in crate::experiment::queueing) fn passable(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference's section of `[[claim]] kind = "name"`: from its heading line to the next
+    /// kind's or the next table's.
+    fn section<'a>(reference: &'a str, name: &str) -> &'a str {
+        let start = reference
+            .find(&format!("`kind = \"{name}\"`"))
+            .unwrap_or_else(|| panic!("experiments/README.md has no `kind = \"{name}\"`"));
+        let rest = &reference[start + 1..];
+        let end = [rest.find("\n`kind = \""), rest.find("\n### ")]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(rest.len());
+        &reference[start..start + 1 + end]
+    }
+
+    /// Every claim kind is documented in the experiment reference with every key it takes.
+    #[test]
+    fn every_claim_kind_and_key_is_in_the_reference() {
+        let reference = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/experiments/README.md"
+        ))
+        .unwrap();
+        let claims = &reference[reference.find("### `[[claim]]`").unwrap()..];
+        for kind in CLAIM_KINDS {
+            let text = section(claims, kind.name);
+            for key in kind.keys {
+                // the search's keys are documented once, for threshold claims
+                let searched = SEARCH.contains(key) && kind.name != "threshold";
+                assert!(
+                    searched || text.contains(&format!("`{key}`")),
+                    "experiments/README.md: the `{}` claim's section does not name `{key}`",
+                    kind.name
+                );
+            }
+        }
+    }
+
+    /// A key the claim's kind does not take is refused, naming it and the kind's keys; a kind
+    /// that is no kind is refused with the closest one.
+    #[test]
+    fn a_key_of_another_kind_and_a_misspelt_kind_are_refused() {
+        let file = |claim: &str| {
+            format!(
+                "name = \"k\"\n[cluster]\nservers = 2\n[workload]\n\
+                 sizes = {{ dist = \"uniform\", low = 0.1, high = 0.5 }}\n\
+                 service = {{ dist = \"geometric\", mean = 10.0 }}\n[run]\nslots = 1000\n\
+                 [sweep]\nload = [0.5]\n[[policy]]\nname = \"bf-js\"\n[[claim]]\n{claim}"
+            )
+        };
+        let refused = |claim: &str| {
+            Experiment::parse(std::path::Path::new("k.toml"), &file(claim))
+                .err()
+                .unwrap_or_else(|| panic!("accepted: {claim}"))
+                .to_string()
+        };
+        let e = refused("policy = \"bf-js\"\nload = 0.5\nexpect = \"stable\"\nresolution = 0.1\n");
+        assert!(
+            e.contains("`resolution` of [[claim]] #1")
+                && e.contains("only the keys a \"verdict\" claim takes")
+                && e.contains("`expect`"),
+            "{e}"
+        );
+        let e = refused("kind = \"treshold\"\npolicy = \"bf-js\"\nat_least = 0.5\n");
+        assert!(e.contains("did you mean \"threshold\"?"), "{e}");
+        // the keys a kind takes are accepted
+        assert!(
+            Experiment::parse(
+                std::path::Path::new("k.toml"),
+                &file("kind = \"threshold\"\npolicy = \"bf-js\"\nat_least = 0.5\nrounds = 2\n")
+            )
+            .is_ok()
+        );
+    }
 }

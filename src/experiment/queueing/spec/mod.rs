@@ -21,7 +21,7 @@ mod workload;
 use std::path::Path;
 
 pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstraints};
-pub(crate) use delay::{DelayQuantity, Statistic};
+pub(crate) use delay::{BY_SIZE, DelayQuantity, QUANTILES, Statistic};
 pub(in crate::experiment::queueing) use horizon::DEFAULT_EXTENSION;
 pub(crate) use numa::NumaRho;
 pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
@@ -36,6 +36,8 @@ use crate::policy::registry::Registry;
 use crate::sim::{SizeClasses, Verdict};
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
+pub(crate) use claims::CLAIM_KINDS;
+pub(crate) use plots::PLOT_KINDS;
 pub(crate) use policies::QueuePolicy;
 
 pub(crate) use crate::stability::search::SearchSpec;

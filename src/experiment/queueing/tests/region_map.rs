@@ -140,13 +140,13 @@ fn bad_maps_are_refused_by_key() {
             "region_map.resolution",
         ),
         (
-            "resolution = 0.03\n[[claim]]\nkind = \"region-fraction\"\npolicy = \"vqs\"\nat_least = 0.5\nrays = [30.0]",
-            "resolution = 0.03",
+            "max_probes = 8\n[[claim]]\nkind = \"region-fraction\"\npolicy = \"vqs\"\nat_least = 0.5\nrays = [30.0]",
+            "max_probes = 8",
             "key `rays` of [[claim]] #1",
         ),
         (
-            "resolution = 0.03\n[[claim]]\nkind = \"region-separated\"\norder = [\"vqs\", \"bf-js\", \"vqs\"]",
-            "resolution = 0.03",
+            "max_probes = 8\n[[claim]]\nkind = \"region-separated\"\norder = [\"vqs\", \"bf-js\", \"vqs\"]",
+            "max_probes = 8",
             "key `order` of [[claim]] #1",
         ),
         (
