@@ -115,7 +115,12 @@ fn draws(s: &Setting) -> u64 {
 }
 
 /// One run of `base` (with `j` for the VQS family); `None` if the policy cannot run here.
-fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
+fn policy_run(
+    s: &Setting,
+    base: &str,
+    j: u32,
+    say: bool,
+) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
     let policies = Registry::builtin();
     let takes_j = policies.entry(base).is_some_and(|e| e.keys.contains(&"J"));
     let mut table = toml::Table::new();
@@ -126,7 +131,9 @@ fn policy_run(s: &Setting, base: &str, j: u32) -> Option<Box<dyn FnMut() -> (u64
     let spec = match policies.parse(&params, &s.sizes) {
         Ok(spec) => spec,
         Err(e) => {
-            eprintln!("{base}: {} expected {}", e.key, e.expected);
+            if say {
+                eprintln!("{base}: {} expected {}", e.key, e.expected);
+            }
             return None;
         }
     };
@@ -182,10 +189,17 @@ fn main() {
     let jobs: f64 = env("PACKLAB_BENCH_JOBS", 6e6);
     let reps: usize = env::<usize>("PACKLAB_BENCH_REPS", 3).max(1);
     let servers: String = env("PACKLAB_BENCH_SERVERS", "5,100,1000,10000".to_string());
-    let names: String = env(
-        "PACKLAB_BENCH_POLICIES",
-        "floor,bf-js,fifo-ff,vqs:4,vqs-bf:4,max-weight".to_string(),
-    );
+    // by default the floor and every policy of the registry (J = 4 for those that take it)
+    let every: Vec<String> = std::iter::once("floor".to_string())
+        .chain(Registry::builtin().entries().map(|e| {
+            if e.keys.contains(&"J") {
+                format!("{}:4", e.name)
+            } else {
+                e.name.to_string()
+            }
+        }))
+        .collect();
+    let names: String = env("PACKLAB_BENCH_POLICIES", every.join(","));
     let mean_service: f64 = env("PACKLAB_BENCH_SERVICE", 100.0);
     let load: f64 = env("PACKLAB_BENCH_LOAD", 0.7);
     let range: String = env("PACKLAB_BENCH_SIZES", "0.1,0.9".to_string());
@@ -228,16 +242,15 @@ fn main() {
                 floor_ns = m.0;
                 ("floor".to_string(), m)
             } else {
-                let setting = if base == "max-weight" { &two } else { &uniform };
-                let Some(run) = policy_run(setting, base, j) else {
-                    continue;
+                // a policy that needs finitely many sizes runs on the two-size law
+                let (run, label) = match policy_run(&uniform, base, j, false) {
+                    Some(run) => (run, name.to_string()),
+                    None => match policy_run(&two, base, j, true) {
+                        Some(run) => (run, format!("{name} (2 sizes)")),
+                        None => continue,
+                    },
                 };
                 let m = measure(reps, run);
-                let label = if base == "max-weight" {
-                    "max-weight (2 sizes)".to_string()
-                } else {
-                    name.to_string()
-                };
                 if base == "bf-js" {
                     bf_js_ns = m.0;
                 }

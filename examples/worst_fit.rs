@@ -8,8 +8,10 @@
 //! The example
 //! 1. implements [`Policy`] twice: a fast version (servers kept ordered by free capacity, so
 //!    every decision is O(log L)) and a plain linear scan of every server, the rule as stated;
-//! 2. checks the fast version against the scan decision by decision on random systems, with
-//!    the harness packlab's own policies are checked by ([`packlab::policy::testing`]);
+//! 2. names the scan as its entry's plain version, and runs the suites packlab's own policies
+//!    go through on the entry ([`packlab::policy::testing::check_entry`]): decision by decision
+//!    against the scan on random systems, invariants after every slot, and the slot loop's
+//!    shortcuts giving the loop's result;
 //! 3. adds `fifo-wf` (name, keys, one line of doc, parser, colour) to a registry beside the
 //!    built-in policies, so that experiment files read with it name it like a built-in one;
 //! 4. runs `examples/worst_fit.toml`, which sets it beside FIFO-FF and BF-J/S and makes claims
@@ -26,7 +28,7 @@ use std::process::ExitCode;
 use packlab::experiment::{ExperimentFile, Options};
 use packlab::model::{Job, ServerId, Size};
 use packlab::policy::registry::Registry;
-use packlab::policy::testing::same_decisions;
+use packlab::policy::testing::check_entry;
 use packlab::policy::{Policy, PolicyEntry, PolicySpec, SlotView};
 use packlab::sim::{Cluster, Violation};
 
@@ -137,15 +139,21 @@ impl Policy for LinearWorstFit {
 
 /// What packlab needs to know of `fifo-wf`: its name in files, a line for `--help`, how its
 /// table becomes a policy (no keys: [`packlab::policy::PolicyParams`]' getters read a policy's
-/// own keys), its colour in figures, and that it serves jobs in arrival order (so `saturation`
-/// claims may be made of it); its cost per slot keeps the default, BF-J/S's.
+/// own keys), its colour in figures, that it serves jobs in arrival order (so `saturation`
+/// claims may be made of it), and its plain version for the suites; its cost per slot keeps
+/// the default, BF-J/S's.
 const FIFO_WF: PolicyEntry = PolicyEntry::new(
     "fifo-wf",
     "FIFO-WF: the head job to the server with the most free capacity; head-of-line blocking",
     |_, _| Ok(PolicySpec::new("", FifoWorstFit::new)),
 )
 .colour((214, 120, 0))
-.fifo_service();
+.fifo_service()
+.reference(|_, _| {
+    Ok(PolicySpec::new("linear scan", |_| LinearWorstFit {
+        queue: VecDeque::new(),
+    }))
+});
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -156,22 +164,15 @@ fn main() -> ExitCode {
         .and_then(|k| args.get(k + 1))
         .map_or_else(|| PathBuf::from("results/worst_fit"), PathBuf::from);
 
-    // 1. the fast version against the scan, decision by decision
-    match same_decisions(
-        |servers| Box::new(FifoWorstFit::new(servers)),
-        |_| {
-            Box::new(LinearWorstFit {
-                queue: VecDeque::new(),
-            })
-        },
-        60,
-        2026,
-    ) {
-        Ok(n) => {
-            println!("fifo-wf: {n} placements on 60 random systems, the same as the linear scan")
-        }
+    // 1. the suites every policy goes through: against the scan, decision by decision
+    match check_entry(&FIFO_WF, 60, 2026) {
+        Ok(c) => println!(
+            "fifo-wf: {} placements on 60 random systems, the same as the linear scan; {} runs \
+             with every invariant checked after every slot",
+            c.compared, c.runs
+        ),
         Err(e) => {
-            eprintln!("fifo-wf differs from its linear-scan version: {e}");
+            eprintln!("fifo-wf fails its suites: {e}");
             return ExitCode::FAILURE;
         }
     }

@@ -27,7 +27,8 @@ pub(crate) const BF_JS: PolicyEntry = PolicyEntry::new(
 )
 .keys(&["score"])
 .scored(Discipline::BestFitJS)
-.colour((31, 119, 180));
+.colour((31, 119, 180))
+.reference(super::reference::bf_js);
 
 /// BF-J on its own.
 pub(crate) const BF_J: PolicyEntry = PolicyEntry::new(
@@ -35,7 +36,8 @@ pub(crate) const BF_J: PolicyEntry = PolicyEntry::new(
     "BF-J alone: every waiting job, in arrival order, to the fullest server it fits",
     |_, _| Ok(PolicySpec::new("", BestFitJ::new)),
 )
-.colour((255, 127, 14));
+.colour((255, 127, 14))
+.reference(super::reference::bf_j);
 
 /// BF-S on its own.
 pub(crate) const BF_S: PolicyEntry = PolicyEntry::new(
@@ -43,7 +45,8 @@ pub(crate) const BF_S: PolicyEntry = PolicyEntry::new(
     "BF-S alone: every server, in index order, takes the largest jobs that fit",
     |_, _| Ok(PolicySpec::new("", BestFitS::new)),
 )
-.colour((148, 103, 189));
+.colour((148, 103, 189))
+.reference(super::reference::bf_s);
 
 /// BF-S on server `i`: take the largest waiting job that fits until none does.
 #[inline]

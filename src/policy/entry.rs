@@ -6,7 +6,7 @@ use crate::workload::SizeLaw;
 
 /// A `[[policy]]` table's parser: its parameters (and the size law, for policies that need
 /// finitely many sizes) into a validated spec.
-pub(crate) type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>;
+pub type Parse = fn(&PolicyParams<'_>, &SizeLaw) -> Result<PolicySpec, ParamError>;
 
 /// One policy as experiment files name it: all that packlab needs to know of a policy besides
 /// the policy itself. Built with [`PolicyEntry::new`] and its setters, so that a field added
@@ -33,6 +33,13 @@ pub struct PolicyEntry {
     /// With `score`, the built-in policy runs on the multi-resource path as this discipline
     /// with that packing scorer (BF-J/S and FIFO-FF).
     pub(crate) scored: Option<crate::model::Discipline>,
+    /// The parameters the suites run it with ([`super::testing::check_entry`]): each the keys
+    /// of a `[[policy]]` table besides `name`, as TOML (`"J = 2"`, `"J = 2\nstall = 0.5"`);
+    /// by default one set, of no keys.
+    pub examples: &'static [&'static str],
+    /// A plain version of its rule (every decision a linear scan), built from the same keys:
+    /// the suites check the policy against it decision by decision.
+    pub reference: Option<Parse>,
 }
 
 impl PolicyEntry {
@@ -48,7 +55,21 @@ impl PolicyEntry {
             cost: 1.0,
             fifo_service: false,
             scored: None,
+            examples: &[""],
+            reference: None,
         }
+    }
+
+    /// The parameter sets the suites run it with (see [`PolicyEntry::examples`]).
+    pub const fn examples(mut self, examples: &'static [&'static str]) -> Self {
+        self.examples = examples;
+        self
+    }
+
+    /// Its plain version, for the suites (see [`PolicyEntry::reference`]).
+    pub const fn reference(mut self, reference: Parse) -> Self {
+        self.reference = Some(reference);
+        self
     }
 
     /// The keys its tables take.

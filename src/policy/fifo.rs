@@ -23,7 +23,8 @@ pub(crate) const FIFO_FF: PolicyEntry = PolicyEntry::new(
 .keys(&["score"])
 .scored(Discipline::Fifo)
 .colour((60, 60, 60))
-.fifo_service();
+.fifo_service()
+.reference(super::reference::fifo_ff);
 
 /// First-in first-out with first fit.
 #[derive(Clone, Debug)]

@@ -31,7 +31,8 @@ pub(crate) const MAX_WEIGHT: PolicyEntry = PolicyEntry::new(
     },
 )
 .colour((140, 86, 75))
-.cost(1.5);
+.cost(1.5)
+.reference(super::reference::max_weight);
 
 #[derive(Clone, Debug, Default)]
 struct ServerState {

@@ -11,6 +11,7 @@ mod fifo;
 pub mod index;
 mod maxweight;
 pub(crate) mod params;
+mod reference;
 pub mod registry;
 mod spec;
 mod system;
@@ -24,6 +25,7 @@ pub use spec::PolicySpec;
 pub use system::{run, run_spec};
 pub use vqs::{Vqs, VqsBf};
 
+pub use entry::Parse;
 pub use params::{ParamError, PolicyParams};
 pub use registry::{POLICIES, PolicyEntry};
 

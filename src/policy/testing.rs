@@ -161,3 +161,145 @@ pub fn same_decisions_on(
     }
     Ok(compared)
 }
+
+/// What [`check_entry`] checked of a policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Runs made, each checked after every slot.
+    pub runs: usize,
+    /// Placements compared with the plain version's, decision by decision (none without one).
+    pub compared: usize,
+}
+
+/// A source that, unless `tell`, hides when its next batch comes, so that the slot loop runs
+/// every slot.
+struct EverySlot {
+    source: JobSource,
+    tell: bool,
+}
+
+impl crate::workload::Source<crate::model::Job> for EverySlot {
+    fn batch(&mut self, t: u64, out: &mut Vec<crate::model::Job>) {
+        self.source.batch(t, out)
+    }
+    fn arrived(&self) -> u64 {
+        self.source.arrived()
+    }
+    fn arrived_work(&self) -> u128 {
+        self.source.arrived_work()
+    }
+    fn next_arrival(&self) -> u64 {
+        if self.tell {
+            self.source.next_arrival()
+        } else {
+            0
+        }
+    }
+}
+
+/// The suites every policy of a registry goes through, on one entry (a program checks its own
+/// policies with it, as packlab checks the built-in ones): for each of its parameter sets
+/// ([`super::PolicyEntry::examples`]) on `cases` random [`Instance`]s drawn from `seed` (those whose
+/// size law its parser accepts):
+/// - its invariants after every slot (no server over capacity, jobs conserved, its own
+///   [`Policy::check`]);
+/// - with a plain version ([`super::PolicyEntry::reference`]), the same placements, decision by
+///   decision, on the same jobs;
+/// - the slot loop skipping slots without events, and compiled for the policy's own type, giving
+///   the result, number for number, of the loop that runs every slot over `dyn Policy` (through
+///   warm-up, sampling, horizon doublings and the queue cap).
+///
+/// Returns what was checked, or the first parameter set, case and difference.
+pub fn check_entry(entry: &super::PolicyEntry, cases: usize, seed: u64) -> Result<Checked, String> {
+    let mut checked = Checked::default();
+    for example in entry.examples {
+        let table: toml::Table = example
+            .parse()
+            .map_err(|e| format!("{}: example `{example}` is not TOML: {e}", entry.name))?;
+        let params = super::PolicyParams::new(entry.name, &table);
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut accepted = 0;
+        for case in 0..cases {
+            let inst = Instance::random(&mut rng);
+            let Ok(spec) = (entry.parse)(&params, &inst.sizes) else {
+                continue;
+            };
+            accepted += 1;
+            let at = |what: String| format!("{} with `{example}`, case {case}: {what}", entry.name);
+            let fast = run_logged(&inst, spec.build(inst.servers).as_mut(), 3_000)
+                .map_err(|e| at(e.to_string()))?;
+            checked.runs += 1;
+            if let Some(reference) = entry.reference {
+                let plain = (reference)(&params, &inst.sizes).map_err(|e| at(format!("{e:?}")))?;
+                let slow = run_logged(&inst, plain.build(inst.servers).as_mut(), 3_000)
+                    .map_err(|e| at(format!("its plain version: {e}")))?;
+                if let Some(k) = (0..fast.len().min(slow.len())).find(|&k| fast[k] != slow[k]) {
+                    return Err(at(format!(
+                        "decision {k} differs from the plain version's ({} servers, rate {:.3}): \
+                         {:?} against {:?}",
+                        inst.servers, inst.rate, fast[k], slow[k]
+                    )));
+                }
+                if fast.len() != slow.len() {
+                    return Err(at(format!(
+                        "{} placements against the plain version's {}",
+                        fast.len(),
+                        slow.len()
+                    )));
+                }
+                checked.compared += fast.len();
+            }
+            same_loops(&spec, &inst, 2_000 + 97 * case as u64).map_err(at)?;
+            checked.runs += 3;
+        }
+        if accepted == 0 {
+            return Err(format!(
+                "{} with `{example}`: its parser accepted none of {cases} random size laws",
+                entry.name
+            ));
+        }
+    }
+    Ok(checked)
+}
+
+/// The run of `spec` on `inst` for `slots` slots (a tenth warm-up, 97 samples, doublings up to
+/// four times the horizon, a small queue cap) by the slot loop skipping slots without events,
+/// compiled for the policy's type, and running every slot: the same result, number for number.
+fn same_loops(spec: &super::PolicySpec, inst: &Instance, slots: u64) -> Result<(), String> {
+    let mut cfg = RunConfig::new(slots, slots / 10 + 1, inst.service.mean());
+    cfg.samples = 97;
+    cfg.queue_cap = 400;
+    cfg.max_slots = 4 * slots;
+    let run = |tell: bool, compiled: bool| {
+        let arrivals = Arrivals::new(ArrivalProcess::Poisson, inst.rate).expect("a valid rate");
+        let mut source = EverySlot {
+            source: JobSource::new(
+                inst.sizes.clone(),
+                inst.service.clone(),
+                arrivals,
+                inst.seed,
+            ),
+            tell,
+        };
+        let mut cluster = Cluster::new(inst.servers, inst.service.mean());
+        if compiled {
+            super::run_spec(spec, &mut source, &mut cluster, &cfg)
+        } else {
+            super::run(
+                spec.build(inst.servers).as_mut(),
+                &mut source,
+                &mut cluster,
+                &cfg,
+            )
+        }
+        .map_err(|e| e.to_string())
+    };
+    let every = run(false, false)?;
+    if run(true, false)? != every {
+        return Err("skipping slots without events changed the result".into());
+    }
+    if run(true, true)? != every {
+        return Err("the loop compiled for the policy's type gave another result".into());
+    }
+    Ok(())
+}

@@ -42,7 +42,9 @@ pub(crate) const VQS: PolicyEntry = PolicyEntry::new(
 )
 .keys(&["J", "partition", "cuts", "stall"])
 .colour((214, 39, 40))
-.cost(1.5);
+.cost(1.5)
+.examples(VQ_EXAMPLES)
+.reference(super::reference::vqs);
 
 /// VQS-BF in experiment files.
 pub(crate) const VQS_BF: PolicyEntry = PolicyEntry::new(
@@ -58,7 +60,19 @@ pub(crate) const VQS_BF: PolicyEntry = PolicyEntry::new(
 )
 .keys(&["J", "partition", "cuts", "stall"])
 .colour((44, 160, 44))
-.cost(1.5);
+.cost(1.5)
+.examples(VQ_EXAMPLES)
+.reference(super::reference::vqs_bf);
+
+/// The parameters VQS and VQS-BF are checked with: partitions X_2 to X_5, the dyadic one, and
+/// stalling.
+const VQ_EXAMPLES: &[&str] = &[
+    "J = 2",
+    "J = 3",
+    "J = 5",
+    "J = 3\npartition = \"dyadic\"",
+    "J = 3\nstall = 0.7",
+];
 
 /// A VQS-type policy's parameters in words: the partition (its upper ends in fixed-point units
 /// for cut points given by hand) and the stalling β.

@@ -1,132 +1,58 @@
-//! The fast policies against simple, obviously correct implementations with linear scans, on
-//! random small instances, decision by decision; and the invariants after every slot.
+//! The policies' suites, driven by the registry: every built-in policy (and a program's own,
+//! through the same public [`testing::check_entry`]) against the plain version of its rule its
+//! entry names, decision by decision, with its invariants after every slot and the slot loop's
+//! shortcuts giving the loop's result; and the invariants on their own.
 
-use packlab::model::{Job, ServerId, Size};
+use packlab::model::{Job, Size};
+use packlab::policy::registry::Registry;
 use packlab::policy::testing::{self, Instance};
-use packlab::policy::{Policy, PolicySpec, SlotView};
-use packlab::sim::{Cluster, Placement, RunConfig};
+use packlab::policy::{Policy, PolicyEntry, PolicyParams, PolicySpec, SlotView};
+use packlab::sim::{Cluster, RunConfig};
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-/// Linear-scan versions of the paper's rules (docs/theory.md sections 3 and 8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rule {
-    BfJs,
-    BfJ,
-    BfS,
-    FifoFf,
-}
-
-struct Reference {
-    rule: Rule,
-    /// Waiting jobs in arrival order.
-    queue: Vec<Job>,
-    /// Ids of this slot's batch.
-    batch: Vec<u64>,
-}
-
-impl Reference {
-    fn new(rule: Rule) -> Self {
-        Reference {
-            rule,
-            queue: Vec::new(),
-            batch: Vec::new(),
-        }
-    }
-
-    /// Largest waiting job with size ≤ free; ties: earliest arrival.
-    fn largest_fitting(&self, free: Size) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for (k, j) in self.queue.iter().enumerate() {
-            if j.size <= free && best.is_none_or(|b| j.size > self.queue[b].size) {
-                best = Some(k);
-            }
-        }
-        best
-    }
-
-    /// Server with least free ≥ size; ties: lowest index.
-    fn best_server(cluster: &Cluster, size: Size) -> Option<ServerId> {
-        let mut best: Option<ServerId> = None;
-        for i in 0..cluster.servers() as ServerId {
-            let f = cluster.free(i);
-            if f >= size && best.is_none_or(|b| f < cluster.free(b)) {
-                best = Some(i);
-            }
-        }
-        best
-    }
-
-    fn bf_s(&mut self, cluster: &mut Cluster, i: ServerId, now: u64) {
-        while let Some(k) = self.largest_fitting(cluster.free(i)) {
-            let job = self.queue.remove(k);
-            cluster.place(i, &job, now);
-        }
+/// Every built-in policy names a plain version of its rule and passes the suites with it, on
+/// each of its parameter sets: a built-in policy added without one fails here.
+#[test]
+fn every_built_in_policy_passes_its_suites() {
+    for e in Registry::builtin().entries() {
+        assert!(
+            e.reference.is_some(),
+            "built-in policy {} names no plain version of its rule",
+            e.name
+        );
+        let checked = testing::check_entry(e, 24, 0xB357).unwrap_or_else(|m| panic!("{m}"));
+        assert!(
+            checked.compared > 0 && checked.runs > 0,
+            "{}: {checked:?}",
+            e.name
+        );
     }
 }
 
-impl Policy for Reference {
-    fn enqueue(&mut self, job: Job) {
-        self.batch.push(job.id);
-        self.queue.push(job);
+/// `entry` with no keys against its plain version on instances drawn by `instance`.
+fn against_reference(name: &str, instance: fn(&mut Pcg64Mcg) -> Instance, cases: usize) {
+    let registry = Registry::builtin();
+    let e: &PolicyEntry = registry.entry(name).expect("a built-in policy");
+    let table = toml::Table::new();
+    let params = PolicyParams::new(e.name, &table);
+    let spec = |sizes: &SizeLaw| (e.parse)(&params, sizes).expect("keys valid");
+    let plain = |sizes: &SizeLaw| (e.reference.expect("a plain version"))(&params, sizes).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(0xB357);
+    for case in 0..cases {
+        let inst = instance(&mut rng);
+        let (fast, slow) = (spec(&inst.sizes), plain(&inst.sizes));
+        let compared = testing::same_decisions_on(
+            |servers| fast.build(servers),
+            |servers| slow.build(servers),
+            1,
+            case as u64,
+            |_| inst.clone(),
+        )
+        .unwrap_or_else(|m| panic!("{name}: {m}"));
+        assert!(compared > 0);
     }
-
-    fn schedule(&mut self, cluster: &mut Cluster, view: SlotView<'_>) {
-        let now = view.now;
-        match self.rule {
-            Rule::BfJs => {
-                for &i in view.departed {
-                    self.bf_s(cluster, i, now);
-                }
-                for id in std::mem::take(&mut self.batch) {
-                    let Some(k) = self.queue.iter().position(|j| j.id == id) else {
-                        continue;
-                    };
-                    if let Some(i) = Self::best_server(cluster, self.queue[k].size) {
-                        let job = self.queue.remove(k);
-                        cluster.place(i, &job, now);
-                    }
-                }
-            }
-            Rule::BfJ => {
-                let mut k = 0;
-                while k < self.queue.len() {
-                    if let Some(i) = Self::best_server(cluster, self.queue[k].size) {
-                        let job = self.queue.remove(k);
-                        cluster.place(i, &job, now);
-                    } else {
-                        k += 1;
-                    }
-                }
-            }
-            Rule::BfS => {
-                for i in 0..cluster.servers() as ServerId {
-                    self.bf_s(cluster, i, now);
-                }
-            }
-            Rule::FifoFf => {
-                while let Some(head) = self.queue.first() {
-                    let Some(i) =
-                        (0..cluster.servers() as ServerId).find(|&i| cluster.free(i) >= head.size)
-                    else {
-                        break;
-                    };
-                    let job = self.queue.remove(0);
-                    cluster.place(i, &job, now);
-                }
-            }
-        }
-        self.batch.clear();
-    }
-
-    fn waiting(&self) -> usize {
-        self.queue.len()
-    }
-}
-
-fn run_logged(inst: &Instance, policy: &mut dyn Policy, slots: u64) -> Vec<Placement> {
-    testing::run_logged(inst, policy, slots).expect("invariants hold every slot")
 }
 
 /// Batches of dozens of jobs a slot: small sizes, short services, 8 servers (BF-J/S sorts a
@@ -149,35 +75,9 @@ fn busy_instance(rng: &mut Pcg64Mcg) -> Instance {
     }
 }
 
-fn compare(spec: PolicySpec, rule: Rule) {
-    compare_on(spec, rule, Instance::random);
-}
-
-/// The policy against the linear-scan version of its rule, by the public harness.
-fn compare_on(spec: PolicySpec, rule: Rule, instance: fn(&mut Pcg64Mcg) -> Instance) {
-    let compared = testing::same_decisions_on(
-        |servers| spec.build(servers),
-        |_| Box::new(Reference::new(rule)),
-        60,
-        0xB357 + rule as u64,
-        instance,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert!(compared > 0);
-}
-
-#[test]
-fn bf_js_matches_reference() {
-    compare(PolicySpec::from_name("bf-js").unwrap(), Rule::BfJs);
-}
-
 #[test]
 fn bf_js_matches_reference_on_large_batches() {
-    compare_on(
-        PolicySpec::from_name("bf-js").unwrap(),
-        Rule::BfJs,
-        busy_instance,
-    );
+    against_reference("bf-js", busy_instance, 40);
 }
 
 /// Above 16 servers best fit keeps the servers in order by free capacity rather than scanning
@@ -193,36 +93,17 @@ fn large_cluster_instance(rng: &mut Pcg64Mcg) -> Instance {
 }
 
 #[test]
-fn bf_js_matches_reference_on_large_clusters() {
-    compare_on(
-        PolicySpec::from_name("bf-js").unwrap(),
-        Rule::BfJs,
-        large_cluster_instance,
-    );
+fn bf_js_and_bf_j_match_reference_on_large_clusters() {
+    against_reference("bf-js", large_cluster_instance, 30);
+    against_reference("bf-j", large_cluster_instance, 30);
 }
 
-#[test]
-fn bf_j_matches_reference_on_large_clusters() {
-    compare_on(
-        PolicySpec::from_name("bf-j").unwrap(),
-        Rule::BfJ,
-        large_cluster_instance,
-    );
-}
-
-#[test]
-fn bf_j_matches_reference() {
-    compare(PolicySpec::from_name("bf-j").unwrap(), Rule::BfJ);
-}
-
-#[test]
-fn bf_s_matches_reference() {
-    compare(PolicySpec::from_name("bf-s").unwrap(), Rule::BfS);
-}
-
-#[test]
-fn fifo_ff_matches_reference() {
-    compare(PolicySpec::from_name("fifo-ff").unwrap(), Rule::FifoFf);
+fn run_logged(
+    inst: &Instance,
+    policy: &mut dyn Policy,
+    slots: u64,
+) -> Vec<packlab::sim::Placement> {
+    testing::run_logged(inst, policy, slots).expect("invariants hold every slot")
 }
 
 #[test]
@@ -285,34 +166,4 @@ fn invariant_check_catches_a_lazy_policy() {
         watch: packlab::sim::Watch::NONE,
     };
     assert!(packlab::policy::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
-}
-
-/// Every built-in policy is checked decision by decision against a plain version of its rule:
-/// here (BF-J/S, BF-J, BF-S, FIFO-FF) or in `vq.rs` (VQS, VQS-BF, MaxWeight). A policy added to
-/// the registry without one fails here.
-#[test]
-fn every_built_in_policy_is_checked_against_a_reference() {
-    let sources = [include_str!("reference.rs"), include_str!("vq.rs")];
-    let checks = [
-        ("bf-js", "fn bf_js_matches_reference()"),
-        ("bf-j", "fn bf_j_matches_reference()"),
-        ("bf-s", "fn bf_s_matches_reference()"),
-        ("fifo-ff", "fn fifo_ff_matches_reference()"),
-        ("vqs", "fn vqs_matches_reference()"),
-        ("vqs-bf", "fn vqs_bf_matches_reference()"),
-        ("max-weight", "fn max_weight_matches_reference()"),
-    ];
-    for e in packlab::policy::POLICIES {
-        let (_, test) = checks
-            .iter()
-            .find(|c| c.0 == e.name)
-            .unwrap_or_else(|| panic!("built-in policy {} has no reference check", e.name));
-        assert!(
-            sources
-                .iter()
-                .any(|s| s.contains(&format!("#[test]\n{test}"))),
-            "{}: no test `{test}`",
-            e.name
-        );
-    }
 }

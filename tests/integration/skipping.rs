@@ -53,15 +53,10 @@ enum Loop {
     Static,
 }
 
-/// The run's result and the number of slots simulated one by one.
-fn run(name: &str, j: Option<i64>, stall: Option<f64>, case: &Case, how: Loop) -> (RunResult, u64) {
-    let mut table = toml::Table::new();
-    if let Some(j) = j {
-        table.insert("J".into(), toml::Value::Integer(j));
-    }
-    if let Some(b) = stall {
-        table.insert("stall".into(), toml::Value::Float(b));
-    }
+/// The run's result and the number of slots simulated one by one: policy `name` of the built-in
+/// registry with the keys `keys` (TOML).
+fn run(name: &str, keys: &str, case: &Case, how: Loop) -> (RunResult, u64) {
+    let table: toml::Table = keys.parse().expect("TOML keys");
     let params = PolicyParams::new(name, &table);
     let spec = registry::Registry::builtin()
         .parse(&params, &case.sizes)
@@ -142,32 +137,25 @@ fn skipping_empty_slots_changes_no_result() {
             ));
         }
     }
-    for (discrete, case) in &cases {
-        let mut policies: Vec<(&str, Option<i64>, Option<f64>)> = vec![
-            ("bf-js", None, None),
-            ("bf-j", None, None),
-            ("bf-s", None, None),
-            ("fifo-ff", None, None),
-            ("vqs", Some(2), None),
-            ("vqs", Some(3), None),
-            ("vqs-bf", Some(2), None),
-            ("vqs", Some(2), Some(0.5)),
-        ];
-        if *discrete {
-            policies.push(("max-weight", None, None));
-            // every policy of the registry is here: a new one cannot escape the check
-            for e in registry::POLICIES {
-                assert!(
-                    policies.iter().any(|(name, _, _)| *name == e.name),
-                    "policy {} is not checked here: add it to the list above",
-                    e.name
-                );
-            }
-        }
-        for (name, j, stall) in policies {
-            let (with, stepped) = run(name, j, stall, case, Loop::Skip);
-            let (without, every) = run(name, j, stall, case, Loop::Every);
-            let (compiled, compiled_steps) = run(name, j, stall, case, Loop::Static);
+    for (_, case) in &cases {
+        // every policy of the registry, with each of its entry's parameter sets (a policy
+        // that needs finitely many sizes only on the discrete law)
+        let policies: Vec<(&str, &str)> = registry::Registry::builtin()
+            .entries()
+            .flat_map(|e| e.examples.iter().map(move |&k| (e.name, k)))
+            .filter(|&(name, keys)| {
+                let table: toml::Table = keys.parse().expect("TOML keys");
+                registry::Registry::builtin()
+                    .parse(&PolicyParams::new(name, &table), &case.sizes)
+                    .is_ok()
+            })
+            .collect();
+        assert!(policies.len() >= 7, "{}", policies.len());
+        for (name, keys) in policies {
+            let stall = keys.contains("stall");
+            let (with, stepped) = run(name, keys, case, Loop::Skip);
+            let (without, every) = run(name, keys, case, Loop::Every);
+            let (compiled, compiled_steps) = run(name, keys, case, Loop::Static);
             assert!(
                 compiled == with && compiled_steps == stepped,
                 "{name} on {} servers at load {}: the loop compiled for the policy differs \
@@ -191,7 +179,7 @@ fn skipping_empty_slots_changes_no_result() {
             assert_eq!(every, without.slots);
             // a lightly loaded single server is idle most of the time: most slots are skipped
             // (with stalling, every slot runs)
-            if case.servers == 1 && stall.is_none() {
+            if case.servers == 1 && !stall {
                 assert!(
                     stepped * 2 < every,
                     "{name}: {stepped} of {every} slots simulated"
