@@ -67,7 +67,8 @@ pub(crate) struct JournalHeader {
 /// the same unit (a changed policy, law, sampler, verdict, or record format) bumps it, so
 /// that no journal of the build before is resumed as if its units were this build's. The
 /// rule: any change that alters a committed output, or what a journal record holds, bumps
-/// it in the same commit.
+/// it in the same commit, with a line of `figures/RESULTS` (a test fails on a change of the
+/// committed outputs without one).
 ///
 /// 1: the first versioned journals. 2: a run's NUMA tallies also carry the CPU of its
 /// NUMA-fit jobs (one more counter in every NUMA record). 3: a sweep run's record holds its

@@ -39,6 +39,11 @@ pub(crate) fn table_kinds_help() -> String {
     queueing::table_kinds_help()
 }
 
+/// The results version: bumped by any change that alters a committed output or what a journal
+/// holds, so that no journal of an earlier build is resumed as this one's (the history is in
+/// `figures/RESULTS`, which a test ties to the committed outputs).
+pub const RESULTS_VERSION: u32 = journal::RESULTS;
+
 /// The packlab version written into every output for provenance.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

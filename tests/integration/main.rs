@@ -17,6 +17,7 @@ mod packing;
 mod quoted;
 mod reference;
 mod replay;
+mod results_version;
 mod skipping;
 mod traces;
 mod tutorial;
