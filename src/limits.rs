@@ -63,9 +63,11 @@ pub const NS_PER_JOB: f64 = 150.0;
 /// first-fit tree search about 5.7 machines' worth per level of the tree).
 pub const NS_PER_MACHINE_SCORED: f64 = 3.1;
 
-/// A duration in words: "40 s", "12 min", "3.5 h", "2.1 days".
+/// A duration in words: "0.4 s", "40 s", "12 min", "3.5 h", "2.1 days".
 pub fn duration_words(seconds: f64) -> String {
-    if seconds < 120.0 {
+    if seconds < 10.0 {
+        format!("{seconds:.1} s")
+    } else if seconds < 120.0 {
         format!("{seconds:.0} s")
     } else if seconds < 7200.0 {
         format!("{:.0} min", seconds / 60.0)

@@ -87,24 +87,45 @@ pub(crate) trait Kind: Sync + Sized + Serialize {
 }
 
 /// Prints the expected time of `exp`'s remaining `share` of work on `threads` threads if it is
-/// more than 10 seconds, at this machine's pace (the best of twelve reference runs of about
-/// 10 ms, timed only when the work could take that long here); returns that wall time,
-/// seconds, when printed (the progress's time left starts from it).
-fn announce<K: Kind>(exp: &K, plan: &[K::Unit], share: f64, threads: usize) -> Option<f64> {
+/// more than 10 seconds (always with `--verbose`), at this machine's pace (see
+/// [`pace::pace`]: timed only when the work could take that long here): its CPU time, and its
+/// wall time on as many threads as there are units to run and cores to run them, slowed by the
+/// machine's present load. Returns that wall time, seconds, when printed (the progress's time
+/// left starts from it).
+fn announce<K: Kind>(
+    exp: &K,
+    plan: &[K::Unit],
+    (share, units): (f64, usize),
+    threads: usize,
+) -> Option<f64> {
     let cpu = exp.estimated_seconds(plan)?;
-    if crate::progress::quiet() || cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0 {
+    let verbose = crate::progress::verbose();
+    if crate::progress::quiet()
+        || (!verbose && cpu * share / threads.max(1) as f64 * pace::SLOWEST <= 10.0)
+    {
         return None;
     }
-    let cpu = cpu * pace::pace();
-    let wall = cpu * share / threads.max(1) as f64;
-    if wall > 10.0 {
+    let p = pace::pace();
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let parallel = threads.min(cores).min(units).max(1);
+    let cpu = cpu * p.pace * share;
+    let wall = cpu / parallel as f64 * p.contention;
+    if wall > 10.0 || verbose {
         crate::progress::warn_line!(
-            "packlab: {}: about {} of CPU time; roughly {} of wall time on {threads} thread{} of this \
-             machine",
+            "packlab: {}: about {} of CPU time; roughly {} of wall time on {threads} thread{} of \
+             this machine{}",
             exp.header().name,
-            crate::limits::duration_words(cpu * share),
+            crate::limits::duration_words(cpu),
             crate::limits::duration_words(wall),
             if threads == 1 { "" } else { "s" },
+            if p.contention > 1.0 {
+                format!(
+                    " (at its present load, {:.1} times as long as on free cores)",
+                    p.contention
+                )
+            } else {
+                String::new()
+            },
         );
         return Some(wall);
     }
@@ -607,8 +628,11 @@ pub(crate) fn run_kind<K: Kind>(
     let expected = announce(
         &exp,
         &plan,
-        todo.iter().map(|&u| costs[u]).sum::<f64>()
-            / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
+        (
+            todo.iter().map(|&u| costs[u]).sum::<f64>()
+                / costs.iter().sum::<f64>().max(f64::MIN_POSITIVE),
+            todo.len(),
+        ),
         pool.current_num_threads(),
     );
     let ran = run_units(&exp, &plan, todo.clone(), &pool, &sink, &steps, expected);
