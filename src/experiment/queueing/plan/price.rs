@@ -442,9 +442,9 @@ fn law_bytes(s: &Scenario) -> f64 {
 }
 
 /// What a queueing plan holds in memory at its peak on `threads` threads (see
-/// [`crate::experiment::memory`]): every finished run's record, delays and time series until
-/// the outputs are written, and on each thread a run in flight with its queue at the cap and
-/// its copy of the size law.
+/// [`crate::experiment::memory`]): its units, every finished run's record, delays and time
+/// series until the outputs are written, and on each thread a run in flight with its queue at
+/// the cap and its copy of the size law.
 pub(in crate::experiment::queueing) fn memory(plan: &[Unit], threads: usize) -> Vec<Use> {
     let in_flight = (threads as f64).min(plan.len() as f64).max(1.0);
     // the queue classes of each policy's runs (built once per policy)
@@ -493,7 +493,14 @@ pub(in crate::experiment::queueing) fn memory(plan: &[Unit], threads: usize) -> 
         most_delay = most_delay.max(d);
         wait_classes = wait_classes.max(s.waits.as_ref().map_or(0, |w| w.0.len()));
     }
+    // the plan itself: every unit, its scenarios inline (what they share is held once)
+    let unit = std::mem::size_of::<Unit>() as f64 + 64.0;
     vec![
+        Use {
+            key: "run.replications",
+            what: format!("the plan's {} units", plan.len()),
+            bytes: plan.len() as f64 * unit,
+        },
         Use {
             key: "run.replications",
             what: format!("{runs:.0} finished runs' records"),
@@ -585,5 +592,13 @@ mod tests {
         let classes = 10.0;
         let waits = classes * buckets_up_to(1_600_000) as f64;
         assert!(d > 8.0 * waits && d < 8.0 * 2.0 * waits + 2000.0, "{d}");
+    }
+
+    /// A unit is small whatever it shares (its laws and tables are held once), so a plan of a
+    /// million units is priced, and held, in a few hundred MB at most.
+    #[test]
+    fn a_unit_is_small() {
+        let size = std::mem::size_of::<Unit>();
+        assert!(size < 1024, "{size} bytes");
     }
 }
