@@ -85,6 +85,10 @@ pub struct Job {
     pub arrival: u64,
     /// A small tag a policy may use (virtual-queue index); 0 unless a policy sets it.
     pub class: u8,
+    /// The job's class in a workload with classes (its index in `workload.classes`, from 0),
+    /// as the source drew it; 0 otherwise. Policies may read it; the waits of such a workload
+    /// are kept by it.
+    pub kind: u8,
 }
 
 /// A job leaving its server at the start of a slot (step 1 of the slot order).

@@ -92,6 +92,9 @@ pub(crate) enum Stream {
     Strict,
     /// From a run's seed: its jobs' placement constraint classes.
     Class,
+    /// From a run's seed: its jobs' classes of a workload with `classes` (which class each job
+    /// is; its size and service then come from the sizes' and the service's streams).
+    JobClass,
     /// From the strict jobs' stream: whether job `id` must run inside one NUMA node.
     Job(u64),
 }
@@ -134,6 +137,7 @@ impl Stream {
             Stream::Scorer => derive_seed(parent, &[4]),
             Stream::Strict => derive_seed(parent, &[5]),
             Stream::Class => derive_seed(parent, &[6]),
+            Stream::JobClass => derive_seed(parent, &[7]),
             Stream::Job(id) => derive_seed(parent, &[id]),
         }
     }

@@ -295,7 +295,7 @@ impl VectorCluster {
         self.used += job.req.iter().map(|&r| r as u128).sum::<u128>();
         self.counts.placed(now, job.arrival, job.req[0]);
         if let Some(w) = &mut self.waits {
-            w.0.placed(now, job.arrival, Size(job.req[w.1]), job.service);
+            w.0.placed(now, job.arrival, (Size(job.req[w.1]), 0), job.service);
         }
         self.calendar.push(
             now + job.service as u64,

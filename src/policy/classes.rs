@@ -497,6 +497,7 @@ mod tests {
                     service: 1,
                     arrival: 0,
                     class: c as u8,
+                    kind: 0,
                 };
                 queues.push(job);
             } else {
@@ -542,6 +543,7 @@ mod tests {
                             service: 1,
                             arrival: 0,
                             class: rng.random_range(0..classes) as u8,
+                            kind: 0,
                         });
                         id += 1;
                     }
@@ -605,6 +607,7 @@ mod tests {
                             service: 1,
                             arrival: 0,
                             class: c as u8,
+                            kind: 0,
                         });
                         act.head_changed(c, &queues);
                         id += 1;

@@ -40,6 +40,12 @@ pub struct PolicyEntry {
     /// A plain version of its rule (every decision a linear scan), built from the same keys:
     /// the suites check the policy against it decision by decision.
     pub reference: Option<Parse>,
+    /// The most servers it runs on (ServerFilling: one); an experiment file with more is
+    /// refused.
+    pub max_servers: usize,
+    /// It reads each job's service time when the job arrives ([`crate::model::Job::service`]):
+    /// a clairvoyant policy (backfilling), said so in the docs' table of policies.
+    pub clairvoyant: bool,
 }
 
 impl PolicyEntry {
@@ -57,7 +63,21 @@ impl PolicyEntry {
             scored: None,
             examples: &[""],
             reference: None,
+            max_servers: usize::MAX,
+            clairvoyant: false,
         }
+    }
+
+    /// The most servers it runs on.
+    pub const fn max_servers(mut self, servers: usize) -> Self {
+        self.max_servers = servers;
+        self
+    }
+
+    /// It reads each job's service time at arrival.
+    pub const fn clairvoyant(mut self) -> Self {
+        self.clairvoyant = true;
+        self
     }
 
     /// The parameter sets the suites run it with (see [`PolicyEntry::examples`]).

@@ -4,23 +4,32 @@
 //! places them on servers when the slot loop asks. The loop owns time, arrivals, departures,
 //! metrics and stopping.
 
+mod backfilling;
 mod bestfit;
 pub(crate) mod classes;
 mod entry;
 mod fifo;
+mod first_fit;
 pub mod index;
 mod maxweight;
 pub(crate) mod params;
+pub mod plain_msj;
 mod reference;
 pub mod registry;
+mod server_filling;
+mod smash;
 mod spec;
 mod system;
 pub mod testing;
 mod vqs;
 
+pub use backfilling::Backfilling;
 pub use bestfit::{BestFitJ, BestFitJS, BestFitS};
 pub use fifo::FifoFirstFit;
+pub use first_fit::FirstFit;
 pub use maxweight::MaxWeight;
+pub use server_filling::ServerFilling;
+pub use smash::Smash;
 pub use spec::PolicySpec;
 pub use system::{run, run_spec};
 pub use vqs::{Vqs, VqsBf};
@@ -76,6 +85,12 @@ pub trait Policy: Send {
     }
     /// Appends (configuration label, busy servers using it) for configuration-based policies.
     fn config_usage(&self, _out: &mut Vec<(String, u64)>) {}
+    /// True when the policy takes running jobs off their servers ([`Cluster::preempt`]): the
+    /// slot loop then lets the cluster preempt, and records each job's wait when it completes
+    /// (its response time less its service). The default, false, costs nothing.
+    fn preemptive(&self) -> bool {
+        false
+    }
 }
 
 /// A boxed policy is a policy (the slot loop is then compiled for the box and calls through
@@ -104,5 +119,8 @@ impl Policy for Box<dyn Policy> {
     }
     fn config_usage(&self, out: &mut Vec<(String, u64)>) {
         (**self).config_usage(out)
+    }
+    fn preemptive(&self) -> bool {
+        (**self).preemptive()
     }
 }

@@ -8,7 +8,9 @@
 
 pub use super::entry::PolicyEntry;
 use super::params::{ParamError, PolicyParams};
-use super::{PolicySpec, bestfit, fifo, maxweight, vqs};
+use super::{
+    PolicySpec, backfilling, bestfit, fifo, first_fit, maxweight, server_filling, smash, vqs,
+};
 use crate::workload::SizeLaw;
 
 /// Every policy, in the order `--help` lists them.
@@ -20,6 +22,10 @@ pub const POLICIES: &[&PolicyEntry] = &[
     &vqs::VQS,
     &vqs::VQS_BF,
     &maxweight::MAX_WEIGHT,
+    &first_fit::FIRST_FIT,
+    &smash::SMASH,
+    &backfilling::BACKFILLING,
+    &server_filling::SERVER_FILLING,
 ];
 
 /// The policies a program offers: the built-in ones ([`POLICIES`]) and its own, each name
@@ -237,6 +243,7 @@ mod tests {
             service: 1,
             arrival: 0,
             class: 0,
+            kind: 0,
         });
         assert_eq!(p.waiting(), 1);
         assert!(

@@ -80,6 +80,9 @@ impl<P: Policy + ?Sized> System for ScalarSystem<'_, P> {
     fn waits(&self) -> Option<crate::sim::Waits> {
         self.cluster.waits()
     }
+    fn observe(&self, out: &mut crate::sim::Observations) {
+        self.cluster.observe(out)
+    }
 }
 
 /// Simulates one run of `policy` on the unit servers of `cluster` fed by `source`.
@@ -90,6 +93,9 @@ pub fn run<P: Policy + ?Sized>(
     cfg: &RunConfig,
 ) -> Result<RunResult, SimError> {
     let all: Vec<ServerId> = (0..cluster.servers() as ServerId).collect();
+    if policy.preemptive() {
+        cluster.enable_preemption();
+    }
     let mut system = ScalarSystem {
         policy,
         cluster,

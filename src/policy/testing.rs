@@ -78,6 +78,29 @@ impl Instance {
             seed: rng.random(),
         }
     }
+
+    /// [`Instance::random`] with 1 to 3 distinct sizes among 1, 1/2, 1/4 and 1/8 of a server
+    /// (the multiserver-job model's machines of 2^m cores).
+    pub fn powers_of_two(rng: &mut impl Rng) -> Instance {
+        let mut inst = Instance::random(rng);
+        let k = rng.random_range(1..=3);
+        let values: Vec<Size> = (0..k)
+            .map(|_| Size(Size::UNIT >> rng.random_range(0..=3u32)))
+            .collect();
+        let load = rng.random_range(0.4..1.3);
+        inst.sizes = SizeLaw::discrete(values, vec![1.0; k]).expect("positive weights");
+        inst.rate = load * inst.servers as f64 / (inst.sizes.mean() * inst.service.mean());
+        inst
+    }
+
+    /// The same system on at most `servers` servers, at the same load.
+    pub fn at_most(mut self, servers: usize) -> Instance {
+        if self.servers > servers {
+            self.rate *= servers as f64 / self.servers as f64;
+            self.servers = servers;
+        }
+        self
+    }
 }
 
 /// Runs `policy` on `inst` for `slots` slots, checking after every slot that no server is over
@@ -199,8 +222,9 @@ impl crate::workload::Source<crate::model::Job> for EverySlot {
 
 /// The suites every policy of a registry goes through, on one entry (a program checks its own
 /// policies with it, as packlab checks the built-in ones): for each of its parameter sets
-/// ([`super::PolicyEntry::examples`]) on `cases` random [`Instance`]s drawn from `seed` (those whose
-/// size law its parser accepts):
+/// ([`super::PolicyEntry::examples`]) on `cases` random [`Instance`]s drawn from `seed` (on at
+/// most [`super::PolicyEntry::max_servers`] servers; when its parser refuses the size law, an
+/// instance of power-of-two sizes instead, skipped if refused too):
 /// - its invariants after every slot (no server over capacity, jobs conserved, its own
 ///   [`Policy::check`]);
 /// - with a plain version ([`super::PolicyEntry::reference`]), the same placements, decision by
@@ -220,7 +244,11 @@ pub fn check_entry(entry: &super::PolicyEntry, cases: usize, seed: u64) -> Resul
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut accepted = 0;
         for case in 0..cases {
-            let inst = Instance::random(&mut rng);
+            // a random system, or one of power-of-two sizes for a policy that refuses it
+            let mut inst = Instance::random(&mut rng).at_most(entry.max_servers);
+            if (entry.parse)(&params, &inst.sizes).is_err() {
+                inst = Instance::powers_of_two(&mut rng).at_most(entry.max_servers);
+            }
             let Ok(spec) = (entry.parse)(&params, &inst.sizes) else {
                 continue;
             };

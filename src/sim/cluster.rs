@@ -5,8 +5,9 @@
 //! slot (a timing wheel), not from a coin flip per job per slot: the law is the same because the
 //! service time was drawn when the job arrived.
 
+use super::preemption::Preemption;
 use super::waits::{SizeClasses, WaitRecorder, Waits};
-use super::{Calendar, Counters, Violation};
+use super::{Calendar, Counters, Observations, Violation};
 use crate::model::{Departure, Job, ServerId, Size};
 
 /// One placement decision, for logs and reference comparisons.
@@ -30,6 +31,8 @@ pub struct Cluster {
     counts: Counters,
     log: Option<Vec<Placement>>,
     waits: Option<Box<WaitRecorder>>,
+    /// Kept when the policy preempts ([`Cluster::enable_preemption`]).
+    preemption: Option<Box<Preemption>>,
 }
 
 impl Cluster {
@@ -44,18 +47,67 @@ impl Cluster {
             counts: Counters::default(),
             log: None,
             waits: None,
+            preemption: None,
+        }
+    }
+
+    /// Lets the policy take running jobs off their servers ([`Cluster::preempt`]); from now on
+    /// the waits are recorded when jobs complete (a preempted job's wait is its response time
+    /// less its service). The slot loop calls it for a policy that says it preempts
+    /// ([`crate::policy::Policy::preemptive`]) before the run's first slot.
+    pub fn enable_preemption(&mut self) {
+        if self.preemption.is_none() {
+            self.preemption = Some(Box::new(Preemption::new(self.waits.take())));
+        }
+    }
+
+    /// Whether the cluster lets its policy preempt.
+    pub fn preemptive(&self) -> bool {
+        self.preemption.is_some()
+    }
+
+    /// Takes running job `id` off its server at step 3 of slot `now` (preempt-resume): frees
+    /// its capacity and returns the job as it goes back to the policy, its `service` what it
+    /// still needs (its id, arrival, size and kind unchanged), and the server it left. Panics
+    /// when the cluster does not allow preemption or `id` is not in service: a policy that
+    /// tries is wrong.
+    pub fn preempt(&mut self, id: u64, now: u64) -> (ServerId, Job) {
+        let p = self.preemption.as_mut().unwrap_or_else(|| {
+            panic!("policy preempted job {id} without saying it preempts (Policy::preemptive)")
+        });
+        let (server, job) = p.preempt(id, now);
+        let i = server as usize;
+        self.free[i].0 += job.size.0;
+        self.jobs[i] -= 1;
+        self.used -= job.size.0 as u128;
+        self.counts.in_service -= 1;
+        self.counts.placed_work -= job.size.0 as u128;
+        (server, job)
+    }
+
+    /// Adds what the cluster's features counted (the preemptions of a preemptive run).
+    pub fn observe(&self, out: &mut Observations) {
+        if let Some(p) = &self.preemption {
+            p.observe(out);
         }
     }
 
     /// Record the waiting and response time of every job placed from slot `from` on (the end
     /// of warm-up), by size class ([`crate::sim::waits`]).
     pub fn record_waits(&mut self, from: u64, classes: SizeClasses) {
-        self.waits = Some(Box::new(WaitRecorder::new(from, classes)));
+        let w = Some(Box::new(WaitRecorder::new(from, classes)));
+        match &mut self.preemption {
+            Some(p) => p.waits = w,
+            None => self.waits = w,
+        }
     }
 
     /// The waits recorded since [`Cluster::record_waits`], if it was called.
     pub fn waits(&self) -> Option<Waits> {
-        self.waits.as_deref().map(WaitRecorder::waits)
+        match &self.preemption {
+            Some(p) => p.waits.as_deref().map(WaitRecorder::waits),
+            None => self.waits.as_deref().map(WaitRecorder::waits),
+        }
     }
 
     /// Record every placement (for tests comparing policies decision by decision).
@@ -111,6 +163,9 @@ impl Cluster {
     /// wrong, and the run must not go on with a server over capacity.
     #[inline]
     pub fn place(&mut self, i: ServerId, job: &Job, now: u64) {
+        if self.preemption.is_some() {
+            return self.place_preemptible(i, job, now);
+        }
         let f = &mut self.free[i as usize];
         assert!(
             job.size <= *f,
@@ -124,10 +179,49 @@ impl Cluster {
         self.used += job.size.0 as u128;
         self.counts.placed(now, job.arrival, job.size.0);
         if let Some(w) = &mut self.waits {
-            w.placed(now, job.arrival, job.size, job.service);
+            w.placed(now, job.arrival, (job.size, job.kind), job.service);
         }
         self.calendar.push(
             now + job.service as u64,
+            Departure {
+                server: i,
+                size: job.size,
+                class: job.class,
+            },
+        );
+        if let Some(log) = &mut self.log {
+            log.push(Placement {
+                slot: now,
+                job: job.id,
+                server: i,
+            });
+        }
+    }
+
+    /// [`Self::place`] on a preemptive cluster: a preempted job resumes (its `service` what it
+    /// still needs); a job's wait is counted when it completes.
+    #[inline(never)]
+    fn place_preemptible(&mut self, i: ServerId, job: &Job, now: u64) {
+        let f = &mut self.free[i as usize];
+        assert!(
+            job.size <= *f && job.service >= 1,
+            "policy placed job {} of size {} on server {i} with free {}",
+            job.id,
+            job.size,
+            *f
+        );
+        f.0 -= job.size.0;
+        self.jobs[i as usize] += 1;
+        self.used += job.size.0 as u128;
+        self.counts.in_service += 1;
+        self.counts.placed_work += job.size.0 as u128;
+        let due = now + job.service as u64;
+        self.preemption
+            .as_mut()
+            .expect("preemptive")
+            .placed(i, job, due);
+        self.calendar.push(
+            due,
             Departure {
                 server: i,
                 size: job.size,
@@ -170,6 +264,9 @@ impl Cluster {
         servers: &mut Vec<ServerId>,
     ) {
         self.calendar.take_due(now, |d| departures.push(d));
+        if let Some(p) = &mut self.preemption {
+            p.settle(now, departures, &mut self.counts, |d| (d.server, d.size));
+        }
         if departures.is_empty() {
             return;
         }
@@ -196,6 +293,11 @@ impl Cluster {
         for d in self.calendar.items() {
             used[d.server as usize] += d.size.0 as u128;
             count[d.server as usize] += 1;
+        }
+        // a preempted job's entry stays in the calendar until its slot
+        for (server, size, c) in self.preemption.iter().flat_map(|p| p.struck_out()) {
+            used[server as usize] -= size as u128 * c as u128;
+            count[server as usize] -= c;
         }
         for (i, (&u, &c)) in used.iter().zip(&count).enumerate() {
             if u > Size::UNIT as u128 {

@@ -13,11 +13,13 @@ mod calendar;
 mod cluster;
 pub(crate) mod guard;
 pub(crate) mod pooled;
+mod preemption;
 pub(crate) mod verdict;
 pub mod waits;
 
 pub use calendar::Calendar;
 pub use cluster::{Cluster, Placement};
+pub use preemption::PreemptionTally;
 pub use verdict::{Verdict, VerdictEvidence, judge};
 pub use waits::{SizeClasses, Waits};
 

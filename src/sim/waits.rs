@@ -419,6 +419,7 @@ struct Pending {
     wait: u64,
     response: u64,
     size: Size,
+    kind: u8,
 }
 
 /// The recorder a cluster keeps: from slot `from` on, each placed job's wait goes to its size
@@ -452,21 +453,53 @@ impl WaitRecorder {
         }
     }
 
-    /// A job of size `size` that arrived in slot `arrival` placed in slot `now`, for `service`
-    /// slots.
+    /// A job of size `size` and kind `kind` that arrived in slot `arrival` placed in slot
+    /// `now`, for `service` slots.
     #[inline]
-    pub(crate) fn placed(&mut self, now: u64, arrival: u64, size: Size, service: u32) {
+    pub(crate) fn placed(
+        &mut self,
+        now: u64,
+        arrival: u64,
+        (size, kind): (Size, u8),
+        service: u32,
+    ) {
         if now < self.from {
             return;
         }
         let wait = now - arrival;
+        self.push(wait, wait + service as u64, size, kind);
+    }
+
+    /// A job of size `size` and kind `kind` that arrived in slot `arrival`, needed `service`
+    /// slots of service and left at step 1 of slot `left`: its response time is
+    /// `left − arrival`, its wait the response time less its service (for a job never
+    /// preempted, the same as [`Self::placed`]'s). Recorded when `arrival + wait`, the slot its
+    /// service would have started in had it run without a break, is `from` or later.
+    pub(crate) fn completed(
+        &mut self,
+        left: u64,
+        arrival: u64,
+        (size, kind): (Size, u8),
+        service: u32,
+    ) {
+        let response = left - arrival;
+        let wait = response - service as u64;
+        if arrival + wait < self.from {
+            return;
+        }
+        self.push(wait, response, size, kind);
+    }
+
+    #[inline]
+    fn push(&mut self, wait: u64, response: u64, size: Size, kind: u8) {
         if self.held == PENDING {
             self.flush();
         }
         self.pending[self.held] = Pending {
             wait,
-            response: wait + service as u64,
+            response,
             size,
+            kind,
         };
         self.held += 1;
     }
@@ -474,7 +507,7 @@ impl WaitRecorder {
     /// Sorts the buffered jobs into the histograms.
     fn flush(&mut self) {
         for p in &self.pending[..self.held] {
-            let c = &mut self.waits[self.classes.of(p.size)];
+            let c = &mut self.waits[self.classes.of_job(p.size, p.kind)];
             c.0.record_small(p.wait);
             c.1 += p.response as u128;
             self.response.record(p.response);

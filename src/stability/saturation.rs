@@ -23,7 +23,7 @@ use crate::model::{Job, ServerId, Size};
 use crate::policy::{Policy, SlotView};
 use crate::rng::Stream;
 use crate::sim::{BATCHES, Cluster};
-use crate::workload::{ServiceLaw, SizeLaw};
+use crate::workload::{ClassMix, ServiceLaw, SizeLaw};
 
 /// The saturated throughput with its interval.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -39,24 +39,42 @@ pub(crate) struct Saturation {
     pub(crate) z_vn: f64,
 }
 
+/// The jobs a saturated system draws: sizes and service from two laws, or each job's class
+/// first and its size and service from the class's laws (`sizes` then names every size a
+/// class may have).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SaturatedJobs<'a> {
+    /// The size law (with classes: a law over every class's sizes).
+    pub(crate) sizes: &'a SizeLaw,
+    /// The service law (unused with classes).
+    pub(crate) service: &'a ServiceLaw,
+    /// The job classes, when the workload has them.
+    pub(crate) classes: Option<&'a ClassMix>,
+}
+
 /// Simulates `policy`, saturated, on `servers` empty unit servers for `warmup + slots` slots,
-/// jobs drawn from `sizes` and `service` on streams of `seed`: before every slot's placements
-/// the queue is filled to more jobs than the servers can take in one slot. `policy` must be
-/// new (no job waiting) and serve in arrival order for the saturation rule to give its limit.
+/// jobs drawn from `jobs` on streams of `seed`: before every slot's placements the queue is
+/// filled to more jobs than the servers can take in one slot. `policy` must be new (no job
+/// waiting) and serve in arrival order for the saturation rule to give its limit.
 pub(crate) fn saturated(
     policy: &mut dyn Policy,
     servers: usize,
-    sizes: &SizeLaw,
-    service: &ServiceLaw,
+    jobs: SaturatedJobs<'_>,
     warmup: u64,
     slots: u64,
     seed: u64,
 ) -> Saturation {
+    let SaturatedJobs {
+        sizes,
+        service,
+        classes,
+    } = jobs;
     // at most this many jobs can be placed in one slot: the head is never missing
     let per_server = Size::UNIT / sizes.min().0.max(1);
     let target = (servers as u64 * per_server + 1) as usize;
     let mut size_rng = Stream::Sizes.rng(seed);
     let mut service_rng = Stream::Service.rng(seed);
+    let mut class_rng = Stream::JobClass.rng(seed);
     let mut cluster = Cluster::new(servers, service.mean());
     let all: Vec<ServerId> = (0..servers as ServerId).collect();
     let (mut departures, mut departed) = (Vec::new(), Vec::new());
@@ -69,12 +87,21 @@ pub(crate) fn saturated(
         cluster.depart(t, &mut departures, &mut departed);
         let gone = cluster.counters().departed - before;
         while policy.waiting() < target {
+            let (kind, size, service) = match classes {
+                Some(mix) => mix.sample(&mut class_rng, &mut size_rng, &mut service_rng),
+                None => (
+                    0,
+                    sizes.sample(&mut size_rng),
+                    service.sample(&mut service_rng),
+                ),
+            };
             policy.enqueue(Job {
                 id: next_id,
-                size: sizes.sample(&mut size_rng),
-                service: service.sample(&mut service_rng),
+                size,
+                service,
                 arrival: t,
                 class: 0,
+                kind,
             });
             next_id += 1;
         }
@@ -134,8 +161,11 @@ mod tests {
         let s = saturated(
             &mut fifo,
             2,
-            &law,
-            &ServiceLaw::geometric(10.0),
+            SaturatedJobs {
+                sizes: &law,
+                service: &ServiceLaw::geometric(10.0),
+                classes: None,
+            },
             10_000,
             2_000_000,
             1,
@@ -153,7 +183,18 @@ mod tests {
         let law = SizeLaw::discrete(vec![Size::ONE], vec![1.0]).unwrap();
         let mut fifo = crate::policy::FifoFirstFit::new(3);
         let geo = ServiceLaw::geometric(10.0);
-        let s = saturated(&mut fifo, 3, &law, &geo, 1000, 320_000, 2);
+        let s = saturated(
+            &mut fifo,
+            3,
+            SaturatedJobs {
+                sizes: &law,
+                service: &geo,
+                classes: None,
+            },
+            1000,
+            320_000,
+            2,
+        );
         assert!(s.ci95.0 <= 0.3 && 0.3 <= s.ci95.1, "{:?}", s);
     }
 
@@ -185,11 +226,33 @@ mod tests {
         let law = SizeLaw::uniform(Size::from_f64(0.1).unwrap(), Size::from_f64(0.3).unwrap());
         let geo = ServiceLaw::geometric(10.0);
         let mut one = OnePerServer(Default::default());
-        let s = saturated(&mut one, 2, &law, &geo, 1000, 320_000, 5);
+        let s = saturated(
+            &mut one,
+            2,
+            SaturatedJobs {
+                sizes: &law,
+                service: &geo,
+                classes: None,
+            },
+            1000,
+            320_000,
+            5,
+        );
         // L / E[S] = 0.2 jobs per slot, exactly
         assert!(s.ci95.0 <= 0.2 && 0.2 <= s.ci95.1, "{s:?}");
         let mut fifo = crate::policy::FifoFirstFit::new(2);
-        let f = saturated(&mut fifo, 2, &law, &geo, 1000, 320_000, 5);
+        let f = saturated(
+            &mut fifo,
+            2,
+            SaturatedJobs {
+                sizes: &law,
+                service: &geo,
+                classes: None,
+            },
+            1000,
+            320_000,
+            5,
+        );
         assert!(f.ci95.0 > 2.0 * s.ci95.1, "{f:?} against {s:?}");
     }
 }

@@ -6,11 +6,15 @@ use serde::{Deserialize, Serialize};
 use crate::model::Size;
 
 /// Size classes by which waits are kept: class k holds the sizes up to `bounds[k]` (and above
-/// `bounds[k − 1]`); the last class also every larger size.
+/// `bounds[k − 1]`); the last class also every larger size. For a workload with job classes
+/// ([`SizeClasses::by_kind`]) class k is instead the jobs of [`Job::kind`](crate::model::Job)
+/// k, whatever their size.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "Vec<Size>", into = "Vec<Size>")]
+#[serde(from = "Written", into = "Written")]
 pub struct SizeClasses {
     bounds: Vec<Size>,
+    /// Classes are the jobs' kinds; `bounds[k]` is then kind k's largest size.
+    by_kind: bool,
     /// The class of every size in each of [`CELLS`] equal cells of (0, 1], or [`MIXED`] for a
     /// cell a bound cuts (looked up by binary search): one load per job in the slot loop.
     cells: Vec<u8>,
@@ -21,15 +25,30 @@ const CELLS: usize = 1024;
 /// A cell that holds sizes of more than one class.
 const MIXED: u8 = u8::MAX;
 
-impl From<Vec<Size>> for SizeClasses {
-    fn from(bounds: Vec<Size>) -> Self {
-        SizeClasses::new(bounds)
+/// How classes are written: the bounds (by size), or `{ kinds = [largest sizes] }`.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Written {
+    BySize(Vec<Size>),
+    ByKind { kinds: Vec<Size> },
+}
+
+impl From<Written> for SizeClasses {
+    fn from(w: Written) -> Self {
+        match w {
+            Written::BySize(bounds) => SizeClasses::new(bounds),
+            Written::ByKind { kinds } => SizeClasses::by_kind(kinds),
+        }
     }
 }
 
-impl From<SizeClasses> for Vec<Size> {
+impl From<SizeClasses> for Written {
     fn from(c: SizeClasses) -> Self {
-        c.bounds
+        if c.by_kind {
+            Written::ByKind { kinds: c.bounds }
+        } else {
+            Written::BySize(c.bounds)
+        }
     }
 }
 
@@ -40,6 +59,7 @@ impl SizeClasses {
         bounds.dedup();
         let mut c = SizeClasses {
             bounds,
+            by_kind: false,
             cells: Vec::new(),
         };
         c.cells = (0..CELLS)
@@ -55,6 +75,31 @@ impl SizeClasses {
             })
             .collect();
         c
+    }
+
+    /// One class per job kind (a workload's job classes, [`crate::model::Job::kind`]):
+    /// `largest[k]` is kind k's largest size, for labels.
+    pub fn by_kind(largest: Vec<Size>) -> Self {
+        SizeClasses {
+            bounds: largest,
+            by_kind: true,
+            cells: Vec::new(),
+        }
+    }
+
+    /// Whether the classes are the jobs' kinds rather than ranges of sizes.
+    pub fn is_by_kind(&self) -> bool {
+        self.by_kind
+    }
+
+    /// The class of a job of size `size` and kind `kind`.
+    #[inline]
+    pub fn of_job(&self, size: Size, kind: u8) -> usize {
+        if self.by_kind {
+            (kind as usize).min(self.bounds.len().saturating_sub(1))
+        } else {
+            self.of(size)
+        }
     }
 
     /// The class of `size` by binary search over the bounds.
@@ -84,7 +129,7 @@ impl SizeClasses {
         self.bounds.len() <= 1
     }
 
-    /// The upper bounds.
+    /// The upper bounds (by kind: each kind's largest size).
     pub fn bounds(&self) -> &[Size] {
         &self.bounds
     }

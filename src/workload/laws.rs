@@ -6,6 +6,7 @@ use rand::distr::weighted::WeightedIndex;
 use rand_distr::{Exp1, Poisson};
 
 use super::classes::SizeClasses;
+use super::continuous::{self, ContinuousLaw};
 use crate::model::Size;
 
 /// Why a law cannot be built.
@@ -224,6 +225,9 @@ fn merge_atoms(it: impl Iterator<Item = (Size, f64)>) -> Vec<(Size, f64)> {
     out
 }
 
+/// The probability above which [`ServiceLaw::reach`] keeps a continuous law's draws (2⁻⁴⁰).
+const REACH_TAIL: f64 = 1.0 / (1u64 << 40) as f64;
+
 /// The law of a service time S in slots (S ≥ 1).
 #[derive(Clone, Debug, serde::Serialize)]
 pub enum ServiceLaw {
@@ -248,9 +252,44 @@ pub enum ServiceLaw {
         /// A sampler of the values by their probabilities.
         index: WeightedIndex<f64>,
     },
+    /// A continuous time X made whole slots: max(1, ⌈X⌉), at most `u32::MAX`
+    /// ([`super::continuous`]).
+    Continuous {
+        /// The law of X, slots.
+        law: ContinuousLaw,
+        /// The mean of the slot law ([`ContinuousLaw::slot_mean`]).
+        mean: f64,
+    },
+    /// One of several laws, drawn with the given probabilities: the service time of a job of a
+    /// random class ([`super::ClassMix::pooled_service`]).
+    Mixture {
+        /// The laws.
+        laws: Vec<ServiceLaw>,
+        /// Their probabilities (summing to 1).
+        probs: Vec<f64>,
+        #[serde(skip)]
+        /// A sampler of the laws by their probabilities.
+        index: WeightedIndex<f64>,
+    },
 }
 
 impl ServiceLaw {
+    /// A mixture of `laws` with probabilities `probs` (normalised here).
+    pub fn mixture(laws: Vec<ServiceLaw>, probs: Vec<f64>) -> Result<Self, LawError> {
+        let sum: f64 = probs.iter().sum();
+        let index = WeightedIndex::new(&probs).map_err(|e| LawError::Weights(e.to_string()))?;
+        let probs = probs.iter().map(|p| p / sum).collect();
+        Ok(ServiceLaw::Mixture { laws, probs, index })
+    }
+
+    /// The continuous law `law` made whole slots (its slot mean computed here).
+    pub fn continuous(law: ContinuousLaw) -> Self {
+        ServiceLaw::Continuous {
+            law,
+            mean: law.slot_mean(),
+        }
+    }
+
     /// Geometric with the given mean (≥ 1 slot; checked by the caller).
     pub fn geometric(mean: f64) -> Self {
         assert!(mean >= 1.0, "mean ≥ 1 checked by the caller");
@@ -281,23 +320,28 @@ impl ServiceLaw {
                 (1.0 + e * inv_theta).min(u32::MAX as f64) as u32
             }
             ServiceLaw::Deterministic(v) => *v,
-            ServiceLaw::Empirical { .. } => self.sample_listed(rng),
+            ServiceLaw::Empirical { .. }
+            | ServiceLaw::Continuous { .. }
+            | ServiceLaw::Mixture { .. } => self.sample_listed(rng),
         }
     }
 
-    /// [`Self::sample`] for an empirical law (out of line).
+    /// [`Self::sample`] for an empirical or a continuous law (out of line).
     #[inline(never)]
     fn sample_listed<R: Rng + ?Sized>(&self, rng: &mut R) -> u32 {
         match self {
             ServiceLaw::Empirical { values, index, .. } => values[index.sample(rng)],
+            ServiceLaw::Continuous { law, .. } => law.sample(rng),
+            ServiceLaw::Mixture { laws, index, .. } => laws[index.sample(rng)].sample(rng),
             _ => unreachable!("drawn inline"),
         }
     }
 
     /// The longest service time the law draws in practice, slots: the largest value of an
-    /// empirical or deterministic law; for a geometric law the value a draw exceeds with
-    /// probability at most 2⁻⁴⁰ (about 27.7 means; beyond it a run would need 10¹² draws to
-    /// see one), at most `u32::MAX`, where draws saturate.
+    /// empirical or deterministic law; for a geometric or a continuous law the value a draw
+    /// exceeds with probability at most 2⁻⁴⁰ (for a geometric law about 27.7 means; beyond it a
+    /// run would need 10¹² draws to see one; for a heavy tail far more: a Fréchet law of
+    /// α = 1.5 reaches 10⁸ means), at most `u32::MAX`, where draws saturate.
     pub fn reach(&self) -> u64 {
         match self {
             ServiceLaw::Geometric { inv_theta, .. } => {
@@ -307,16 +351,23 @@ impl ServiceLaw {
             ServiceLaw::Empirical { values, .. } => {
                 values.iter().copied().max().unwrap_or(1) as u64
             }
+            ServiceLaw::Continuous { law, .. } => {
+                continuous::slots(law.upper_quantile(REACH_TAIL)) as u64
+            }
+            ServiceLaw::Mixture { laws, .. } => laws.iter().map(Self::reach).max().unwrap_or(1),
         }
     }
 
-    /// E\[S\] in slots (1/μ).
+    /// E\[S\] in slots (1/μ; for a continuous law the mean of its whole slots).
     pub fn mean(&self) -> f64 {
         match self {
-            ServiceLaw::Geometric { mean, .. } => *mean,
+            ServiceLaw::Geometric { mean, .. } | ServiceLaw::Continuous { mean, .. } => *mean,
             ServiceLaw::Deterministic(v) => *v as f64,
             ServiceLaw::Empirical { values, probs, .. } => {
                 values.iter().zip(probs).map(|(&v, p)| v as f64 * p).sum()
+            }
+            ServiceLaw::Mixture { laws, probs, .. } => {
+                laws.iter().zip(probs).map(|(l, p)| l.mean() * p).sum()
             }
         }
     }

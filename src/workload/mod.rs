@@ -5,11 +5,15 @@
 //! directly. Every law is exact on the fixed-point grid of [`Size`](crate::model::Size).
 
 mod classes;
+pub mod continuous;
 mod laws;
+mod mix;
 pub mod replay;
 mod source;
 pub mod trace;
 
 pub use classes::SizeClasses;
+pub use continuous::ContinuousLaw;
 pub use laws::{ATOM_CLASSES, ArrivalProcess, Arrivals, LawError, ServiceLaw, SizeLaw};
+pub use mix::{ClassMix, JobClass, MAX_CLASSES};
 pub use source::{ArrivalClock, JobSource, Source};

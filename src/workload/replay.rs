@@ -113,6 +113,8 @@ pub struct TraceJob {
     pub service: u32,
     /// Copies of the task arriving together.
     pub instances: u32,
+    /// Its job class ([`TraceTask::class`]).
+    pub class: u8,
 }
 
 impl TraceSpec {
@@ -156,6 +158,7 @@ impl TraceSpec {
             req,
             service: self.service_slots(task.duration),
             instances: task.instances,
+            class: task.class,
         })
     }
 
@@ -448,6 +451,7 @@ impl super::Source<Job> for TraceSource {
                 service: j.service,
                 arrival: t,
                 class: 0,
+                kind: j.class,
             })
         });
     }

@@ -12,9 +12,9 @@
 //! (as copying it does) cannot be forwarded from the processor's store buffer, and the read
 //! waits for the writes to reach the cache. Drawn a batch ahead, they are there long before.
 
-use super::{Arrivals, ServiceLaw, SizeLaw};
+use super::{Arrivals, ClassMix, ServiceLaw, SizeLaw};
 use crate::model::Job;
-use crate::rng::Streams;
+use crate::rng::{Stream, Streams};
 
 /// A source of jobs for the slot loop: the batch A(t) of every slot, in arrival order.
 pub trait Source<J> {
@@ -112,14 +112,37 @@ pub struct JobSource {
     /// sum of their sizes.
     ahead: Vec<Job>,
     ahead_work: u128,
+    /// The classes of a workload with classes, and the stream a job's class is drawn from
+    /// (its size and service then come from the class's laws, on the usual streams).
+    classes: Option<Box<(ClassMix, rand_pcg::Pcg64Mcg)>>,
 }
 
 impl JobSource {
+    /// Jobs of the classes `mix`: each job's class drawn from its own stream of `run_seed`,
+    /// then its size and service time from the class's laws on the sizes' and the service's
+    /// streams; arrival counts as in [`JobSource::new`]. Every job's [`Job::kind`] is its
+    /// class.
+    pub fn with_classes(mix: ClassMix, arrivals: Arrivals, run_seed: u64) -> Self {
+        let service = mix.pooled_service();
+        let sizes = mix.classes()[0].sizes.clone();
+        let mut source = JobSource::unstarted(sizes, service, arrivals, run_seed);
+        source.classes = Some(Box::new((mix, Stream::JobClass.rng(run_seed))));
+        source.draw_ahead();
+        source
+    }
+
     /// Jobs with sizes from `sizes`, service times from `service` and arrival counts from
     /// `arrivals`, each drawn from its own stream of `run_seed`.
     pub fn new(sizes: SizeLaw, service: ServiceLaw, arrivals: Arrivals, run_seed: u64) -> Self {
+        let mut source = JobSource::unstarted(sizes, service, arrivals, run_seed);
+        source.draw_ahead();
+        source
+    }
+
+    /// The source before its first batch is drawn.
+    fn unstarted(sizes: SizeLaw, service: ServiceLaw, arrivals: Arrivals, run_seed: u64) -> Self {
         let mut streams = Streams::new(run_seed);
-        let mut source = JobSource {
+        JobSource {
             sizes,
             service,
             clock: ArrivalClock::new(arrivals, &mut streams.arrivals),
@@ -128,9 +151,8 @@ impl JobSource {
             work: 0,
             ahead: Vec::new(),
             ahead_work: 0,
-        };
-        source.draw_ahead();
-        source
+            classes: None,
+        }
     }
 
     /// Draws the jobs of the clock's next slot into `ahead` (empty before), numbered after the
@@ -139,6 +161,10 @@ impl JobSource {
     fn draw_ahead(&mut self) {
         let (t, n) = (self.clock.next_slot(), self.clock.next_count());
         self.ahead_work = 0;
+        if self.classes.is_some() {
+            self.draw_classes_ahead(t, n);
+            return;
+        }
         for k in 0..n as u64 {
             let size = self.sizes.sample(&mut self.streams.sizes);
             let service = self.service.sample(&mut self.streams.service);
@@ -148,6 +174,29 @@ impl JobSource {
                 service,
                 arrival: t,
                 class: 0,
+                kind: 0,
+            });
+            self.ahead_work += size.0 as u128;
+        }
+    }
+
+    /// [`Self::draw_ahead`] for a workload with classes (out of line).
+    #[inline(never)]
+    fn draw_classes_ahead(&mut self, t: u64, n: u32) {
+        let (mix, class_rng) = &mut **self.classes.as_mut().expect("classes");
+        for k in 0..n as u64 {
+            let (kind, size, service) = mix.sample(
+                class_rng,
+                &mut self.streams.sizes,
+                &mut self.streams.service,
+            );
+            self.ahead.push(Job {
+                id: self.next_id + k,
+                size,
+                service,
+                arrival: t,
+                class: 0,
+                kind,
             });
             self.ahead_work += size.0 as u128;
         }

@@ -22,7 +22,8 @@
 //!   run time (s), CPU = allocated processors / MaxProcs (from the header); `finished_only`
 //!   drops jobs recorded as failed (status 0) or cancelled (5) and keeps completed (1) and
 //!   unrecorded (−1) ones, since many logs (NASA iPSC among them) record no status.
-//! - Plain CSV: `arrival,duration,cpu[,memory…]` with a header row; fractions of a machine.
+//! - Plain CSV: `arrival,duration,cpu[,memory][,class]` with a header row; fractions of a
+//!   machine; `class` the job class (0 to 63) of jobs exported from a workload with classes.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -39,6 +40,9 @@ pub struct TraceTask {
     pub resources: [f64; 2],
     /// Identical instances of this task arriving together (1 but for Alibaba 2017).
     pub instances: u32,
+    /// The job class of a packlab CSV with a `class` column (jobs exported from a workload
+    /// with classes); 0 otherwise.
+    pub class: u8,
 }
 
 /// A malformed trace.
@@ -127,6 +131,10 @@ pub struct TraceReader {
     done: bool,
     /// A first line that turned out to be a task, not a header.
     pending: Option<String>,
+    /// The CSV form: whether its header names a `memory` column, and where its `class`
+    /// column is.
+    memory_column: bool,
+    class_column: Option<usize>,
 }
 
 impl TraceReader {
@@ -143,6 +151,8 @@ impl TraceReader {
             open: HashMap::new(),
             done: false,
             pending: None,
+            memory_column: false,
+            class_column: None,
         };
         match format {
             TraceFormat::Alibaba2017 | TraceFormat::Csv => r.header()?,
@@ -171,16 +181,19 @@ impl TraceReader {
             }
             return Ok(());
         }
+        let rest: Vec<&str> = names.iter().skip(3).map(String::as_str).collect();
         let ok = names.len() >= 3
             && names[..3] == ["arrival", "duration", "cpu"]
-            && (names.len() == 3 || (names.len() == 4 && names[3] == "memory"));
+            && matches!(rest[..], [] | ["memory"] | ["class"] | ["memory", "class"]);
         if ok {
+            self.memory_column = rest.first() == Some(&"memory");
+            self.class_column = rest.iter().position(|&n| n == "class").map(|k| k + 3);
             Ok(())
         } else {
             Err(self.bad(
                 "header",
                 format!(
-                    "expected a header row `arrival,duration,cpu[,memory]`, found `{}`",
+                    "expected a header row `arrival,duration,cpu[,memory][,class]`, found `{}`",
                     crate::input::shown(&line)
                 ),
             ))
@@ -311,6 +324,7 @@ impl TraceReader {
             duration: end - create,
             resources: [cpu / 100.0 / 64.0, mem],
             instances: inst.max(1.0) as u32,
+            class: 0,
         };
         Ok(Some(t))
     }
@@ -323,13 +337,29 @@ impl TraceReader {
             duration: self.num(&f, 1, "duration")?,
             resources: [
                 self.num(&f, 2, "cpu")?,
-                if f.len() > 3 {
+                if self.memory_column {
                     self.num(&f, 3, "memory")?
                 } else {
                     0.0
                 },
             ],
             instances: 1,
+            class: match self.class_column {
+                Some(k) => {
+                    let c = self.num(&f, k, "class")?;
+                    if !(c >= 0.0 && c < crate::workload::MAX_CLASSES as f64 && c.fract() == 0.0) {
+                        return Err(self.bad(
+                            "class",
+                            format!(
+                                "a class 0 to {}, found {c}",
+                                crate::workload::MAX_CLASSES - 1
+                            ),
+                        ));
+                    }
+                    c as u8
+                }
+                None => 0,
+            },
         };
         Ok(Some(t))
     }
@@ -379,6 +409,7 @@ impl TraceReader {
             duration: run,
             resources: [procs / self.max_procs, 0.0],
             instances: 1,
+            class: 0,
         };
         Ok(Some(t))
     }
@@ -427,6 +458,7 @@ impl TraceReader {
                     duration: (time.saturating_sub(submit)) as f64 / 1e6,
                     resources: [req(9, "CPU request")?, req(10, "memory request")?],
                     instances: 1,
+                    class: 0,
                 };
                 // pairs complete in end order, not arrival order: no order check
                 if t.duration < 0.0 {

@@ -34,6 +34,7 @@ fn step(
             service,
             arrival: t,
             class: 0,
+            kind: 0,
         });
         *next_id += 1;
     }

@@ -1,6 +1,5 @@
 //! The files of an output folder that every kind writes the same way.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::{ClaimResult, MdTable, Report, write_csv};
@@ -28,13 +27,25 @@ fn rename(from: &Path, to: &Path) -> Result<(), ExperimentError> {
 /// Writes `text` to `path`: to a new temporary file (created exclusively, never through a
 /// link), synced, then renamed into place (a link at `path` is replaced, never followed).
 pub(crate) fn write(path: PathBuf, text: &str) -> Result<PathBuf, ExperimentError> {
+    write_with(path, |w| w.write_all(text.as_bytes()))
+}
+
+/// Writes to `path` what `fill` writes (buffered), the way [`write`] does: a file too large to
+/// hold as one string.
+pub(crate) fn write_with(
+    path: PathBuf,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<PathBuf, ExperimentError> {
     let tmp = temporary(&path);
     let err = |source| ExperimentError::Write {
         path: path.clone(),
         source,
     };
-    let mut f = crate::fsafe::create_new(&tmp).map_err(err)?;
-    let written = f.write_all(text.as_bytes()).and_then(|_| f.sync_data());
+    let f = crate::fsafe::create_new(&tmp).map_err(err)?;
+    let mut w = std::io::BufWriter::new(f);
+    let written = fill(&mut w)
+        .and_then(|_| w.into_inner().map_err(std::io::IntoInnerError::into_error))
+        .and_then(|f| f.sync_data());
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(err(e));

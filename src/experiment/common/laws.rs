@@ -5,7 +5,8 @@ use serde::Deserialize;
 use super::Ctx;
 use crate::experiment::ExperimentError;
 use crate::model::Size;
-use crate::workload::{ServiceLaw, SizeLaw};
+use crate::workload::continuous::SLOT_CAP;
+use crate::workload::{ContinuousLaw, ServiceLaw, SizeLaw};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "dist", rename_all = "lowercase", deny_unknown_fields)]
@@ -42,6 +43,27 @@ pub(crate) enum RawService {
     Empirical {
         values: Vec<i64>,
         probs: Option<Vec<f64>>,
+    },
+    Uniform {
+        low: f64,
+        high: f64,
+    },
+    Lognormal {
+        mean: Option<f64>,
+        cv: Option<f64>,
+        mu: Option<f64>,
+        sigma: Option<f64>,
+    },
+    #[serde(rename = "bounded-pareto")]
+    BoundedPareto {
+        alpha: f64,
+        low: f64,
+        high: f64,
+    },
+    Frechet {
+        alpha: f64,
+        mean: Option<f64>,
+        scale: Option<f64>,
     },
 }
 
@@ -113,49 +135,206 @@ pub(crate) fn size_law(cx: &Ctx<'_>, raw: RawSizes) -> Result<SizeLaw, Experimen
     })
 }
 
-/// Validates a `service = { dist = … }` table into a service law.
-pub(crate) fn service_law(cx: &Ctx<'_>, raw: RawService) -> Result<ServiceLaw, ExperimentError> {
+/// Validates the service law `raw` written at `key` (`workload.service`, or a class's) into a
+/// service law.
+pub(crate) fn service_law(
+    cx: &Ctx<'_>,
+    key: &str,
+    raw: RawService,
+) -> Result<ServiceLaw, ExperimentError> {
+    let k = |name: &str| format!("{key}.{name}");
     Ok(match raw {
         RawService::Geometric { mean } => {
             if !mean.is_finite() || !(1.0..=1e9).contains(&mean) {
-                return Err(cx.bad(
-                    "workload.service.mean",
-                    "a mean service time in [1, 1e9] slots",
-                    mean,
-                ));
+                return Err(cx.bad(&k("mean"), "a mean service time in [1, 1e9] slots", mean));
             }
             ServiceLaw::geometric(mean)
         }
         RawService::Deterministic { value } => {
-            let v = cx.positive("workload.service.value", value)?;
+            let v = cx.positive(&k("value"), value)?;
             if v > u32::MAX as u64 {
-                return Err(cx.bad("workload.service.value", "at most 2^32 − 1 slots", v));
+                return Err(cx.bad(&k("value"), "at most 2^32 − 1 slots", v));
             }
             ServiceLaw::Deterministic(v as u32)
         }
         RawService::Empirical { values, probs } => {
             if values.is_empty() {
-                return Err(cx.bad("workload.service.values", "at least one service time", "[]"));
+                return Err(cx.bad(&k("values"), "at least one service time", "[]"));
             }
             let v = values
                 .iter()
                 .map(|&x| {
-                    cx.positive("workload.service.values", x).and_then(|v| {
-                        u32::try_from(v).map_err(|_| {
-                            cx.bad("workload.service.values", "at most 2^32 − 1 slots", v)
-                        })
+                    cx.positive(&k("values"), x).and_then(|v| {
+                        u32::try_from(v)
+                            .map_err(|_| cx.bad(&k("values"), "at most 2^32 − 1 slots", v))
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let probs = match probs {
                 Some(p) => {
-                    cx.probs("workload.service.probs", &p, v.len())?;
+                    cx.probs(&k("probs"), &p, v.len())?;
                     p
                 }
                 None => vec![1.0 / v.len() as f64; v.len()],
             };
-            ServiceLaw::empirical(v, probs)
-                .map_err(|e| cx.bad("workload.service.probs", "valid weights", e))?
+            ServiceLaw::empirical(v, probs).map_err(|e| cx.bad(&k("probs"), "valid weights", e))?
         }
+        raw => ServiceLaw::continuous(continuous(cx, key, raw)?),
     })
+}
+
+/// A positive finite time in slots at most `u32::MAX`, or a parameter in `range`.
+fn within(
+    cx: &Ctx<'_>,
+    key: &str,
+    x: f64,
+    range: std::ops::RangeInclusive<f64>,
+    expected: &str,
+) -> Result<f64, ExperimentError> {
+    if x.is_finite() && range.contains(&x) {
+        Ok(x)
+    } else {
+        Err(cx.bad(key, expected, x))
+    }
+}
+
+/// The continuous laws of service (`uniform`, `lognormal`, `bounded-pareto`, `frechet`): every
+/// impossible parameter refused at its key.
+fn continuous(cx: &Ctx<'_>, key: &str, raw: RawService) -> Result<ContinuousLaw, ExperimentError> {
+    let k = |name: &str| format!("{key}.{name}");
+    let time = |name: &str, x: f64, low: f64| {
+        within(
+            cx,
+            &k(name),
+            x,
+            low..=SLOT_CAP,
+            &format!("a time in slots in [{low}, 2^32 − 1]"),
+        )
+    };
+    let law = match raw {
+        RawService::Uniform { low, high } => {
+            let low = time("low", low, 0.0)?;
+            let high = time("high", high, 0.0)?;
+            if high <= low {
+                return Err(cx.bad(&k("high"), &format!("a time > low = {low}"), high));
+            }
+            ContinuousLaw::Uniform { low, high }
+        }
+        RawService::Lognormal {
+            mean,
+            cv,
+            mu,
+            sigma,
+        } => lognormal(cx, key, (mean, cv), (mu, sigma))?,
+        RawService::BoundedPareto { alpha, low, high } => {
+            let alpha = within(
+                cx,
+                &k("alpha"),
+                alpha,
+                0.01..=100.0,
+                "a tail index α in [0.01, 100]",
+            )?;
+            let low = time("low", low, 1e-3)?;
+            let high = time("high", high, 1e-3)?;
+            if high <= low {
+                return Err(cx.bad(&k("high"), &format!("a time > low = {low}"), high));
+            }
+            ContinuousLaw::BoundedPareto { alpha, low, high }
+        }
+        RawService::Frechet { alpha, mean, scale } => {
+            if !(alpha.is_finite() && alpha > 1.0 && alpha <= 100.0) {
+                return Err(cx.bad(
+                    &k("alpha"),
+                    "a tail index α in (1, 100] (α ≤ 1: the mean is infinite)",
+                    alpha,
+                ));
+            }
+            match (mean, scale) {
+                (Some(mean), None) => {
+                    let mean = within(
+                        cx,
+                        &k("mean"),
+                        mean,
+                        1e-3..=1e9,
+                        "a mean in [0.001, 1e9] slots",
+                    )?;
+                    ContinuousLaw::frechet_mean(alpha, mean)
+                }
+                (None, Some(scale)) => ContinuousLaw::Frechet {
+                    alpha,
+                    scale: within(
+                        cx,
+                        &k("scale"),
+                        scale,
+                        1e-3..=1e9,
+                        "a scale in [0.001, 1e9] slots",
+                    )?,
+                },
+                _ => {
+                    return Err(cx.bad(
+                        key,
+                        "exactly one of `mean` or `scale` next to `alpha` for dist = \"frechet\"",
+                        "both or neither",
+                    ));
+                }
+            }
+        }
+        _ => unreachable!("the discrete laws are read by service_law"),
+    };
+    let m = law.slot_mean();
+    if !(m.is_finite() && m <= 1e9) {
+        return Err(cx.bad(key, "a law whose mean is at most 1e9 slots", m));
+    }
+    Ok(law)
+}
+
+/// `dist = "lognormal"`: `mean` and `cv`, or `mu` and `sigma`.
+fn lognormal(
+    cx: &Ctx<'_>,
+    key: &str,
+    (mean, cv): (Option<f64>, Option<f64>),
+    (mu, sigma): (Option<f64>, Option<f64>),
+) -> Result<ContinuousLaw, ExperimentError> {
+    let k = |name: &str| format!("{key}.{name}");
+    match (mean, cv, mu, sigma) {
+        (Some(mean), Some(cv), None, None) => {
+            let mean = within(
+                cx,
+                &k("mean"),
+                mean,
+                1e-3..=1e9,
+                "a mean in [0.001, 1e9] slots",
+            )?;
+            let cv = within(
+                cx,
+                &k("cv"),
+                cv,
+                1e-3..=1e3,
+                "a coefficient of variation in [0.001, 1000]",
+            )?;
+            Ok(ContinuousLaw::lognormal_mean_cv(mean, cv))
+        }
+        (None, None, Some(mu), Some(sigma)) => {
+            let mu = within(
+                cx,
+                &k("mu"),
+                mu,
+                -20.0..=21.0,
+                "a mean of ln X in [−20, 21]",
+            )?;
+            let sigma = within(
+                cx,
+                &k("sigma"),
+                sigma,
+                1e-3..=10.0,
+                "a standard deviation of ln X in [0.001, 10]",
+            )?;
+            Ok(ContinuousLaw::LogNormal { mu, sigma })
+        }
+        _ => Err(cx.bad(
+            key,
+            "either `mean` and `cv`, or `mu` and `sigma`, for dist = \"lognormal\"",
+            "another combination",
+        )),
+    }
 }

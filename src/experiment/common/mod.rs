@@ -19,7 +19,7 @@ pub(crate) use constraints::{RawConstraints, characterisation};
 pub(crate) use context::{Ctx, parse_toml};
 pub(crate) use files::{
     create_dir, render_figure, render_with, report_claims_and_figures, write, write_claims,
-    write_provenance,
+    write_provenance, write_with,
 };
 pub use header::Header;
 pub(crate) use laws::{RawService, RawSizes, service_law, size_law};

@@ -52,6 +52,7 @@ pub(crate) const NO_JOB: Job = Job {
     service: 0,
     arrival: 0,
     class: 0,
+    kind: 0,
 };
 
 /// Most jobs a [`SizeQueue`] keeps in its sorted vector.
@@ -225,6 +226,7 @@ struct Waiting {
     arrival: u64,
     service: u32,
     class: u8,
+    kind: u8,
 }
 
 impl Waiting {
@@ -235,6 +237,7 @@ impl Waiting {
             arrival: job.arrival,
             service: job.service,
             class: job.class,
+            kind: job.kind,
         }
     }
 
@@ -246,6 +249,7 @@ impl Waiting {
             service: self.service,
             arrival: self.arrival,
             class: self.class,
+            kind: self.kind,
         }
     }
 }
@@ -929,8 +933,8 @@ impl FirstFitServers {
         }
     }
 
-    #[cfg(test)]
     /// The largest free capacity of any server.
+    #[inline]
     pub(crate) fn max_free(&self) -> Size {
         if self.n <= SCAN {
             return Size(self.leaves().iter().copied().max().unwrap_or(0));
@@ -1126,6 +1130,7 @@ mod tests {
             service: 1,
             arrival: 0,
             class: 0,
+            kind: 0,
         }
     }
 

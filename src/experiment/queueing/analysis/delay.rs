@@ -155,8 +155,10 @@ pub(in crate::experiment::queueing) fn delay(
             let responses: Vec<f64> = cw.iter().map(|c| c.mean_response()).collect();
             let (value, ci95) = weighted_mean_ci(&responses, &weights);
             Some(SizeDelay {
+                // a job class's row names its largest size only
                 low: k
                     .checked_sub(1)
+                    .filter(|_| !exp.wait_classes.0.is_by_kind())
                     .and_then(|j| bounds.get(j))
                     .map(|s| s.as_f64()),
                 high: bounds.get(k).map_or(1.0, |s: &Size| s.as_f64()),

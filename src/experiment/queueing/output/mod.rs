@@ -7,6 +7,7 @@ mod constraints;
 mod delay;
 mod delay_figures;
 mod figures;
+mod jobs;
 mod region_map;
 mod report;
 mod tables;
@@ -27,6 +28,7 @@ pub(crate) fn write_outputs(
     create_dir(dir)?;
     let mut files = tables::write_tables(exp, out, dir)?;
     files.extend(region_map::write_table(exp, out, dir)?);
+    files.extend(jobs::write_jobs(exp, out, dir)?);
     let mut figures = figures::draw(exp, out, dir)?;
     figures.extend(region_map::draw(exp, out, dir)?);
     files.extend(figures.iter().flatten().cloned());

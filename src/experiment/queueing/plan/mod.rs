@@ -26,7 +26,7 @@ use crate::model::Resources;
 use crate::packing::place::{JobOrder, Scorer};
 use crate::policy::PolicySpec;
 use crate::rng::Stream;
-use crate::workload::{ServiceLaw, SizeLaw};
+use crate::workload::{ClassMix, ServiceLaw, SizeLaw};
 
 /// Where a unit's result goes in the outputs: the policy, sweep point, replication, ray it is
 /// of (indices into the experiment's lists as they stand now, not part of what it computes).
@@ -160,6 +160,9 @@ pub(crate) struct SaturationWork {
     pub(crate) sizes: Shared<SizeLaw>,
     /// The service law.
     pub(crate) service: Shared<ServiceLaw>,
+    /// The job classes, when the workload has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) classes: Option<Shared<ClassMix>>,
     /// Slots discarded before measuring.
     pub(crate) warmup: u64,
     /// Slots measured.
@@ -293,7 +296,12 @@ pub(in crate::experiment::queueing) fn plan(exp: &Experiment) -> Vec<Unit> {
 /// the value written in the sweep and the replication, never from the policy; its jobs' delays
 /// recorded; with `compare_unconstrained` its twin on the same streams with the constraints
 /// lifted.
-fn run(exp: &Experiment, policy: usize, point: usize, rep: u32) -> RunWork {
+pub(in crate::experiment::queueing) fn run(
+    exp: &Experiment,
+    policy: usize,
+    point: usize,
+    rep: u32,
+) -> RunWork {
     let p = exp.points[point];
     let seed = Stream::Run { key: p.key, rep }.seed(exp.header.seed);
     let once = |lifted: bool| match &exp.workload {
@@ -336,6 +344,7 @@ fn saturation(exp: &Experiment, policy: usize) -> Option<SaturationWork> {
         servers: exp.servers,
         sizes,
         service,
+        classes: exp.workload.classes().cloned(),
         warmup,
         slots: max_slots - warmup,
         seed: Stream::Saturation.seed(exp.header.seed),

@@ -21,7 +21,7 @@ use crate::packing::place::Scorer;
 use crate::policy::PolicySpec;
 use crate::sim::{RunConfig, SizeClasses};
 use crate::workload::replay::{TraceSpec, TraceSummary};
-use crate::workload::{ArrivalProcess, Arrivals, ServiceLaw, SizeLaw};
+use crate::workload::{ArrivalProcess, Arrivals, ClassMix, ServiceLaw, SizeLaw};
 
 /// One simulated system, with everything its run reads and nothing else.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -89,6 +89,10 @@ pub(crate) enum Jobs {
         process: ArrivalProcess,
         /// Its rate, jobs per slot.
         rate: f64,
+        /// The job classes the jobs are drawn from, when the workload has them (`sizes` and
+        /// `service` are then their work-weighted size law and their mixture).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        classes: Option<Shared<ClassMix>>,
     },
     /// Request vectors drawn uniformly or with weights.
     Requests {
@@ -239,17 +243,20 @@ impl Scenario {
                 sizes,
                 service,
                 arrivals,
+                classes,
             } => Jobs::Sampled {
                 sizes: sizes.clone(),
                 service: service.clone(),
                 process: *arrivals,
                 rate,
+                classes: classes.clone(),
             },
             Workload::Trace(_, sizes, service) => Jobs::Sampled {
                 sizes: sizes.clone(),
                 service: service.clone(),
                 process: ArrivalProcess::Poisson,
                 rate,
+                classes: None,
             },
         };
         Scenario {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use limit::{RayResult, ThresholdResult};
 pub(crate) use simulate::RunRecord;
+pub(in crate::experiment::queueing) use simulate::job_source;
 #[cfg(test)]
 pub(in crate::experiment::queueing) use simulate::run_scenario;
 pub(crate) use study::StudyRow;
@@ -20,7 +21,7 @@ pub(crate) use study::StudyRow;
 use super::plan::{At, Unit, Work};
 use crate::experiment::ExperimentError;
 use crate::experiment::steps::Steps;
-use crate::stability::saturation::{Saturation, saturated};
+use crate::stability::saturation::{SaturatedJobs, Saturation, saturated};
 
 /// What a unit gives.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -94,15 +95,12 @@ fn run_unit(unit: &Unit, file: &Path, steps: &Steps<'_>) -> Result<Done, Experim
         })),
         (Work::Saturation(w), _) => {
             let mut built = w.policy.build(w.servers);
-            let s = saturated(
-                built.as_mut(),
-                w.servers,
-                &w.sizes,
-                &w.service,
-                w.warmup,
-                w.slots,
-                w.seed,
-            );
+            let jobs = SaturatedJobs {
+                sizes: &w.sizes,
+                service: &w.service,
+                classes: w.classes.as_deref(),
+            };
+            let s = saturated(built.as_mut(), w.servers, jobs, w.warmup, w.slots, w.seed);
             Done::Saturation(policy, s)
         }
         (Work::Study(w), _) => {

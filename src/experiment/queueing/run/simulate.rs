@@ -15,7 +15,7 @@ use crate::rng::Stream;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::{TraceSource, TraceSpec};
 use crate::workload::trace::TraceError;
-use crate::workload::{Arrivals, JobSource, ServiceLaw, SizeLaw, Source};
+use crate::workload::{Arrivals, ClassMix, JobSource, ServiceLaw, SizeLaw, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -92,12 +92,21 @@ pub(in crate::experiment::queueing) fn run_scenario(
         }
     };
     match (&scenario.placement, &scenario.jobs) {
-        (Placement::Single(spec), Jobs::Sampled { sizes, service, .. }) => {
+        (
+            Placement::Single(spec),
+            Jobs::Sampled {
+                sizes,
+                service,
+                classes,
+                ..
+            },
+        ) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
             if let Some((classes, _)) = &scenario.waits {
                 cluster.record_waits(cfg.warmup.min(cfg.slots), (**classes).clone());
             }
-            let mut source = sampled(sizes, service, &arrivals()?, seed);
+            let mut source =
+                sampled_source((sizes, service, classes.as_deref()), arrivals()?, seed);
             Ok(run_spec(spec, &mut source, &mut cluster, cfg)?)
         }
         (
@@ -182,6 +191,46 @@ pub(in crate::experiment::queueing) fn run_scenario(
                 }),
             }
         }
+    }
+}
+
+/// The job stream of a sampled scenario, as its run draws it (`None` for request vectors and
+/// traces): the same jobs for every policy at the same (point, replication).
+pub(in crate::experiment::queueing) fn job_source(
+    scenario: &Scenario,
+    file: &Path,
+) -> Result<Option<JobSource>, ExperimentError> {
+    let Jobs::Sampled {
+        sizes,
+        service,
+        classes,
+        ..
+    } = &scenario.jobs
+    else {
+        return Ok(None);
+    };
+    let arrivals = match scenario.jobs.arrivals() {
+        Some(Ok(a)) => a,
+        Some(Err(e)) => return Err(bad_rate(file, scenario.jobs.rate(), e)),
+        None => return Ok(None),
+    };
+    Ok(Some(sampled_source(
+        (sizes, service, classes.as_deref()),
+        arrivals,
+        scenario.seed,
+    )))
+}
+
+/// Jobs of sizes `sizes` and service `service`, or of the classes `classes`, arriving by
+/// `arrivals`, with run seed `seed`.
+fn sampled_source(
+    (sizes, service, classes): (&SizeLaw, &ServiceLaw, Option<&ClassMix>),
+    arrivals: Arrivals,
+    seed: u64,
+) -> JobSource {
+    match classes {
+        Some(mix) => JobSource::with_classes(mix.clone(), arrivals, seed),
+        None => JobSource::new(sizes.clone(), service.clone(), arrivals, seed),
     }
 }
 

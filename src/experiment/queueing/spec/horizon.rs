@@ -60,12 +60,20 @@ pub(in crate::experiment::queueing) fn run_spec(
             )? as u32)
         }
     };
+    if raw.export_jobs == Some(true) && traced {
+        return Err(cx.bad(
+            "run.export_jobs",
+            "false with a trace (its jobs are the trace file)",
+            true,
+        ));
+    }
     Ok(RunSpec {
         horizon,
         replications,
         queue_cap,
         samples,
         probe_groups,
+        export_jobs: raw.export_jobs.unwrap_or(false),
     })
 }
 

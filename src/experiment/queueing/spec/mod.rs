@@ -35,7 +35,7 @@ use crate::packing::snapshot::Resources;
 use crate::policy::registry::Registry;
 use crate::sim::{SizeClasses, Verdict};
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
-use crate::workload::{ArrivalProcess, ServiceLaw, SizeLaw};
+use crate::workload::{ArrivalProcess, ClassMix, ServiceLaw, SizeLaw};
 pub(crate) use claims::CLAIM_KINDS;
 pub(crate) use plots::PLOT_KINDS;
 pub(crate) use policies::QueuePolicy;
@@ -48,12 +48,16 @@ pub(crate) use crate::stability::search::SearchSpec;
 pub(crate) enum Workload {
     /// Sizes, service times and arrival counts drawn from laws.
     Sampled {
-        /// The law of a job's size.
+        /// The law of a job's size (with classes, the work-weighted law of
+        /// [`ClassMix::work_weighted`], which the loads and ρ* read).
         sizes: Shared<SizeLaw>,
-        /// The law of a job's service time, slots.
+        /// The law of a job's service time, slots (with classes, the classes' mixture).
         service: Shared<ServiceLaw>,
         /// How many jobs arrive per slot.
         arrivals: ArrivalProcess,
+        /// The job classes of `workload.classes`, which the jobs are drawn from when given.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        classes: Option<Shared<ClassMix>>,
     },
     /// Request vectors drawn from the tasks of a packing source; `sizes` is the law of the
     /// bottleneck resource (the one with the largest mean request), which the load counts.
@@ -90,8 +94,8 @@ impl Workload {
         }
     }
 
-    /// The size classes a run's waits are kept by ([`SizeLaw::classes`] of [`Self::sizes`]),
-    /// and the resource whose request classes a job: the bottleneck's for request vectors (the
+    /// The size classes a run's waits are kept by ([`SizeLaw::classes`] of [`Self::sizes`];
+    /// with job classes, the job's class), and the resource whose request classes a job: the bottleneck's for request vectors (the
     /// one with the largest mean request, whose law `sizes` is), else the first.
     pub(crate) fn wait_classes(&self) -> (SizeClasses, usize) {
         let resource = match self {
@@ -103,7 +107,18 @@ impl Workload {
             }
             _ => 0,
         };
+        if let Some(mix) = self.classes() {
+            return (SizeClasses::by_kind(mix.largest_sizes()), 0);
+        }
         (self.sizes().classes(), resource)
+    }
+
+    /// The job classes of `workload.classes`, if the file gives them.
+    pub(crate) fn classes(&self) -> Option<&Shared<ClassMix>> {
+        match self {
+            Workload::Sampled { classes, .. } => classes.as_ref(),
+            _ => None,
+        }
     }
 
     /// The size law and the service law, shared (a unit holds them without a copy).
@@ -156,6 +171,68 @@ impl Workload {
     }
 }
 
+/// `workload.classes` goes with single-resource policies and no feature table: the tables
+/// that reshape the jobs (NUMA nodes, placement constraints, a region map's mix of two sizes,
+/// a compaction's packing) and the scored multi-resource path do not know job classes.
+/// The tables not modelled together: `[constraints]` with `[numa]` or `[compaction]`, and
+/// `[numa]` with `[compaction]`.
+fn tables_apart(
+    cx: &Ctx<'_>,
+    raw: &schema::RawExperiment,
+    numa: bool,
+    constraints: bool,
+) -> Result<(), ExperimentError> {
+    if constraints {
+        for (table, present) in [("numa", numa), ("compaction", raw.compaction.is_some())] {
+            if present {
+                return Err(cx.bad(
+                    table,
+                    &format!("no [{table}] with [constraints] (not modelled together)"),
+                    "both tables",
+                ));
+            }
+        }
+    }
+    if numa && raw.compaction.is_some() {
+        return Err(cx.bad(
+            "compaction",
+            "no [compaction] with [numa] (compaction packs servers without nodes)",
+            "both tables",
+        ));
+    }
+    Ok(())
+}
+
+fn classes_alone(
+    cx: &Ctx<'_>,
+    raw: &schema::RawExperiment,
+    policies: &[QueuePolicy],
+) -> Result<(), ExperimentError> {
+    for (table, present) in [
+        ("numa", raw.numa.is_some()),
+        ("constraints", raw.constraints.is_some()),
+        ("region_map", raw.region_map.is_some()),
+        ("compaction", raw.compaction.is_some()),
+    ] {
+        if present {
+            return Err(cx.bad(
+                table,
+                &format!("no [{table}] with `workload.classes` (not modelled together)"),
+                "both",
+            ));
+        }
+    }
+    if let Some(i) = policies.iter().position(|p| p.single().is_none()) {
+        return Err(cx.bad(
+            &format!("policy[{i}].score"),
+            "no placement score with `workload.classes` (the scored path does not keep job \
+             classes)",
+            "a score",
+        ));
+    }
+    Ok(())
+}
+
 /// How long each run is.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub(crate) enum Horizon {
@@ -191,6 +268,10 @@ pub(crate) struct RunSpec {
     /// With `probe_groups = g`: each point's replications in consecutive groups of g, each
     /// decided as a limit search's probe of one round is (`probe_groups.csv`).
     pub(crate) probe_groups: Option<u32>,
+    /// `export_jobs = true`: each (point, replication)'s job stream is written to
+    /// `jobs_p{point}_r{replication}.csv` in the trace CSV form, so that another simulator (or a
+    /// replay) can be given the same jobs.
+    pub(crate) export_jobs: bool,
 }
 
 impl RunSpec {
@@ -612,29 +693,20 @@ impl Experiment {
             sweep,
             points: &points,
         };
-        let (mut policies, mut labels) = policies::policies(&cx, &raw.policy, &workload)?;
+        let (mut policies, mut labels) = policies::policies(&cx, &raw.policy, &workload, servers)?;
         numa::layers(&cx, &raw.policy, &policies, &mut numa)?;
         if let Some(q) = &mut constraints {
             constraints::policies(&cx, &raw.policy, &policies)?;
             constraints::resynthesised_copies(&cx, q, &mut policies, &mut labels)?;
-            for (table, present) in [
-                ("numa", numa.is_some()),
-                ("compaction", raw.compaction.is_some()),
-            ] {
-                if present {
-                    return Err(cx.bad(
-                        table,
-                        &format!("no [{table}] with [constraints] (not modelled together)"),
-                        "both tables",
-                    ));
-                }
-            }
         }
-        if numa.is_some() && raw.compaction.is_some() {
+        tables_apart(&cx, &raw, numa.is_some(), constraints.is_some())?;
+        if run.export_jobs
+            && (matches!(workload, Workload::Requests { .. }) || constraints.is_some())
+        {
             return Err(cx.bad(
-                "compaction",
-                "no [compaction] with [numa] (compaction packs servers without nodes)",
-                "both tables",
+                "run.export_jobs",
+                "false with request vectors or [constraints] (a job is exported as one size)",
+                true,
             ));
         }
         let region_map = region_map::region_map(
@@ -652,6 +724,9 @@ impl Experiment {
                  not of a compacted cluster)",
                 "both tables",
             ));
+        }
+        if workload.classes().is_some() {
+            classes_alone(&cx, &raw, &policies)?;
         }
         let plots = plots::plots(&at, &raw, run.replications)?;
         let claims = claims::claims(

@@ -125,6 +125,7 @@ pub(in crate::experiment::queueing) fn policies(
     cx: &Ctx<'_>,
     raw: &[RawPolicy],
     workload: &Workload,
+    servers: usize,
 ) -> Result<(Vec<QueuePolicy>, Vec<String>), ExperimentError> {
     if raw.is_empty() {
         return Err(cx.bad("policy", "at least one [[policy]] table", "none"));
@@ -133,6 +134,19 @@ pub(in crate::experiment::queueing) fn policies(
     let mut labels: Vec<String> = Vec::new();
     for (i, p) in raw.iter().enumerate() {
         let spec = policy_spec(cx, i, p, workload)?;
+        if let Some(single) = spec.single()
+            && single.entry().max_servers < servers
+        {
+            return Err(cx.bad(
+                "cluster.servers",
+                &format!(
+                    "at most {} server(s) for policy \"{}\" (policy[{i}])",
+                    single.entry().max_servers,
+                    single.name()
+                ),
+                servers,
+            ));
+        }
         if workload.dims() > 1 && !spec.is_scored() {
             return Err(cx.bad(
                 &format!("policy[{i}].score"),

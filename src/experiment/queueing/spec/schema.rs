@@ -76,6 +76,17 @@ pub(in crate::experiment::queueing) struct RawWorkload {
     pub(in crate::experiment::queueing) arrivals: Option<RawArrivals>,
     pub(in crate::experiment::queueing) trace: Option<RawTrace>,
     pub(in crate::experiment::queueing) rho_star_intervals: Option<i64>,
+    pub(in crate::experiment::queueing) classes: Option<Vec<RawClass>>,
+}
+
+/// One of `workload.classes = [{ size = …, prob = …, service = { … } }, …]`: `size` a number
+/// or a size law table (read by the workload's module).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(in crate::experiment::queueing) struct RawClass {
+    pub(in crate::experiment::queueing) size: toml::Value,
+    pub(in crate::experiment::queueing) prob: f64,
+    pub(in crate::experiment::queueing) service: RawService,
 }
 
 /// `workload.trace = { … }`: a trace replayed instead of sampled laws.
@@ -109,6 +120,7 @@ pub(in crate::experiment::queueing) struct RawRun {
     pub(in crate::experiment::queueing) samples: Option<i64>,
     pub(in crate::experiment::queueing) max_slots: Option<i64>,
     pub(in crate::experiment::queueing) probe_groups: Option<i64>,
+    pub(in crate::experiment::queueing) export_jobs: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -1,7 +1,7 @@
 //! `[workload]`: sampled laws, request vectors from a packing source, or a replayed trace.
 
 use super::Workload;
-use super::schema::{RawTrace, RawWorkload};
+use super::schema::{RawClass, RawTrace, RawWorkload};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Shared;
 use crate::experiment::common::{Ctx, RawSizes, service_law, size_law};
@@ -9,7 +9,7 @@ use crate::model::Size;
 use crate::packing::snapshot::Resources;
 use crate::workload::replay::{SizeMode, TraceSpec, TraceSummary};
 use crate::workload::trace::TraceFormat;
-use crate::workload::{ArrivalProcess, SizeLaw};
+use crate::workload::{ArrivalProcess, ClassMix, JobClass, MAX_CLASSES, SizeLaw};
 
 /// Validates `[workload]`: exactly one of a trace, request vectors (`sizes.dist = "tasks"`) or
 /// sampled size and service laws, and the arrival process.
@@ -17,6 +17,9 @@ pub(in crate::experiment::queueing) fn workload(
     cx: &Ctx<'_>,
     raw: &RawWorkload,
 ) -> Result<Workload, ExperimentError> {
+    if let Some(classes) = &raw.classes {
+        return sampled_classes(cx, raw, classes);
+    }
     if let Some(t) = &raw.trace {
         for (k, given) in [
             ("sizes", raw.sizes.is_some()),
@@ -82,15 +85,103 @@ pub(in crate::experiment::queueing) fn workload(
                 weights: None,
                 dims,
                 sizes: Shared::new(sizes),
-                service: Shared::new(service_law(cx, service.clone())?),
+                service: Shared::new(service_law(cx, "workload.service", service.clone())?),
                 arrivals: arrivals(cx)?,
             }
         }
         z => Workload::Sampled {
             sizes: Shared::new(size_law(cx, z.clone())?),
-            service: Shared::new(service_law(cx, service.clone())?),
+            service: Shared::new(service_law(cx, "workload.service", service.clone())?),
             arrivals: arrivals(cx)?,
+            classes: None,
         },
+    })
+}
+
+/// `workload.classes`: each class's size (a number, or a law over finitely many sizes),
+/// probability and service law; in place of `sizes` and `service`, beside `arrivals`.
+fn sampled_classes(
+    cx: &Ctx<'_>,
+    raw: &RawWorkload,
+    classes: &[RawClass],
+) -> Result<Workload, ExperimentError> {
+    for (k, given) in [
+        ("sizes", raw.sizes.is_some()),
+        ("service", raw.service.is_some()),
+        ("trace", raw.trace.is_some()),
+    ] {
+        if given {
+            return Err(cx.bad(
+                &format!("workload.{k}"),
+                "nothing next to `workload.classes` (each class has its own size and service)",
+                "a value",
+            ));
+        }
+    }
+    if classes.is_empty() || classes.len() > MAX_CLASSES {
+        return Err(cx.bad(
+            "workload.classes",
+            &format!("1 to {MAX_CLASSES} classes"),
+            classes.len(),
+        ));
+    }
+    let mut built = Vec::with_capacity(classes.len());
+    for (i, c) in classes.iter().enumerate() {
+        let key = |k: &str| format!("workload.classes[{i}].{k}");
+        let sizes = match &c.size {
+            toml::Value::Float(_) | toml::Value::Integer(_) => {
+                let x = c.size.as_float().or(c.size.as_integer().map(|v| v as f64));
+                let size = cx.size(&key("size"), x.unwrap_or(f64::NAN))?;
+                SizeLaw::discrete(vec![size], vec![1.0])
+                    .map_err(|e| cx.bad(&key("size"), "a size", e))?
+            }
+            toml::Value::Table(t) => {
+                let law: crate::experiment::common::RawSizes = t
+                    .clone()
+                    .try_into()
+                    .map_err(|e| cx.bad(&key("size"), "a size law `{ dist = … }`", e))?;
+                let law = size_law(cx, law)?;
+                if law.atoms().is_none() {
+                    return Err(cx.bad(
+                        &key("size.dist"),
+                        "a law over finitely many sizes (\"discrete\" or \"empirical\") for a class",
+                        "\"uniform\"",
+                    ));
+                }
+                law
+            }
+            other => {
+                return Err(cx.bad(
+                    &key("size"),
+                    "a size in (0, 1] or a size law `{ dist = … }`",
+                    other,
+                ));
+            }
+        };
+        if !(c.prob.is_finite() && c.prob > 0.0) {
+            return Err(cx.bad(&key("prob"), "a probability > 0", c.prob));
+        }
+        let service = service_law(cx, &key("service"), c.service.clone())?;
+        built.push(JobClass {
+            prob: c.prob,
+            sizes,
+            service,
+        });
+    }
+    let total: f64 = built.iter().map(|c| c.prob).sum();
+    if (total - 1.0).abs() > 1e-9 {
+        return Err(cx.bad(
+            "workload.classes",
+            "class probabilities (`prob`) adding up to 1",
+            total,
+        ));
+    }
+    let mix = ClassMix::new(built).map_err(|e| cx.bad("workload.classes", "valid classes", e))?;
+    Ok(Workload::Sampled {
+        sizes: Shared::new(mix.work_weighted()),
+        service: Shared::new(mix.pooled_service()),
+        arrivals: arrivals(cx, raw.arrivals.as_ref().map(|a| a.process.as_str()))?,
+        classes: Some(Shared::new(mix)),
     })
 }
 

@@ -106,7 +106,7 @@ impl RegionExperiment {
         let scale = match (raw.cluster, service) {
             (Some(c), Some(s)) => {
                 let l = cx.positive("cluster.servers", c.servers)? as usize;
-                Some((l, service_law(&cx, s)?.mean()))
+                Some((l, service_law(&cx, "workload.service", s)?.mean()))
             }
             (None, None) => None,
             _ => {
