@@ -2,6 +2,7 @@
 //! continuous sizes (docs/theory.md sections 2, 5, 6, 12).
 
 pub mod exact;
+pub mod msj;
 pub(crate) mod perfect;
 pub(crate) mod plane;
 pub mod region;

@@ -6,4 +6,5 @@ mod calibration;
 mod figures;
 mod markov;
 mod misbehaving;
+mod msj;
 mod region_map;
