@@ -14,13 +14,17 @@
 //! run by default) is the floor without the calendar: the random draws alone.
 //!
 //! MaxWeight needs finitely many sizes: it runs on two sizes, 0.3 and 0.7 with equal
-//! probability (the same mean, 0.5), marked `(2 sizes)`.
+//! probability (the same mean, 0.5), marked `(2 sizes)`. ServerFilling runs on one server with
+//! power-of-two sizes: one machine of 8 cores, jobs of 1, 2, 4 or 8 cores (probabilities 0.4,
+//! 0.3, 0.2, 0.1), marked `(1 machine)`, whatever L. SMASH runs with a window of 4 (`smash:w`
+//! for another).
 //!
 //! Each measurement is repeated `PACKLAB_BENCH_REPS` times (default 3, same seed, same work); the
 //! best and the median are printed, since wall time on a shared machine only ever gets slower
 //! than the code. `PACKLAB_BENCH_SERVERS` picks the cluster sizes (comma-separated),
 //! `PACKLAB_BENCH_POLICIES` the policies (`draws`, `floor`, `bf-js`, `fifo-ff`, `bf-j`,
-//! `bf-s`, `vqs:J`, `vqs-bf:J`, `max-weight`), `PACKLAB_BENCH_SIZES` the uniform law's range
+//! `bf-s`, `vqs:J`, `vqs-bf:J`, `max-weight`, `first-fit`, `smash:w`, `backfilling`,
+//! `server-filling`), `PACKLAB_BENCH_SIZES` the uniform law's range
 //! (`low,high`, default `0.1,0.9`) and `PACKLAB_BENCH_SERVICE` the mean service time (default
 //! 100 slots): `PACKLAB_BENCH_SIZES=0.2,0.6 PACKLAB_BENCH_SERVICE=20` is the setting of
 //! `scripts/python-comparison.sh`. `PACKLAB_BENCH_WAITS=1` records every job's waiting and
@@ -122,10 +126,17 @@ fn policy_run(
     say: bool,
 ) -> Option<Box<dyn FnMut() -> (u64, f64)>> {
     let policies = Registry::builtin();
-    let takes_j = policies.entry(base).is_some_and(|e| e.keys.contains(&"J"));
     let mut table = toml::Table::new();
-    if takes_j {
-        table.insert("J".into(), toml::Value::Integer(j as i64));
+    for key in ["J", "window"] {
+        if policies.entry(base).is_some_and(|e| e.keys.contains(&key)) {
+            table.insert(key.into(), toml::Value::Integer(j as i64));
+        }
+    }
+    if policies
+        .entry(base)
+        .is_some_and(|e| e.max_servers < s.servers)
+    {
+        return None;
     }
     let params = PolicyParams::new(base, &table);
     let spec = match policies.parse(&params, &s.sizes) {
@@ -192,7 +203,7 @@ fn main() {
     // by default the floor and every policy of the registry (J = 4 for those that take it)
     let every: Vec<String> = std::iter::once("floor".to_string())
         .chain(Registry::builtin().entries().map(|e| {
-            if e.keys.contains(&"J") {
+            if e.keys.contains(&"J") || e.keys.contains(&"window") {
                 format!("{}:4", e.name)
             } else {
                 e.name.to_string()
@@ -225,6 +236,14 @@ fn main() {
         );
         let two = SizeLaw::discrete(vec![sz(0.3), sz(0.7)], vec![1.0, 1.0]).expect("two sizes");
         let two = Setting::new(l, two, mean_service, jobs, load);
+        // one machine of 8 cores, jobs of 1, 2, 4 or 8 cores: for the policies that run on one
+        // server with power-of-two sizes (ServerFilling)
+        let cores = SizeLaw::discrete(
+            vec![sz(0.125), sz(0.25), sz(0.5), sz(1.0)],
+            vec![0.4, 0.3, 0.2, 0.1],
+        )
+        .expect("four sizes");
+        let machine = Setting::new(1, cores, mean_service, jobs, load);
         let (mut floor_ns, mut bf_js_ns) = (f64::NAN, f64::NAN);
         for name in names.split(',') {
             let name = name.trim();
@@ -245,9 +264,12 @@ fn main() {
                 // a policy that needs finitely many sizes runs on the two-size law
                 let (run, label) = match policy_run(&uniform, base, j, false) {
                     Some(run) => (run, name.to_string()),
-                    None => match policy_run(&two, base, j, true) {
+                    None => match policy_run(&two, base, j, false) {
                         Some(run) => (run, format!("{name} (2 sizes)")),
-                        None => continue,
+                        None => match policy_run(&machine, base, j, true) {
+                            Some(run) => (run, format!("{name} (1 machine)")),
+                            None => continue,
+                        },
                     },
                 };
                 let m = measure(reps, run);

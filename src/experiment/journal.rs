@@ -83,8 +83,10 @@ pub(crate) struct JournalHeader {
 /// expected to let the pooled test decide (a probe records it). 9: a probe's run whose chain of
 /// looks is shorter than the calibrated five takes one more, at half its first horizon. 10: a
 /// unit's identity is the fingerprint of what it computes (its scenario, its search), and a
-/// resumed result goes to the unit of the same identity wherever it stands.
-pub(crate) const RESULTS: u32 = 10;
+/// resumed result goes to the unit of the same identity wherever it stands. 11: jobs carry
+/// their class, a cluster may preempt, and the multiserver-job policies and their outputs
+/// (`msj_two_classes`, `msj_fcfs_frechet`) are committed.
+pub(crate) const RESULTS: u32 = 11;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -399,6 +399,64 @@ fn gauss_seidel(incoming: &[Vec<(usize, f64)>]) -> Result<Vec<f64>, ExactError> 
     Err(ExactError::Singular)
 }
 
+/// The stability limit of FIFO-FF (FCFS) on one server of `cores` cores with two classes, as
+/// an arrival rate (jobs per slot): with probability `p_small` a job needs one core (size
+/// 1/cores) for a geometric service of rate `mu_small`, otherwise the whole server for a
+/// service of mean `mean_large` slots (any law); `p_small` in [0, 1). FCFS is stable exactly below the throughput
+/// of its saturated system (the saturation rule), computed here in closed form.
+///
+/// In the saturated system an all-core job is followed by N one-core jobs before the next
+/// all-core job, N geometric with P(N = n) = (1 − p) pⁿ. The N jobs start as cores free;
+/// the all-core job behind them starts in the slot the last of them leaves, D(N) slots after
+/// the first started (D(0) = 0), and leaves S slots later, when the next cycle begins. By
+/// the renewal–reward theorem the throughput is
+/// λ* = E\[N + 1\] / (E\[D(N)\] + E\[S\]) = 1 / ((1 − p)(E\[D(N)\] + E\[S\])).
+/// E\[D(n)\] = E(r, m) with r = min(n, cores) running and m = n − r not started, where
+/// E(0, 0) = 0 and, with d ~ Bin(r, μ) jobs leaving in the next slot,
+/// E(r, m) = 1 + Σ_d P(d) E(r′, m′), r′ = min(cores, r − d + m), m′ = r − d + m − r′:
+/// a finite recursion in r + m, the d = 0 term moved to the left side. The sum over n stops
+/// where pⁿ < 1e-16.
+pub fn fcfs_two_class_limit(cores: usize, p_small: f64, mu_small: f64, mean_large: f64) -> f64 {
+    let (k, p, mu) = (cores, p_small, mu_small);
+    let mut n_max = 0usize;
+    while p.powi(n_max as i32) >= 1e-16 {
+        n_max += 1;
+    }
+    // bin[r][d] = P(Bin(r, μ) = d)
+    let bin: Vec<Vec<f64>> = (0..=k)
+        .map(|r| {
+            let mut c = 1.0;
+            (0..=r)
+                .map(|d| {
+                    if d > 0 {
+                        c *= (r - d + 1) as f64 / d as f64;
+                    }
+                    c * mu.powi(d as i32) * (1.0 - mu).powi((r - d) as i32)
+                })
+                .collect()
+        })
+        .collect();
+    // e[total][r]: E(r, total − r), total = r + m, for r = min(k, total) and every smaller r
+    let mut e: Vec<Vec<f64>> = Vec::with_capacity(n_max + 1);
+    for total in 0..=n_max {
+        let mut row = vec![0.0; k.min(total) + 1];
+        for r in 1..=k.min(total) {
+            let m = total - r;
+            let mut sum = 1.0;
+            for (d, &pd) in bin[r].iter().enumerate().skip(1) {
+                let left = r - d + m;
+                sum += pd * if left == 0 { 0.0 } else { e[left][k.min(left)] };
+            }
+            row[r] = sum / (1.0 - bin[r][0]);
+        }
+        e.push(row);
+    }
+    let mean_d: f64 = (0..=n_max)
+        .map(|n| (1.0 - p) * p.powi(n as i32) * e[n][k.min(n)])
+        .sum();
+    1.0 / ((1.0 - p) * (mean_d + mean_large))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,5 +550,22 @@ mod tests {
         let fifo = solve_msj(&s, MsjPolicy::FifoFf, 200_000).unwrap();
         let total = |r: &MsjResult| r.waiting.iter().sum::<f64>();
         assert!(total(&sf) < total(&fifo), "{} {}", total(&sf), total(&fifo));
+    }
+
+    #[test]
+    fn the_fcfs_closed_form_on_one_core_is_the_whole_server() {
+        // one core: every job takes the server, the limit is load 1
+        let (p, mu, s) = (0.7, 0.1, 3.0);
+        let limit = fcfs_two_class_limit(1, p, mu, s);
+        assert!(
+            (limit * (p / mu + (1.0 - p) * s) - 1.0).abs() < 1e-12,
+            "{limit}"
+        );
+        // no one-core jobs: one all-core job at a time, for 5 slots on average
+        let limit = fcfs_two_class_limit(2, 0.0, 0.2, 5.0);
+        assert!((limit - 1.0 / 5.0).abs() < 1e-12, "{limit}");
+        // mostly one-core jobs on 4 cores: nearly 4 served at a time, never more
+        let limit = fcfs_two_class_limit(4, 0.999, 0.1, 2.0);
+        assert!(limit < 0.4 && limit > 0.35, "{limit}");
     }
 }

@@ -11,6 +11,7 @@ mod hostile_round3;
 mod hostile_round4;
 mod journal;
 mod layers;
+mod msj;
 mod multi;
 mod numa_sim;
 mod packing;

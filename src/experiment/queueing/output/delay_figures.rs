@@ -217,7 +217,9 @@ pub(super) fn by_size_chart(
         note: Some(format!(
             "{}; {}; mean over replications of each run's value{}",
             at(exp, point),
-            if atoms {
+            if exp.wait_classes.0.is_by_kind() {
+                "a point per job class, at its largest size"
+            } else if atoms {
                 "a point per job size of the law"
             } else {
                 "a point per decile of the size law, at its largest size"

@@ -39,6 +39,7 @@ pub(in crate::experiment::queueing) fn report(
         super::constraints::report_validation(&mut r, exp, q, out);
     }
     study(&mut r, exp, out);
+    preemptions(&mut r, exp, out);
     super::region_map::report(&mut r, exp, out);
     report_claims_and_figures(&mut r, &out.claims, figures);
     r.finish()
@@ -64,6 +65,29 @@ fn setting(r: &mut Report, exp: &Experiment) {
                 exp.run.queue_cap
             ))
         }
+    }
+    if let Some(mix) = w.classes() {
+        let each: Vec<String> = mix
+            .classes()
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                format!(
+                    "class {} (probability {}): sizes of mean {:.6}, service of mean {:.6} slots",
+                    k + 1,
+                    c.prob,
+                    c.sizes.mean(),
+                    c.service.mean()
+                )
+            })
+            .collect();
+        r.line(format!(
+            "Jobs come in {} classes, each with its own sizes and service law: {}. E[R] above \
+             is the mean size weighted by each class's work (its size times its service); the \
+             waits are given per class.\n",
+            each.len(),
+            each.join("; ")
+        ));
     }
     if w.dims() > 1 {
         r.line(format!(
@@ -556,6 +580,61 @@ fn study(r: &mut Report, exp: &Experiment, out: &Outcome) {
                 }
             ),
             pooled(row, row.mean_queue, 2),
+        ]);
+    }
+    r.table(&t);
+}
+
+/// With a preemptive policy: how often it preempted, per (policy, point), means over the
+/// replications.
+fn preemptions(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    use crate::sim::PreemptionTally;
+    if !out
+        .runs
+        .iter()
+        .any(|x| x.result.tally::<PreemptionTally>().is_some())
+    {
+        return;
+    }
+    r.line(
+        "\n## Preemptions (preempt-resume; jobs completed after warm-up, means over \
+         replications)\n",
+    );
+    let mut t = MdTable::new([
+        "policy",
+        "load ρ",
+        "preemptions per job",
+        "share preempted",
+        "most on one job",
+    ]);
+    for row in &out.summary {
+        let runs: Vec<(PreemptionTally, PreemptionTally)> = out
+            .runs
+            .iter()
+            .filter(|x| x.policy == row.policy && x.point == row.point)
+            .filter_map(|x| x.result.tally::<PreemptionTally>())
+            .collect();
+        if runs.is_empty() {
+            continue;
+        }
+        let n = runs.len() as f64;
+        let mean = |f: &dyn Fn(&(PreemptionTally, PreemptionTally)) -> f64| {
+            runs.iter().map(f).sum::<f64>() / n
+        };
+        let done =
+            |(a, b): &(PreemptionTally, PreemptionTally)| (b.completed - a.completed).max(1) as f64;
+        t.row([
+            exp.labels[row.policy].clone(),
+            format!("{:.4}", exp.points[row.point].load),
+            format!(
+                "{:.4}",
+                mean(&|x| (x.1.preemptions - x.0.preemptions) as f64 / done(x))
+            ),
+            format!(
+                "{:.4}",
+                mean(&|x| (x.1.preempted_jobs - x.0.preempted_jobs) as f64 / done(x))
+            ),
+            runs.iter().map(|x| x.1.most).max().unwrap_or(0).to_string(),
         ]);
     }
     r.table(&t);

@@ -11,6 +11,7 @@ use crate::experiment::queueing::analysis::Outcome;
 use crate::experiment::queueing::analysis::delay::{Estimate, estimate};
 use crate::experiment::queueing::{DelayQuantity, Experiment, Point, Statistic, SweepKind};
 use crate::multi::NumaTally;
+use crate::sim::PreemptionTally;
 
 /// `runs.csv`: one row per run.
 #[derive(Serialize, Default)]
@@ -47,6 +48,17 @@ struct RunRow {
     z_vn: Option<F6>,
     z_rise: Option<F6>,
     z_drift: Option<F6>,
+    /// With a preemptive policy in the file (every row): preemptions per job completed after
+    /// warm-up (0 for a policy that never preempts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preemptions_per_job: Option<F6>,
+    /// With a preemptive policy in the file: the share of the jobs completed after warm-up
+    /// that were preempted at least once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preempted_share: Option<F6>,
+    /// With a preemptive policy in the file: the most preemptions of one job in the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    most_preemptions: Option<u64>,
 }
 
 /// `probe_groups.csv` (with `[run] probe_groups`): one row per (policy, point), its replications in
@@ -242,9 +254,31 @@ fn probe_group_rows(exp: &Experiment, out: &Outcome) -> Vec<ProbeGroupRow> {
 }
 
 fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
+    let preemptive = out
+        .runs
+        .iter()
+        .any(|r| r.result.tally::<PreemptionTally>().is_some());
     out.runs
         .iter()
         .map(|r| {
+            let preemption = preemptive.then(|| {
+                let (at_warmup, at_end) = r.result.tally::<PreemptionTally>().unwrap_or_default();
+                let completed = at_end.completed - at_warmup.completed;
+                let share = (at_end.preempted_jobs - at_warmup.preempted_jobs) as f64;
+                (
+                    F6(if completed == 0 {
+                        0.0
+                    } else {
+                        at_end.per_job(&at_warmup)
+                    }),
+                    F6(if completed == 0 {
+                        0.0
+                    } else {
+                        share / completed as f64
+                    }),
+                    at_end.most,
+                )
+            });
             let p = exp.points[r.point];
             let x = &r.result;
             let (scaling, mean_queued_work) = traced(exp, &p, x.mean_queued_work);
@@ -271,6 +305,9 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
                 z_vn: judged(x.evidence.z_vn),
                 z_rise: judged(x.evidence.z_rise),
                 z_drift: judged(x.evidence.z_drift),
+                preemptions_per_job: preemption.map(|p| p.0),
+                preempted_share: preemption.map(|p| p.1),
+                most_preemptions: preemption.map(|p| p.2),
             }
         })
         .collect()
