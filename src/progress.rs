@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-static QUIET: AtomicBool = AtomicBool::new(false);
+/// Quiet from the start in the library's own tests, which run experiments by the dozen.
+static QUIET: AtomicBool = AtomicBool::new(cfg!(test));
 static VERBOSE: AtomicBool = AtomicBool::new(false);
 
 /// The latest step reported by [`note`], shown with the next progress line or on the bar.

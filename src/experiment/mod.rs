@@ -242,7 +242,31 @@ pub fn merge_within(
     }
     let header =
         journal::header(&first)?.ok_or_else(|| bad(format!("{} vanished", first.display())))?;
-    let mut file = ExperimentFile::load_with(&header.file, policies)?;
+    let mut file = ExperimentFile::load_with(&header.file, policies).map_err(|e| match e {
+        // a policy this binary does not know: the shards were run by another (a program with
+        // policies of its own), which must merge them too
+        ExperimentError::Invalid {
+            file,
+            key,
+            expected,
+            got,
+        } if key.starts_with("policy[") && key.ends_with(".name") => ExperimentError::Invalid {
+            file,
+            key,
+            expected: format!(
+                "{expected} — the policies of the binary merging ({}); if the shards were run \
+                 by a program with policies of its own, merge with that program (`PROGRAM \
+                 merge {}`)",
+                std::env::current_exe()
+                    .ok()
+                    .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                    .unwrap_or_else(|| "packlab".into()),
+                dir.display()
+            ),
+            got,
+        },
+        e => e,
+    })?;
     // outputs name the file as the shards were given it, as a single run would
     file.header_mut().file = header.given;
     file.merge_within(header.quick, dir, n, max_memory)

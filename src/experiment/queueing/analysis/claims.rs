@@ -7,7 +7,7 @@
 //!   load from a noisy bisection ([`super::limit`]), as fractions of ρ*: `at_least = f` holds
 //!   when lower ≥ f·ρ*_high (a load that high was shown stable); `at_most = f` when upper was
 //!   shown unstable and upper ≤ f·ρ*_low.
-//! - `kind = "saturation"` (FIFO-FF only): the saturated throughput's 95 % interval, as a
+//! - `kind = "saturation"` (a policy serving in arrival order): the saturated throughput's 95 % interval, as a
 //!   load, overlaps the interval [lower, upper] found by bisection — two independent estimates
 //!   of the same limit agree ([`crate::stability::saturation`]).
 //! - `kind = "limit-order"`: the listed policies' limits are separated in that order: each
@@ -353,9 +353,12 @@ fn saturation(exp: &Experiment, out: &Outcome, policy: usize, search: &SearchSpe
         expected: format!("load in [{:.4}, {:.4}]", t.lower, t.upper),
         observed: format!("load {:.4} [{lo:.4}, {hi:.4}]", s.throughput / per_load),
         evidence: format!(
-            "saturated FIFO-FF (a queue that never empties) serves {:.6} jobs/slot (95% CI \
-             {:.6} .. {:.6}, {} slots, decorrelation z {:.2}); by the saturation rule it is \
-             stable exactly below that rate. Interval from the noisy bisection: {}",
+            "{} saturated (a queue that never empties, served by {} itself) serves {:.6} \
+             jobs/slot (95% CI {:.6} .. {:.6}, {} slots, decorrelation z {:.2}); by the \
+             saturation rule it is stable exactly below that rate. Interval from the noisy \
+             bisection: {}",
+            exp.labels[policy],
+            exp.labels[policy],
             s.throughput,
             s.ci95.0,
             s.ci95.1,
