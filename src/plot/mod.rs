@@ -47,6 +47,8 @@ pub(crate) struct Series {
     pub(crate) bars: Option<Vec<(f64, f64)>>,
     /// Draw the points as a scatter, without a line.
     pub(crate) points_only: bool,
+    /// With `points_only`: hollow squares instead of dots (a second statistic beside dots).
+    pub(crate) squares: bool,
     /// Its colour (RGB); `None`: the next of a fixed palette. Policies take theirs from
     /// [`crate::policy::registry`], so a policy looks the same in every figure.
     pub(crate) colour: Option<(u8, u8, u8)>,
@@ -343,7 +345,12 @@ fn legend<DB: DrawingBackend>(
             continue;
         }
         let c = colour(s, i);
-        if s.points_only {
+        if s.points_only && s.squares {
+            area.draw(&Rectangle::new(
+                [(9, y - 5), (19, y + 5)],
+                ShapeStyle::from(&c).stroke_width(2),
+            ))?;
+        } else if s.points_only {
             area.draw(&Circle::new((14, y), 4, ShapeStyle::from(&c).filled()))?;
         } else {
             area.draw(&PathElement::new(
@@ -482,6 +489,14 @@ where
                 .map(|&x| Circle::new((x, edge), 5, ShapeStyle::from(&c).stroke_width(2))),
         )
         .map_err(err)?;
+        if s.points_only && s.squares {
+            ctx.draw_series(s.points.iter().map(|&(x, y)| {
+                EmptyElement::at((x, clamp(y)))
+                    + Rectangle::new([(-5, -5), (5, 5)], ShapeStyle::from(&c).stroke_width(2))
+            }))
+            .map_err(err)?;
+            continue;
+        }
         if s.points_only {
             ctx.draw_series(
                 s.points

@@ -161,8 +161,19 @@ pub(super) fn quantile_chart(
     }
 }
 
-/// The mean (line) and p99 (dots) of the waiting time against job size per policy
-/// at one point: a size class per point, drawn at its largest size.
+/// Whether the size classes of `exp` are the law's own sizes (at most
+/// [`crate::workload::ATOM_CLASSES`] of a law that is not uniform).
+fn atoms(exp: &Experiment) -> bool {
+    exp.wait_classes.0.bounds().len() <= crate::workload::ATOM_CLASSES
+        && !matches!(
+            exp.workload.sizes(),
+            crate::workload::SizeLaw::Uniform { .. }
+        )
+}
+
+/// The mean (a line, or squares for discrete sizes and job classes) and p99 (dots) of the
+/// waiting time against job size per policy at one point: a size class per point, drawn at its
+/// largest size.
 pub(super) fn by_size_chart(
     exp: &Experiment,
     out: &Outcome,
@@ -170,6 +181,7 @@ pub(super) fn by_size_chart(
     (title, log_y): (&Option<String>, Option<bool>),
 ) -> Chart {
     let quantity = DelayQuantity::Wait;
+    let discrete = exp.wait_classes.0.is_by_kind() || atoms(exp);
     let mut series = Vec::new();
     for p in 0..exp.policies.len() {
         let row = out.row(p, point);
@@ -180,14 +192,19 @@ pub(super) fn by_size_chart(
         let of = |f: &dyn Fn(&DelayStats) -> Estimate| -> Vec<(f64, f64)> {
             classes.iter().map(|c| (c.high, f(&c.wait).value)).collect()
         };
+        // discrete sizes (or job classes) are points: no line suggests sizes between them
         series.push(Series {
             label: if classes.is_empty() {
                 label(exp, row, p)
+            } else if discrete {
+                format!("{} mean (squares)", exp.labels[p])
             } else {
                 format!("{} mean", exp.labels[p])
             },
             colour: exp.colours[p],
             points: of(&|s| s.mean),
+            points_only: discrete && !classes.is_empty(),
+            squares: discrete && !classes.is_empty(),
             ..Default::default()
         });
         if !classes.is_empty() {
@@ -203,11 +220,7 @@ pub(super) fn by_size_chart(
         }
     }
     let log_y = log_y.unwrap_or_else(|| spans_decades(&series, 2.0));
-    let atoms = exp.wait_classes.0.bounds().len() <= crate::workload::ATOM_CLASSES
-        && !matches!(
-            exp.workload.sizes(),
-            crate::workload::SizeLaw::Uniform { .. }
-        );
+    let atoms = atoms(exp);
     Chart {
         title: title_of(
             exp,

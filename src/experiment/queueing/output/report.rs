@@ -10,7 +10,7 @@ use crate::experiment::queueing::analysis::delay::Estimate;
 use crate::experiment::queueing::analysis::{Outcome, SummaryRow};
 use crate::experiment::queueing::spec::{BRACKET_INTERVALS, rho_star_how};
 use crate::experiment::queueing::{
-    ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, Statistic, SweepKind,
+    BY_SIZE, ClaimSpec, Experiment, Horizon, PlotSpec, QueueNuma, Statistic, SweepKind,
 };
 use crate::multi::NumaTally;
 use crate::plot::thousands;
@@ -31,6 +31,7 @@ pub(in crate::experiment::queueing) fn report(
     summary(&mut r, exp, out);
     work_waiting(&mut r, exp, out);
     waits(&mut r, exp, out);
+    who_waits(&mut r, exp, out);
     mixes(&mut r, exp, out);
     limits(&mut r, exp, out);
     numa(&mut r, exp, out);
@@ -638,4 +639,122 @@ fn preemptions(r: &mut Report, exp: &Experiment, out: &Outcome) {
         ]);
     }
     r.table(&t);
+}
+
+/// Who waits: with delays asked for, per point whose delays are measured, the mean and p99 of
+/// the wait by size class (or job class) for each policy, the class that waits longest per
+/// policy, and a note where a policy's replications ran unequal lengths.
+fn who_waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
+    let asked = exp
+        .plots
+        .iter()
+        .any(|p| matches!(p, PlotSpec::WaitBySize { .. }))
+        || exp
+            .claims
+            .iter()
+            .any(|c| matches!(c, ClaimSpec::Wait { .. }));
+    if !asked {
+        return;
+    }
+    let by_kind = exp.wait_classes.0.is_by_kind();
+    r.line(format!(
+        "\n## Who waits: the wait by {} (slots; mean and p99 with 95 % intervals over \
+         replications, each run's value over the jobs it placed after warm-up)\n",
+        if by_kind { "job class" } else { "job size" }
+    ));
+    let class_name = |k: usize, c: &crate::experiment::queueing::analysis::delay::SizeDelay| {
+        if by_kind {
+            format!("class {}", k + 1)
+        } else {
+            match c.low {
+                Some(lo) => format!("({lo:.3}, {:.3}]", c.high),
+                None => format!("≤ {:.3}", c.high),
+            }
+        }
+    };
+    let cell = |e: &Estimate| match e.ci95 {
+        Some((lo, hi)) => format!("{:.1} [{lo:.1}, {hi:.1}]", e.value),
+        None => format!("{:.1}", e.value),
+    };
+    let p99 = BY_SIZE[1].1;
+    for point in 0..exp.points.len() {
+        let rows: Vec<_> = out
+            .summary
+            .iter()
+            .filter(|row| row.point == point)
+            .filter_map(|row| row.delay.as_ref().map(|d| (row.policy, d)))
+            .filter(|(_, d)| !d.by_size.is_empty())
+            .collect();
+        let Some((_, first)) = rows.first() else {
+            continue;
+        };
+        r.line(format!("**At {}**\n", exp.point_words(point)));
+        let mut t = MdTable::new(
+            [if by_kind { "class" } else { "size" }, "share of jobs"]
+                .into_iter()
+                .map(String::from)
+                .chain(rows.iter().flat_map(|(p, _)| {
+                    [
+                        format!("{} mean", exp.labels[*p]),
+                        format!("{} {}", exp.labels[*p], p99.name()),
+                    ]
+                })),
+        );
+        for (k, c) in first.by_size.iter().enumerate() {
+            let mut cells = vec![
+                class_name(k, c),
+                format!("{:.3}", c.jobs as f64 / first.jobs.max(1) as f64),
+            ];
+            for (_, d) in &rows {
+                match d.by_size.get(k) {
+                    Some(x) => {
+                        cells.push(cell(&x.wait.mean));
+                        cells.push(cell(&x.wait.of(p99)));
+                    }
+                    None => cells.extend([String::new(), String::new()]),
+                }
+            }
+            t.row(cells);
+        }
+        r.table(&t);
+        let most: Vec<String> = rows
+            .iter()
+            .filter_map(|(p, d)| {
+                let (k, c) = d
+                    .by_size
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.wait.mean.value.total_cmp(&b.1.wait.mean.value))?;
+                Some(format!(
+                    "{}: {} ({:.1})",
+                    exp.labels[*p],
+                    class_name(k, c),
+                    c.wait.mean.value
+                ))
+            })
+            .collect();
+        r.line(format!("\nLongest mean wait: {}.\n", most.join("; ")));
+        let uneven: Vec<&str> = rows
+            .iter()
+            .filter(|(p, _)| {
+                let slots: Vec<u64> = out
+                    .runs
+                    .iter()
+                    .filter(|x| x.policy == *p && x.point == point)
+                    .map(|x| x.result.slots)
+                    .collect();
+                slots.iter().any(|&s| s != slots[0])
+            })
+            .map(|(p, _)| exp.labels[*p].as_str())
+            .collect();
+        if !uneven.is_empty() {
+            r.line(format!(
+                "Replications of unequal length ({}: a run still inconclusive went on): the \
+                 means and intervals above average each run's value, but the distributions \
+                 merged over replications in `waits.csv` weigh each run by its jobs, so a run \
+                 extended to k times the slots counts about k times as much there.\n",
+                uneven.join(", ")
+            ));
+        }
+    }
 }
