@@ -336,6 +336,19 @@ fn littles_law_holds_on_every_stable_row_of_the_shipped_experiments() {
                 lambda * w_lo,
                 lambda * w_hi
             );
+            // and the point estimates themselves, within 1 % (they differ only by the jobs in
+            // the queue at the ends of the measured period and by λ against the realised rate)
+            let (Ok(q), Ok(w)) = (num("mean_queue"), num("mean_wait")) else {
+                continue;
+            };
+            assert!(
+                (q - lambda * w).abs() <= 0.01 * q.max(1e-4),
+                "{}: {} at load {}: mean queue {q} against λ·wait {} (more than 1 % apart)",
+                summary.display(),
+                row["policy"],
+                row["load"],
+                lambda * w
+            );
             checked += 1;
         }
     }
