@@ -19,7 +19,6 @@ pub(crate) use groups::GroupRow;
 pub(crate) use outcome::Outcome;
 pub(crate) use region_map::{MapLimit, MapPolygons};
 pub(crate) use results::SummaryRow;
-#[cfg(test)]
 pub(crate) use stats::mean_ci;
 
 use super::Experiment;

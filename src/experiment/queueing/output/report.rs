@@ -734,6 +734,13 @@ fn who_waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
             })
             .collect();
         r.line(format!("\nLongest mean wait: {}.\n", most.join("; ")));
+        paired(
+            r,
+            exp,
+            out,
+            point,
+            (&rows.iter().map(|(p, _)| *p).collect::<Vec<_>>(), first),
+        );
         let uneven: Vec<&str> = rows
             .iter()
             .filter(|(p, _)| {
@@ -757,4 +764,64 @@ fn who_waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
             ));
         }
     }
+}
+
+/// The paired difference of each class's mean wait between each policy and the first of
+/// `policies` at `point`: per replication (the same jobs, common random numbers), that run's
+/// class mean less the first policy's, averaged with its 95 % Student-t interval.
+fn paired(
+    r: &mut Report,
+    exp: &Experiment,
+    out: &Outcome,
+    point: usize,
+    (policies, first): (
+        &[usize],
+        &crate::experiment::queueing::analysis::delay::Delay,
+    ),
+) {
+    let [base, others @ ..] = policies else {
+        return;
+    };
+    if others.is_empty() || exp.run.replications < 2 {
+        return;
+    }
+    let class_mean = |policy: usize, rep: u32, k: usize| -> Option<f64> {
+        let run = out
+            .runs
+            .iter()
+            .find(|x| x.policy == policy && x.point == point && x.replication == rep)?;
+        let c = run.result.waits.as_ref()?.classes.get(k)?;
+        (c.wait.count() > 0).then(|| c.wait.mean())
+    };
+    let mut t = MdTable::new(
+        ["size".to_string()].into_iter().chain(
+            others
+                .iter()
+                .map(|&p| format!("{} − {}", exp.labels[p], exp.labels[*base])),
+        ),
+    );
+    for k in 0..first.by_size.len() {
+        let mut cells = vec![format!("{}", k + 1)];
+        for &p in others {
+            let diffs: Vec<f64> = (0..exp.run.replications)
+                .filter_map(|rep| Some(class_mean(p, rep, k)? - class_mean(*base, rep, k)?))
+                .collect();
+            cells.push(
+                match crate::experiment::queueing::analysis::mean_ci(&diffs) {
+                    (m, Some((lo, hi))) if diffs.len() >= 2 => format!("{m:.1} [{lo:.1}, {hi:.1}]"),
+                    (m, _) if !diffs.is_empty() => format!("{m:.1}"),
+                    _ => String::new(),
+                },
+            );
+        }
+        t.row(cells);
+    }
+    r.line(format!(
+        "Paired on the same jobs (each replication's class mean less {}'s in the same \
+         replication; an interval that excludes 0 is a difference the replications agree on), \
+         rows in the order of the table above:\n",
+        exp.labels[*base]
+    ));
+    r.table(&t);
+    r.line("");
 }

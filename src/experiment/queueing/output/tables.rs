@@ -56,7 +56,8 @@ struct RunRow {
     /// that were preempted at least once.
     #[serde(skip_serializing_if = "Option::is_none")]
     preempted_share: Option<F6>,
-    /// With a preemptive policy in the file: the most preemptions of one job in the run.
+    /// With a preemptive policy in the file: the most preemptions of one job
+    /// completed in the run (warm-up included).
     #[serde(skip_serializing_if = "Option::is_none")]
     most_preemptions: Option<u64>,
 }
