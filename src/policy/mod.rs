@@ -12,6 +12,7 @@ mod fifo;
 mod first_fit;
 pub mod index;
 mod maxweight;
+mod msj_keys;
 pub(crate) mod params;
 pub mod plain_msj;
 mod reference;

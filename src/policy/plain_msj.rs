@@ -85,7 +85,7 @@ impl Policy for PlainSmash {
 
 /// The plain SMASH.
 pub(super) fn smash(params: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    let window = super::smash::window(params)?;
+    let window = super::msj_keys::window(params)?;
     Ok(PolicySpec::new("plain", move |_| PlainSmash {
         window,
         queue: Vec::new(),
@@ -192,7 +192,7 @@ pub(super) fn server_filling(
     _: &PolicyParams<'_>,
     sizes: &SizeLaw,
 ) -> Result<PolicySpec, ParamError> {
-    super::server_filling::powers_of_two(sizes)?;
+    super::msj_keys::powers_of_two(sizes)?;
     Ok(PolicySpec::new("plain", |_| PlainServerFilling {
         present: Vec::new(),
     }))

@@ -36,36 +36,8 @@ pub(crate) const SERVER_FILLING: PolicyEntry = PolicyEntry::new(
 .colour((255, 111, 0))
 .reference(super::plain_msj::server_filling);
 
-/// Refuses a size law with a size that is not 1/2^m of a server (m ≤ 30).
-pub(super) fn powers_of_two(sizes: &SizeLaw) -> Result<(), ParamError> {
-    let atoms = sizes.atoms().filter(|a| !a.is_empty()).ok_or_else(|| {
-        ParamError::new(
-            "name",
-            "job sizes that are powers of two of a server for \"server-filling\" (a law over \
-             finitely many sizes: 1, 1/2, 1/4, …)",
-            "a continuous size distribution",
-        )
-    })?;
-    for (s, _) in atoms {
-        if !is_power_of_two(s) {
-            return Err(ParamError::new(
-                "workload.sizes",
-                "sizes that are powers of two of a server (1, 1/2, 1/4, …, 1/2^30) for \
-                 \"server-filling\"",
-                s,
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Whether `s` is 1/2^m of a server for some m ≤ 30.
-pub(super) fn is_power_of_two(s: Size) -> bool {
-    (0..=30).any(|m| s.0 << m == Size::UNIT)
-}
-
 fn parse(_: &super::PolicyParams<'_>, sizes: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    powers_of_two(sizes)?;
+    super::msj_keys::powers_of_two(sizes)?;
     Ok(PolicySpec::new("", ServerFilling::new))
 }
 

@@ -17,9 +17,6 @@ use crate::model::{Job, Size};
 use crate::sim::{Cluster, Violation};
 use crate::workload::SizeLaw;
 
-/// The longest window, jobs.
-pub(crate) const MAX_WINDOW: i64 = 1 << 20;
-
 /// SMASH in experiment files.
 pub(crate) const SMASH: PolicyEntry = PolicyEntry::new(
     "smash",
@@ -32,25 +29,8 @@ pub(crate) const SMASH: PolicyEntry = PolicyEntry::new(
 .colour((156, 39, 176))
 .reference(super::plain_msj::smash);
 
-/// `window`, an integer in [1, 2^20].
-pub(super) fn window(params: &PolicyParams<'_>) -> Result<usize, ParamError> {
-    match params.int("window")? {
-        Some(w) if (1..=MAX_WINDOW).contains(&w) => Ok(w as usize),
-        Some(w) => Err(ParamError::new(
-            "window",
-            format!("a window of 1 to {MAX_WINDOW} jobs"),
-            w,
-        )),
-        None => Err(ParamError::new(
-            "window",
-            "the window w, the waiting jobs SMASH looks at (an integer ≥ 1)",
-            "nothing",
-        )),
-    }
-}
-
 fn parse(params: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-    let w = window(params)?;
+    let w = super::msj_keys::window(params)?;
     Ok(PolicySpec::new(format!("window = {w}"), move |servers| {
         Smash::new(servers, w)
     }))
