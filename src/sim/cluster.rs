@@ -80,8 +80,7 @@ impl Cluster {
         self.free[i].0 += job.size.0;
         self.jobs[i] -= 1;
         self.used -= job.size.0 as u128;
-        self.counts.in_service -= 1;
-        self.counts.placed_work -= job.size.0 as u128;
+        self.counts.stopped(job.size.0);
         (server, job)
     }
 
@@ -163,9 +162,6 @@ impl Cluster {
     /// wrong, and the run must not go on with a server over capacity.
     #[inline]
     pub fn place(&mut self, i: ServerId, job: &Job, now: u64) {
-        if self.preemption.is_some() {
-            return self.place_preemptible(i, job, now);
-        }
         let f = &mut self.free[i as usize];
         assert!(
             job.size <= *f,
@@ -177,49 +173,15 @@ impl Cluster {
         f.0 -= job.size.0;
         self.jobs[i as usize] += 1;
         self.used += job.size.0 as u128;
-        self.counts.placed(now, job.arrival, job.size.0);
-        if let Some(w) = &mut self.waits {
-            w.placed(now, job.arrival, (job.size, job.kind), job.service);
-        }
-        self.calendar.push(
-            now + job.service as u64,
-            Departure {
-                server: i,
-                size: job.size,
-                class: job.class,
-            },
-        );
-        if let Some(log) = &mut self.log {
-            log.push(Placement {
-                slot: now,
-                job: job.id,
-                server: i,
-            });
-        }
-    }
-
-    /// [`Self::place`] on a preemptive cluster: a preempted job resumes (its `service` what it
-    /// still needs); a job's wait is counted when it completes.
-    #[inline(never)]
-    fn place_preemptible(&mut self, i: ServerId, job: &Job, now: u64) {
-        let f = &mut self.free[i as usize];
-        assert!(
-            job.size <= *f && job.service >= 1,
-            "policy placed job {} of size {} on server {i} with free {}",
-            job.id,
-            job.size,
-            *f
-        );
-        f.0 -= job.size.0;
-        self.jobs[i as usize] += 1;
-        self.used += job.size.0 as u128;
-        self.counts.in_service += 1;
-        self.counts.placed_work += job.size.0 as u128;
         let due = now + job.service as u64;
-        self.preemption
-            .as_mut()
-            .expect("preemptive")
-            .placed(i, job, due);
+        if self.preemption.is_some() {
+            self.start_preemptible(i, job, due);
+        } else {
+            self.counts.placed(now, job.arrival, job.size.0);
+            if let Some(w) = &mut self.waits {
+                w.placed(now, job.arrival, (job.size, job.kind), job.service);
+            }
+        }
         self.calendar.push(
             due,
             Departure {
@@ -235,6 +197,23 @@ impl Cluster {
                 server: i,
             });
         }
+    }
+
+    /// What [`Self::place`] records on a preemptive cluster, out of the hot path: the job
+    /// starts (or a preempted one resumes, its `service` what it still needs, due at step 1 of
+    /// slot `due`); its wait is counted when it completes.
+    #[inline(never)]
+    fn start_preemptible(&mut self, i: ServerId, job: &Job, due: u64) {
+        assert!(
+            job.service >= 1,
+            "policy placed job {} with no service left on server {i}",
+            job.id
+        );
+        self.counts.started(job.size.0);
+        self.preemption
+            .as_mut()
+            .expect("preemptive")
+            .placed(i, job, due);
     }
 
     /// Step 1 of slot `now`: remove every job whose service ended in slot `now − 1`. Fills

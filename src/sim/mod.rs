@@ -250,10 +250,30 @@ impl Counters {
     /// A job placed in slot `now` after arriving in slot `arrival`, of size `work`.
     #[inline]
     pub fn placed(&mut self, now: u64, arrival: u64, work: u64) {
-        self.placed += 1;
+        self.started(work);
+        self.waited(now - arrival);
+    }
+
+    /// A job of size `work` started service (placed, or resumed after a preemption).
+    #[inline]
+    pub(crate) fn started(&mut self, work: u64) {
         self.in_service += 1;
-        self.wait_sum += (now - arrival) as u128;
         self.placed_work += work as u128;
+    }
+
+    /// A job of size `work` taken off its server (preempted): no longer in service.
+    #[inline]
+    pub(crate) fn stopped(&mut self, work: u64) {
+        self.in_service -= 1;
+        self.placed_work -= work as u128;
+    }
+
+    /// A job's wait of `wait` slots counted: at its placement, or at its completion on a
+    /// cluster whose policy may preempt.
+    #[inline]
+    pub(crate) fn waited(&mut self, wait: u64) {
+        self.placed += 1;
+        self.wait_sum += wait as u128;
     }
 
     /// `n` jobs left.

@@ -92,6 +92,20 @@ impl PreemptionTally {
         (self.preemptions - earlier.preemptions) as f64
             / (self.completed - earlier.completed) as f64
     }
+
+    /// Between two tallies (`self` the later): the preemptions per job completed, and the
+    /// share of the jobs completed that were preempted at least once; both 0 without a
+    /// completion (what `runs.csv` and the report write).
+    pub fn rates(&self, earlier: &PreemptionTally) -> (f64, f64) {
+        let completed = self.completed - earlier.completed;
+        if completed == 0 {
+            return (0.0, 0.0);
+        }
+        (
+            self.per_job(earlier),
+            (self.preempted_jobs - earlier.preempted_jobs) as f64 / completed as f64,
+        )
+    }
 }
 
 impl Preemption {
@@ -180,8 +194,7 @@ impl Preemption {
                 self.running.remove(&key);
             }
             self.at.remove(&r.id);
-            counts.placed += 1;
-            counts.wait_sum += (now - r.arrival - r.service as u64) as u128;
+            counts.waited(now - r.arrival - r.service as u64);
             self.tally.completed += 1;
             if r.preemptions > 0 {
                 self.tally.preempted_jobs += 1;

@@ -619,22 +619,12 @@ fn preemptions(r: &mut Report, exp: &Experiment, out: &Outcome) {
             continue;
         }
         let n = runs.len() as f64;
-        let mean = |f: &dyn Fn(&(PreemptionTally, PreemptionTally)) -> f64| {
-            runs.iter().map(f).sum::<f64>() / n
-        };
-        let done =
-            |(a, b): &(PreemptionTally, PreemptionTally)| (b.completed - a.completed).max(1) as f64;
+        let rates: Vec<(f64, f64)> = runs.iter().map(|(a, b)| b.rates(a)).collect();
         t.row([
             exp.labels[row.policy].clone(),
             format!("{:.4}", exp.points[row.point].load),
-            format!(
-                "{:.4}",
-                mean(&|x| (x.1.preemptions - x.0.preemptions) as f64 / done(x))
-            ),
-            format!(
-                "{:.4}",
-                mean(&|x| (x.1.preempted_jobs - x.0.preempted_jobs) as f64 / done(x))
-            ),
+            format!("{:.4}", rates.iter().map(|r| r.0).sum::<f64>() / n),
+            format!("{:.4}", rates.iter().map(|r| r.1).sum::<f64>() / n),
             runs.iter().map(|x| x.1.most).max().unwrap_or(0).to_string(),
         ]);
     }

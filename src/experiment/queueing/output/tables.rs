@@ -264,21 +264,8 @@ fn run_rows(exp: &Experiment, out: &Outcome) -> Vec<RunRow> {
         .map(|r| {
             let preemption = preemptive.then(|| {
                 let (at_warmup, at_end) = r.result.tally::<PreemptionTally>().unwrap_or_default();
-                let completed = at_end.completed - at_warmup.completed;
-                let share = (at_end.preempted_jobs - at_warmup.preempted_jobs) as f64;
-                (
-                    F6(if completed == 0 {
-                        0.0
-                    } else {
-                        at_end.per_job(&at_warmup)
-                    }),
-                    F6(if completed == 0 {
-                        0.0
-                    } else {
-                        share / completed as f64
-                    }),
-                    at_end.most,
-                )
+                let (per_job, share) = at_end.rates(&at_warmup);
+                (F6(per_job), F6(share), at_end.most)
             });
             let p = exp.points[r.point];
             let x = &r.result;
