@@ -15,7 +15,7 @@ use crate::rng::Stream;
 use crate::sim::{self, Cluster, RunConfig, RunResult, Verdict, VerdictEvidence};
 use crate::workload::replay::{TraceSource, TraceSpec};
 use crate::workload::trace::TraceError;
-use crate::workload::{Arrivals, ClassMix, JobSource, ServiceLaw, SizeLaw, Source};
+use crate::workload::{Arrivals, JobSource, Source};
 
 /// One simulated run.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -92,21 +92,12 @@ pub(in crate::experiment::queueing) fn run_scenario(
         }
     };
     match (&scenario.placement, &scenario.jobs) {
-        (
-            Placement::Single(spec),
-            Jobs::Sampled {
-                sizes,
-                service,
-                classes,
-                ..
-            },
-        ) => {
+        (Placement::Single(spec), Jobs::Sampled { .. }) => {
             let mut cluster = Cluster::new(scenario.servers, mean_service);
             if let Some((classes, _)) = &scenario.waits {
                 cluster.record_waits(cfg.warmup.min(cfg.slots), (**classes).clone());
             }
-            let mut source =
-                sampled_source((sizes, service, classes.as_deref()), arrivals()?, seed);
+            let mut source = sampled(scenario, file)?;
             Ok(run_spec(spec, &mut source, &mut cluster, cfg)?)
         }
         (
@@ -160,8 +151,8 @@ pub(in crate::experiment::queueing) fn run_scenario(
             }
             let mut system = VectorSystem::new(cluster, ScoredPolicy::new(*discipline));
             match jobs {
-                Jobs::Sampled { sizes, service, .. } => {
-                    let source = ScalarAsVector::new(sampled(sizes, service, &arrivals()?, seed));
+                Jobs::Sampled { .. } => {
+                    let source = ScalarAsVector::new(sampled(scenario, file)?);
                     Ok(run_vector(layer, &mut system, source, cfg, seed)?)
                 }
                 Jobs::Requests {
@@ -214,30 +205,16 @@ pub(in crate::experiment::queueing) fn job_source(
         Some(Err(e)) => return Err(bad_rate(file, scenario.jobs.rate(), e)),
         None => return Ok(None),
     };
-    Ok(Some(sampled_source(
-        (sizes, service, classes.as_deref()),
-        arrivals,
-        scenario.seed,
-    )))
+    let seed = scenario.seed;
+    Ok(Some(match classes {
+        Some(mix) => JobSource::with_classes((**mix).clone(), arrivals, seed),
+        None => JobSource::new((**sizes).clone(), (**service).clone(), arrivals, seed),
+    }))
 }
 
-/// Jobs of sizes `sizes` and service `service`, or of the classes `classes`, arriving by
-/// `arrivals`, with run seed `seed`.
-fn sampled_source(
-    (sizes, service, classes): (&SizeLaw, &ServiceLaw, Option<&ClassMix>),
-    arrivals: Arrivals,
-    seed: u64,
-) -> JobSource {
-    match classes {
-        Some(mix) => JobSource::with_classes(mix.clone(), arrivals, seed),
-        None => JobSource::new(sizes.clone(), service.clone(), arrivals, seed),
-    }
-}
-
-/// The job source of sizes drawn from `sizes`, services from `service` and arrivals from
-/// `arrivals`, with run seed `seed`.
-fn sampled(sizes: &SizeLaw, service: &ServiceLaw, arrivals: &Arrivals, seed: u64) -> JobSource {
-    JobSource::new(sizes.clone(), service.clone(), arrivals.clone(), seed)
+/// [`job_source`] of a scenario known to be sampled.
+fn sampled(scenario: &Scenario, file: &Path) -> Result<JobSource, ExperimentError> {
+    Ok(job_source(scenario, file)?.expect("a sampled scenario's jobs"))
 }
 
 /// `run` on the window [from, to) of the trace `spec` replayed at scaling `scaling`; a read
