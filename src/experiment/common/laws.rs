@@ -201,23 +201,9 @@ fn within(
 /// The continuous laws of service (`uniform`, `lognormal`, `bounded-pareto`, `frechet`): every
 /// impossible parameter refused at its key.
 fn continuous(cx: &Ctx<'_>, key: &str, raw: RawService) -> Result<ContinuousLaw, ExperimentError> {
-    let k = |name: &str| format!("{key}.{name}");
-    let time = |name: &str, x: f64, low: f64| {
-        within(
-            cx,
-            &k(name),
-            x,
-            low..=SLOT_CAP,
-            &format!("a time in slots in [{low}, 2^32 − 1]"),
-        )
-    };
     let law = match raw {
         RawService::Uniform { low, high } => {
-            let low = time("low", low, 0.0)?;
-            let high = time("high", high, 0.0)?;
-            if high <= low {
-                return Err(cx.bad(&k("high"), &format!("a time > low = {low}"), high));
-            }
+            let (low, high) = times(cx, key, (low, high), 0.0)?;
             ContinuousLaw::Uniform { low, high }
         }
         RawService::Lognormal {
@@ -229,46 +215,29 @@ fn continuous(cx: &Ctx<'_>, key: &str, raw: RawService) -> Result<ContinuousLaw,
         RawService::BoundedPareto { alpha, low, high } => {
             let alpha = within(
                 cx,
-                &k("alpha"),
+                &format!("{key}.alpha"),
                 alpha,
                 0.01..=100.0,
                 "a tail index α in [0.01, 100]",
             )?;
-            let low = time("low", low, 1e-3)?;
-            let high = time("high", high, 1e-3)?;
-            if high <= low {
-                return Err(cx.bad(&k("high"), &format!("a time > low = {low}"), high));
-            }
+            let (low, high) = times(cx, key, (low, high), 1e-3)?;
             ContinuousLaw::BoundedPareto { alpha, low, high }
         }
         RawService::Frechet { alpha, mean, scale } => {
             if !(alpha.is_finite() && alpha > 1.0 && alpha <= 100.0) {
                 return Err(cx.bad(
-                    &k("alpha"),
+                    &format!("{key}.alpha"),
                     "a tail index α in (1, 100] (α ≤ 1: the mean is infinite)",
                     alpha,
                 ));
             }
             match (mean, scale) {
                 (Some(mean), None) => {
-                    let mean = within(
-                        cx,
-                        &k("mean"),
-                        mean,
-                        1e-3..=1e9,
-                        "a mean in [0.001, 1e9] slots",
-                    )?;
-                    ContinuousLaw::frechet_mean(alpha, mean)
+                    ContinuousLaw::frechet_mean(alpha, in_slots(cx, key, "mean", mean)?)
                 }
                 (None, Some(scale)) => ContinuousLaw::Frechet {
                     alpha,
-                    scale: within(
-                        cx,
-                        &k("scale"),
-                        scale,
-                        1e-3..=1e9,
-                        "a scale in [0.001, 1e9] slots",
-                    )?,
+                    scale: in_slots(cx, key, "scale", scale)?,
                 },
                 _ => {
                     return Err(cx.bad(
@@ -288,6 +257,44 @@ fn continuous(cx: &Ctx<'_>, key: &str, raw: RawService) -> Result<ContinuousLaw,
     Ok(law)
 }
 
+/// `key.low` and `key.high`, times in slots in [`floor`, 2^32 − 1], `high` above `low`.
+fn times(
+    cx: &Ctx<'_>,
+    key: &str,
+    (low, high): (f64, f64),
+    floor: f64,
+) -> Result<(f64, f64), ExperimentError> {
+    let time = |name: &str, x: f64| {
+        within(
+            cx,
+            &format!("{key}.{name}"),
+            x,
+            floor..=SLOT_CAP,
+            &format!("a time in slots in [{floor}, 2^32 − 1]"),
+        )
+    };
+    let (low, high) = (time("low", low)?, time("high", high)?);
+    if high <= low {
+        return Err(cx.bad(
+            &format!("{key}.high"),
+            &format!("a time > low = {low}"),
+            high,
+        ));
+    }
+    Ok((low, high))
+}
+
+/// `key.name`, a mean or a scale in [0.001, 10⁹] slots.
+fn in_slots(cx: &Ctx<'_>, key: &str, name: &str, x: f64) -> Result<f64, ExperimentError> {
+    within(
+        cx,
+        &format!("{key}.{name}"),
+        x,
+        1e-3..=1e9,
+        &format!("a {name} in [0.001, 1e9] slots"),
+    )
+}
+
 /// `dist = "lognormal"`: `mean` and `cv`, or `mu` and `sigma`.
 fn lognormal(
     cx: &Ctx<'_>,
@@ -298,13 +305,7 @@ fn lognormal(
     let k = |name: &str| format!("{key}.{name}");
     match (mean, cv, mu, sigma) {
         (Some(mean), Some(cv), None, None) => {
-            let mean = within(
-                cx,
-                &k("mean"),
-                mean,
-                1e-3..=1e9,
-                "a mean in [0.001, 1e9] slots",
-            )?;
+            let mean = in_slots(cx, key, "mean", mean)?;
             let cv = within(
                 cx,
                 &k("cv"),
