@@ -139,9 +139,9 @@ impl Backfilling {
         }
     }
 
-    fn start(&mut self, cluster: &mut Cluster, i: ServerId, job: &Job, now: u64) {
-        cluster.place(i, job, now);
-        self.servers.update(i, cluster.free(i));
+    /// Starts `job` (which fits somewhere) on the first server it fits, and keeps when it leaves.
+    fn start(&mut self, cluster: &mut Cluster, job: &Job, now: u64) {
+        let i = self.servers.place_first_fit(cluster, job, now);
         self.running[i as usize].push((now + job.service as u64, job.size.0));
     }
 
@@ -184,11 +184,11 @@ impl Policy for Backfilling {
         }
         // FCFS while the head fits
         while let Some((pos, head)) = self.queue.head() {
-            let Some(i) = self.servers.first_fit_from(0, head.size) else {
+            if head.size > self.servers.max_free() {
                 break;
-            };
+            }
             self.queue.take(pos);
-            self.start(cluster, i, &head, now);
+            self.start(cluster, &head, now);
         }
         let Some((head_pos, head)) = self.queue.head() else {
             return;
@@ -204,8 +204,7 @@ impl Policy for Backfilling {
             reserve.saturating_sub(now),
         ) {
             let job = self.queue.take(pos);
-            let i = (self.servers.first_fit_from(0, job.size)).expect("fits the largest free");
-            self.start(cluster, i, &job, now);
+            self.start(cluster, &job, now);
             after = pos;
         }
     }

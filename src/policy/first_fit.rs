@@ -53,9 +53,7 @@ impl Policy for FirstFit {
         }
         while let Some(pos) = self.queue.first_at_most(0, self.servers.max_free()) {
             let job = self.queue.take(pos);
-            let i = (self.servers.first_fit_from(0, job.size)).expect("fits the largest free");
-            cluster.place(i, &job, view.now);
-            self.servers.update(i, cluster.free(i));
+            self.servers.place_first_fit(cluster, &job, view.now);
         }
     }
 

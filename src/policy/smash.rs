@@ -81,9 +81,7 @@ impl Policy for Smash {
         }
         while let Some(k) = self.largest_fitting(self.servers.max_free()) {
             let job = self.queue.remove(k).expect("in the window");
-            let i = (self.servers.first_fit_from(0, job.size)).expect("fits the largest free");
-            cluster.place(i, &job, view.now);
-            self.servers.update(i, cluster.free(i));
+            self.servers.place_first_fit(cluster, &job, view.now);
         }
     }
 

@@ -21,6 +21,7 @@ pub(super) use buckets::Bitmap;
 use buckets::FreeBuckets;
 
 use crate::model::{Job, ServerId, Size};
+use crate::sim::Cluster;
 
 /// Waiting jobs ordered by size, for "the largest job ≤ free, earliest among equal sizes".
 ///
@@ -931,6 +932,21 @@ impl FirstFitServers {
                 return;
             }
         }
+    }
+
+    /// Places `job`, which fits the largest free capacity, on the first server it fits in
+    /// `cluster` in slot `now`, and records that server's new free capacity; returns it.
+    #[inline]
+    pub(crate) fn place_first_fit(
+        &mut self,
+        cluster: &mut Cluster,
+        job: &Job,
+        now: u64,
+    ) -> ServerId {
+        let i = (self.first_fit_from(0, job.size)).expect("fits the largest free");
+        cluster.place(i, job, now);
+        self.update(i, cluster.free(i));
+        i
     }
 
     /// The largest free capacity of any server.
