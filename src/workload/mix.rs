@@ -109,6 +109,31 @@ impl ClassMix {
         SizeLaw::discrete(values, probs).expect("positive weights")
     }
 
+    /// The same classes with their probabilities set so that class `i` brings the share
+    /// `erlangs[i]` of the offered load in Erlangs, Σ λ·pᵢ·E\[Sᵢ\] (the jobs in service on
+    /// average): `pᵢ ∝ erlangs[i] / E[Sᵢ]`, a region map's ray in the plane of the classes'
+    /// λᵢ·E\[Sᵢ\]. A class of share 0 is kept with probability 0, so that a job's class index
+    /// stays the class's place in the file.
+    pub fn reweighted(&self, erlangs: &[f64]) -> Result<Self, LawError> {
+        if erlangs.len() != self.classes.len() {
+            return Err(LawError::Weights(format!(
+                "{} shares for {} classes",
+                erlangs.len(),
+                self.classes.len()
+            )));
+        }
+        let classes = self
+            .classes
+            .iter()
+            .zip(erlangs)
+            .map(|(c, &w)| JobClass {
+                prob: w / c.service.mean(),
+                ..c.clone()
+            })
+            .collect();
+        ClassMix::new(classes)
+    }
+
     /// Each class's largest size (the by-class tables' label).
     pub fn largest_sizes(&self) -> Vec<Size> {
         self.classes.iter().map(|c| c.sizes.max()).collect()
@@ -147,6 +172,29 @@ mod tests {
         let w = m.work_weighted();
         assert!((w.mean() * m.mean_service() - 2.875).abs() < 1e-9);
         assert!((m.pooled_service().mean() - 31.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reweighting_sets_each_class_share_of_the_erlangs() {
+        let m = two().reweighted(&[0.25, 0.75]).unwrap();
+        // p ∝ (0.25/40, 0.75/4): the shares of λ·pᵢ·E[Sᵢ] are the ones asked for
+        let e = m.mean_service();
+        let shares: Vec<f64> = m
+            .classes()
+            .iter()
+            .map(|c| c.prob * c.service.mean() / e)
+            .collect();
+        assert!((shares[0] - 0.25).abs() < 1e-12 && (shares[1] - 0.75).abs() < 1e-12);
+        // a class of share 0 keeps its place with probability 0
+        let axis = two().reweighted(&[0.0, 1.0]).unwrap();
+        assert_eq!(axis.classes()[0].prob, 0.0);
+        let mut r: Vec<Pcg64Mcg> = (4..7).map(Pcg64Mcg::seed_from_u64).collect();
+        let [a, b, c] = &mut r[..] else {
+            unreachable!()
+        };
+        assert!((0..1000).all(|_| axis.sample(a, b, c).0 == 1));
+        assert!(two().reweighted(&[0.0, 0.0]).is_err());
+        assert!(two().reweighted(&[1.0]).is_err());
     }
 
     #[test]

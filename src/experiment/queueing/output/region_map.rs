@@ -14,7 +14,8 @@ use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
 use crate::stability::plane::Polygon;
 
 /// `region_map.csv`: one row per (ray, policy). Boundaries and limits are λ/μ over the whole
-/// cluster summed over the two types (the point on the ray is that times the shares).
+/// cluster summed over the two types (the point on the ray is that times the shares); with
+/// two job classes, the classes' loads in Erlangs λᵢ·E\[Sᵢ\] summed.
 #[derive(Serialize, Default)]
 struct MapRow {
     theta_deg: F6,
@@ -296,18 +297,13 @@ fn intro(r: &mut Report, exp: &Experiment, map: &RegionMapSpec, polys: &MapPolyg
         ));
     } else {
         r.line(format!(
-            "\n## Region map\n\nThe plane of the two job types' arrival rates over the mean service \
-             rate, (λ₁/μ, λ₂/μ), on {} server{} (sizes {} and {}). Along each ray θ the arrivals mix \
-             the two types in proportion (cos θ, sin θ). The capacity region is L times the convex \
+            "\n## Region map\n\n{} The capacity region is L times the convex \
              hull of the configurations, per server: vertices {}; K_RED's over X_{}: {}; the dyadic \
              set's: {}. The 2/3 guarantee {}. Each policy's limit along a ray is an interval from the \
              limit search (lower end shown stable, upper end shown unstable), here as fractions of \
              the exact capacity along the ray; `region_map.csv` has them in the plane's units with \
              every probe.{}{}\n",
-            exp.servers,
-            if exp.servers == 1 { "" } else { "s" },
-            map.sizes[0].as_f64(),
-            map.sizes[1].as_f64(),
+            plane_words(exp, map),
             verts(&polys.capacity),
             map.j,
             verts(&polys.kred),
@@ -345,6 +341,60 @@ fn intro(r: &mut Report, exp: &Experiment, map: &RegionMapSpec, polys: &MapPolyg
                 )
             },
         ));
+    }
+}
+
+/// The report's sentences saying what the plane is (one resource): the types' arrival rates
+/// over the common service rate, or with two job classes their loads in Erlangs.
+fn plane_words(exp: &Experiment, map: &RegionMapSpec) -> String {
+    let servers = format!(
+        "{} server{}",
+        exp.servers,
+        if exp.servers == 1 { "" } else { "s" }
+    );
+    match exp.workload.classes() {
+        Some(mix) => {
+            let class = |k: usize| {
+                format!(
+                    "class {}: size {}, mean service {:.6} slots",
+                    k + 1,
+                    map.sizes[k].as_f64(),
+                    mix.classes()[k].service.mean()
+                )
+            };
+            format!(
+                "The plane of the two job classes' loads in Erlangs, (λ₁·E[S₁], λ₂·E[S₂]) over \
+                 the cluster (a class's arrival rate times its mean service: how many of its \
+                 jobs are in service on average), on {servers} ({}; {}). Along each ray θ the \
+                 two classes' λᵢ·E[Sᵢ] are in proportion (cos θ, sin θ); a job is of class i \
+                 with probability proportional to its share over E[Sᵢ]. The configuration LP \
+                 sees a class only through its size and that rate, so the exact regions are \
+                 those of the two sizes.",
+                class(0),
+                class(1)
+            )
+        }
+        None => format!(
+            "The plane of the two job types' arrival rates over the mean service rate, (λ₁/μ, \
+             λ₂/μ), on {servers} (sizes {} and {}). Along each ray θ the arrivals mix the two \
+             types in proportion (cos θ, sin θ).",
+            map.sizes[0].as_f64(),
+            map.sizes[1].as_f64()
+        ),
+    }
+}
+
+/// The figure's axis label of type `k` (0 or 1).
+fn axis_label(exp: &Experiment, map: &RegionMapSpec, k: usize) -> String {
+    let sub = ["₁", "₂"][k];
+    match exp.workload.classes() {
+        Some(mix) => format!(
+            "λ{sub}·E[S{sub}] (class {}, size {}, E[S{sub}] = {} slots)",
+            k + 1,
+            map.sizes[k].as_f64(),
+            mix.classes()[k].service.mean()
+        ),
+        None => format!("λ{sub}/μ (type {}, {})", k + 1, map.type_words(k)),
     }
 }
 
@@ -418,8 +468,8 @@ pub(super) fn draw(
             },
             held_words(map, l, "; ")
         )),
-        x_label: format!("λ₁/μ (type 1, {})", map.type_words(0)),
-        y_label: format!("λ₂/μ (type 2, {})", map.type_words(1)),
+        x_label: axis_label(exp, map, 0),
+        y_label: axis_label(exp, map, 1),
         outlines,
         vertices,
         bands,
@@ -465,7 +515,12 @@ pub(super) fn report(r: &mut Report, exp: &Experiment, out: &Outcome) {
     let l = exp.servers as f64;
     intro(r, exp, map, polys);
     let one_resource = map.vectors.is_none();
-    let mut header = vec!["θ".to_string(), "capacity λ/μ".into()];
+    let unit = if exp.workload.classes().is_some() {
+        "capacity λ·E[S]"
+    } else {
+        "capacity λ/μ"
+    };
+    let mut header = vec!["θ".to_string(), unit.into()];
     if one_resource {
         header.extend(["K_RED / capacity".into(), "dyadic / capacity".into()]);
     }

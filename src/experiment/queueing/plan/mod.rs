@@ -419,6 +419,28 @@ fn along_ray(exp: &Experiment, policy: usize, ray: usize) -> SearchWork {
                     .map(|&(k, p)| (crate::model::Size(v[k][b]), p))
                     .collect())
             }
+            (
+                _,
+                Jobs::Sampled {
+                    sizes,
+                    service,
+                    classes: Some(mix),
+                    ..
+                },
+            ) => {
+                // two classes: the ray's shares are of the classes' λᵢ·E[Sᵢ], their
+                // probabilities follow (the ray's size law is then the reweighted classes'
+                // work-weighted one)
+                let ray_mix = mix
+                    .reweighted(&[r.mix.0, r.mix.1])
+                    .expect("a mix with a positive share");
+                let ray_law = law(r.atoms(map.sizes));
+                *sizes = Shared::new(ray_law.clone());
+                *service = Shared::new(ray_mix.pooled_service());
+                base.chain.mean_service = ray_mix.mean_service();
+                *mix = Shared::new(ray_mix);
+                ray_law
+            }
             (_, Jobs::Sampled { sizes, .. }) => {
                 let ray_law = law(r.atoms(map.sizes));
                 *sizes = Shared::new(ray_law.clone());
@@ -426,11 +448,12 @@ fn along_ray(exp: &Experiment, policy: usize, ray: usize) -> SearchWork {
             }
             _ => law(r.atoms(map.sizes)),
         };
-        let per_load = crate::experiment::queueing::spec::rate_per_load(
-            exp.servers,
-            &sizes,
-            exp.workload.service(),
-        );
+        let service = match &base.jobs {
+            Jobs::Sampled { service, .. } | Jobs::Requests { service, .. } => service.clone(),
+            Jobs::Trace { .. } => unreachable!("a map of a trace is refused"),
+        };
+        let per_load =
+            crate::experiment::queueing::spec::rate_per_load(exp.servers, &sizes, &service);
         Family::scaled(base, per_load)
     } else {
         Family::held(

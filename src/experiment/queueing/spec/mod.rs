@@ -171,9 +171,10 @@ impl Workload {
     }
 }
 
-/// `workload.classes` goes with single-resource policies and no feature table: the tables
-/// that reshape the jobs (NUMA nodes, placement constraints, a region map's mix of two sizes,
-/// a compaction's packing) and the scored multi-resource path do not know job classes.
+/// `workload.classes` goes with single-resource policies and no feature table but a region
+/// map: the tables that reshape the jobs (NUMA nodes, placement constraints, a compaction's
+/// packing) and the scored multi-resource path do not know job classes (a region map of two
+/// classes is checked by its own validation).
 /// The tables not modelled together: `[constraints]` with `[numa]` or `[compaction]`, and
 /// `[numa]` with `[compaction]`.
 fn tables_apart(
@@ -211,7 +212,6 @@ fn classes_alone(
     for (table, present) in [
         ("numa", raw.numa.is_some()),
         ("constraints", raw.constraints.is_some()),
-        ("region_map", raw.region_map.is_some()),
         ("compaction", raw.compaction.is_some()),
     ] {
         if present {

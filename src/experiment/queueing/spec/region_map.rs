@@ -4,8 +4,12 @@
 //! direction (the capacity region's, K_RED's over X_J, the dyadic set's) are computed here by the
 //! configuration LP; with `[numa]`, also the boundary of servers with NUMA nodes (the LP over
 //! nodes), and with `[constraints]` the boundary under the placement constraints (the LP over
-//! server groups), which the policies' limits are then compared with. The run stage searches
-//! each listed policy's limit along each direction.
+//! server groups), which the policies' limits are then compared with. With two job classes
+//! (`workload.classes`, each of one size and its own service law) the plane is that of the
+//! classes' loads in Erlangs (λ₁·E\[S₁\], λ₂·E\[S₂\]: each class's jobs in service on
+//! average): the configuration LP sees a class only through its size and that rate, so the
+//! boundaries are the same computation. The run
+//! stage searches each listed policy's limit along each direction.
 
 use super::constraints::constrained_traffic;
 use super::schema::RawRegionMap;
@@ -218,6 +222,9 @@ pub(in crate::experiment::queueing) fn region_map(
     };
     if let Workload::Requests { requests, dims, .. } = workload {
         return vector_map(cx, m, (requests, *dims), labels, restriction).map(Some);
+    }
+    if let Some(mix) = workload.classes() {
+        class_map(cx, m, mix)?;
     }
     // the distinct sizes in the file's order: the first written is type 1 (the x axis)
     let written = match workload {
@@ -448,6 +455,54 @@ fn vector_map(
         held: Vec::new(),
         vectors: Some((vectors, dims)),
     })
+}
+
+/// A map of two job classes: the plane of the classes' loads in Erlangs (λᵢ·E\[Sᵢ\] over the
+/// cluster), each class of one size, the two sizes distinct, no held types (a held type's
+/// rate is of the common service law).
+fn class_map(
+    cx: &Ctx<'_>,
+    m: &RawRegionMap,
+    mix: &crate::workload::ClassMix,
+) -> Result<(), ExperimentError> {
+    let classes = mix.classes();
+    if classes.len() != 2 {
+        return Err(cx.bad(
+            "workload.classes",
+            "two classes for a [region_map] (its two job types)",
+            format!("{} classes", classes.len()),
+        ));
+    }
+    let mut sizes = Vec::with_capacity(2);
+    for (i, c) in classes.iter().enumerate() {
+        match c.sizes.atoms().as_deref() {
+            Some([(size, _)]) => sizes.push(*size),
+            _ => {
+                return Err(cx.bad(
+                    &format!("workload.classes[{i}].size"),
+                    "one size per class for a [region_map] (each class is a point type of the \
+                     plane)",
+                    "a law of several sizes",
+                ));
+            }
+        }
+    }
+    if sizes[0] == sizes[1] {
+        return Err(cx.bad(
+            "workload.classes",
+            "two classes of different sizes for a [region_map] (the configuration LP tells \
+             the types apart by size)",
+            format!("both of size {}", sizes[0].as_f64()),
+        ));
+    }
+    if m.held.as_ref().is_some_and(|h| !h.is_empty()) {
+        return Err(cx.bad(
+            "region_map.held",
+            "no held types with `workload.classes` (a held type's rate is of one service law)",
+            "held types",
+        ));
+    }
+    Ok(())
 }
 
 /// The ray of two request vectors at `degrees`: its boundary by the LP over the vectors'

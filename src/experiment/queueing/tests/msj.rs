@@ -244,3 +244,120 @@ name = "server-filling"
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A region map of two job classes: a ray's shares are of the work, so along the ray at 30°
+/// the reweighted classes bring work in proportion (cos 30°, sin 30°), keep their service
+/// laws and their places (a job's class index), and a probe at load x offers the work x.
+#[test]
+fn a_map_of_two_classes_mixes_their_work_along_each_ray() {
+    use crate::experiment::queueing::plan::{Jobs, Work, plan};
+    let text = r#"
+name = "msj-map"
+seed = 1
+[cluster]
+servers = 2
+[workload]
+classes = [
+  { size = 0.25, prob = 0.8, service = { dist = "geometric", mean = 10.0 } },
+  { size = 1.0, prob = 0.2, service = { dist = "lognormal", mean = 2.0, cv = 1.5 } },
+]
+[run]
+slots = 1000
+warmup = 100
+[[policy]]
+name = "fifo-ff"
+[region_map]
+angles = [0, 30]
+"#;
+    let exp = Experiment::parse(Path::new("map.toml"), text).unwrap();
+    let units = plan(&exp);
+    let searches: Vec<_> = units
+        .iter()
+        .filter_map(|u| match &u.work {
+            Work::Search(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(searches.len(), 2);
+    for (s, degrees) in searches.iter().zip([0.0f64, 30.0]) {
+        let probe = s.family.at(0.7, 1);
+        let Jobs::Sampled {
+            classes: Some(mix),
+            service,
+            rate,
+            ..
+        } = &probe.jobs
+        else {
+            panic!("a probe of classes")
+        };
+        let c = mix.classes();
+        let work: Vec<f64> = c
+            .iter()
+            .map(|c| rate * c.prob * c.sizes.mean() * c.service.mean())
+            .collect();
+        // the offered work per server is the load
+        assert!(((work[0] + work[1]) / 2.0 - 0.7).abs() < 1e-9, "{work:?}");
+        // the classes' λᵢ·E[Sᵢ] are in proportion (cos θ, sin θ)
+        let erlangs: Vec<f64> = c.iter().map(|c| c.prob * c.service.mean()).collect();
+        let t = degrees.to_radians();
+        let share = t.cos() / (t.cos() + t.sin());
+        let got = erlangs[0] / (erlangs[0] + erlangs[1]);
+        assert!((got - share).abs() < 1e-9, "{got} against {share}");
+        assert_eq!(
+            c[1].service.mean(),
+            exp.workload.classes().unwrap().classes()[1].service.mean()
+        );
+        assert!((service.mean() - mix.mean_service()).abs() < 1e-12);
+        assert!((probe.chain.mean_service - mix.mean_service()).abs() < 1e-12);
+    }
+}
+
+/// What a map of job classes refuses, each naming its key.
+#[test]
+fn a_map_of_classes_refuses_what_it_cannot_map() {
+    let file = |classes: &str, extra: &str| {
+        format!(
+            "name = \"m\"\n[cluster]\nservers = 1\n[workload]\nclasses = [{classes}]\n[run]\n\
+             slots = 1000\nwarmup = 100\n[[policy]]\nname = \"fifo-ff\"\n[region_map]\n\
+             rays = 3\n{extra}"
+        )
+    };
+    let c = |size: &str, prob: f64| {
+        format!(
+            "{{ size = {size}, prob = {prob}, service = {{ dist = \"geometric\", mean = 3 }} }}"
+        )
+    };
+    for (classes, extra, said) in [
+        (
+            [c("0.25", 0.5), c("0.5", 0.3), c("1", 0.2)].join(", "),
+            "",
+            "`workload.classes`: expected two classes",
+        ),
+        (
+            [
+                c("0.25", 0.5),
+                c(
+                    "{ dist = \"discrete\", values = [0.5, 1], probs = [0.5, 0.5] }",
+                    0.5,
+                ),
+            ]
+            .join(", "),
+            "",
+            "key `size` of element #2 of `workload.classes`: expected one size per class",
+        ),
+        (
+            [c("0.5", 0.5), c("0.5", 0.5)].join(", "),
+            "",
+            "workload.classes",
+        ),
+        (
+            [c("0.25", 0.5), c("1", 0.5)].join(", "),
+            "[[region_map.held]]\nsize = 0.25\nrate = 0.1\n",
+            "`region_map.held`: expected no held types",
+        ),
+    ] {
+        let text = file(&classes, extra);
+        let e = Experiment::parse(Path::new("m.toml"), &text).unwrap_err();
+        assert!(e.to_string().contains(said), "{said}: {e}");
+    }
+}
