@@ -85,8 +85,9 @@ pub(crate) struct JournalHeader {
 /// unit's identity is the fingerprint of what it computes (its scenario, its search), and a
 /// resumed result goes to the unit of the same identity wherever it stands. 11: jobs carry
 /// their class, a cluster may preempt, and the multiserver-job policies and their outputs
-/// (`msj_two_classes`, `msj_fcfs_frechet`) are committed.
-pub(crate) const RESULTS: u32 = 11;
+/// (`msj_two_classes`, `msj_fcfs_frechet`) are committed. 12: a region map of two job
+/// classes (`msj_region_map`) is committed.
+pub(crate) const RESULTS: u32 = 12;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

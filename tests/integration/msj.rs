@@ -293,3 +293,54 @@ fn fcfs_limit_is_the_closed_form_and_moves_with_the_service_law() {
         "Fréchet's limit below the geometric one"
     );
 }
+
+/// FCFS's limit along every ray of the committed two-class map
+/// (`experiments/msj_region_map.toml`) is the closed form: on the ray whose classes' λᵢ·E[Sᵢ]
+/// are in proportion (a, b), a job is one-core with probability p ∝ a/10 (against b/2), the
+/// closed form gives λ* jobs per slot, and the limit as a fraction of the capacity along the
+/// ray (x₁/4 + x₂ = 1) is λ*·(10p + 2(1 − p))·(a/4 + b). On the axes one class alone packs
+/// the machine and the limit is the capacity. ServerFilling's interval ends at the capacity
+/// on every ray. `proofs/multiserver_jobs.md` states the closed form on each ray.
+#[test]
+fn fcfs_limit_along_every_ray_of_the_class_map_is_the_closed_form() {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/multiserver_jobs.md"),
+    )
+    .unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("figures/msj_region_map/region_map.csv");
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let h = reader.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|x| x == name).unwrap();
+    let (a_col, b_col, p_col) = (col("share_1"), col("share_2"), col("policy"));
+    let (lo_col, hi_col) = (col("lower_fraction"), col("upper_fraction"));
+    let mut fcfs_rays = 0;
+    for row in reader.records().map(Result::unwrap) {
+        let f = |k: usize| row[k].parse::<f64>().unwrap();
+        let (a, b, lo, hi) = (f(a_col), f(b_col), f(lo_col), f(hi_col));
+        match &row[p_col] {
+            "fcfs" => {
+                let limit = if a == 1.0 {
+                    1.0
+                } else {
+                    let p = (a / 10.0) / (a / 10.0 + b / 2.0);
+                    let lambda = fcfs_two_class_limit(4, p, 0.1, 2.0);
+                    lambda * (10.0 * p + 2.0 * (1.0 - p)) * (a / 4.0 + b)
+                };
+                assert!(
+                    lo <= limit && limit <= hi,
+                    "shares ({a}, {b}): {limit:.4} outside [{lo}, {hi}]"
+                );
+                let degrees = row[col("theta_deg")].parse::<f64>().unwrap();
+                let line = format!("| {degrees}° | {limit:.4} |");
+                assert!(
+                    a == 1.0 || b == 1.0 || page.contains(&line),
+                    "the page's row {line}"
+                );
+                fcfs_rays += 1;
+            }
+            "server-filling" => assert!(hi == 1.0 && lo >= 0.98, "({a}, {b}): [{lo}, {hi}]"),
+            _ => {}
+        }
+    }
+    assert_eq!(fcfs_rays, 7);
+}
