@@ -21,11 +21,30 @@ static VERBOSE: AtomicBool = AtomicBool::new(false);
 /// The latest step reported by [`note`], shown with the next progress line or on the bar.
 static LATEST: Mutex<Option<String>> = Mutex::new(None);
 
-/// Writes one line on stderr. A stderr that is closed, full or a broken pipe (`packlab … 2>&1 |
-/// head`, `2>/dev/full`) is not an error: the line is lost, the run goes on and writes its
-/// outputs, and the exit status is what it would have been.
+/// Where progress and warning lines go instead of stderr, when set ([`set_sink`]).
+type Sink = Box<dyn Fn(&str) + Send + Sync>;
+static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+
+/// Sends every progress and warning line to `sink` instead of stderr (`None`: stderr again).
+/// A host that shows output elsewhere (a notebook, through the Python package) sets one; the
+/// lines are the same. A terminal's bar is drawn as before.
+pub fn set_sink(sink: Option<Sink>) {
+    if let Ok(mut s) = SINK.lock() {
+        *s = sink;
+    }
+}
+
+/// Writes one line on stderr (or to the sink, [`set_sink`]). A stderr that is closed, full or
+/// a broken pipe (`packlab … 2>&1 | head`, `2>/dev/full`) is not an error: the line is lost,
+/// the run goes on and writes its outputs, and the exit status is what it would have been.
 pub fn stderr_line(line: std::fmt::Arguments<'_>) {
     use std::io::Write as _;
+    if let Ok(sink) = SINK.lock()
+        && let Some(sink) = &*sink
+    {
+        sink(&line.to_string());
+        return;
+    }
     let mut err = std::io::stderr().lock();
     let _ = err.write_fmt(line).and_then(|()| err.write_all(b"\n"));
 }

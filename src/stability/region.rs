@@ -56,6 +56,20 @@ fn class_probs(atoms: &[(Size, f64)], p: &Partition) -> Vec<f64> {
     q
 }
 
+/// K_RED's region over X_J for a finite-type workload (atoms: size, probability): the edge
+/// VQS and VQS-BF are guaranteed (Psychas & Ghaderi, Section 5), in the units of
+/// [`rho_star`]'s.
+pub fn rho_kred(atoms: &[(Size, f64)], j: u32) -> Result<Supportable, RegionError> {
+    rho_reduced(atoms, &Partition::universal(j), mean(atoms))
+}
+
+/// The dyadic set's region for a finite-type workload: homogeneous configurations of the sizes
+/// rounded up to powers of two, down to 2^−J (the same region as every configuration of the
+/// rounded sizes), in the units of [`rho_star`]'s.
+pub fn rho_dyadic(atoms: &[(Size, f64)], j: u32) -> Result<Supportable, RegionError> {
+    rho_reduced(atoms, &Partition::dyadic(j), mean(atoms))
+}
+
 /// The region guaranteed by the reduced configuration set of `p` with upper-rounded sizes:
 /// K_RED on X_J (what VQS and VQS-BF are guaranteed), the homogeneous set on other partitions
 /// (on the dyadic one, the same region as all configurations of the rounded sizes). The traffic
