@@ -86,8 +86,9 @@ pub(crate) struct JournalHeader {
 /// resumed result goes to the unit of the same identity wherever it stands. 11: jobs carry
 /// their class, a cluster may preempt, and the multiserver-job policies and their outputs
 /// (`msj_two_classes`, `msj_fcfs_frechet`) are committed. 12: a region map of two job
-/// classes (`msj_region_map`) is committed.
-pub(crate) const RESULTS: u32 = 12;
+/// classes (`msj_region_map`) is committed. 13: a region map's legend counts K_RED's
+/// boundary inside a policy's intervals for VQS only (the maps' figures).
+pub(crate) const RESULTS: u32 = 13;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

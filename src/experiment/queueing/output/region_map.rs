@@ -478,16 +478,18 @@ pub(super) fn draw(
 }
 
 /// On how many of the rays searched for policy `p` K_RED's boundary lies inside the policy's
-/// interval (both ends included), and on how many rays it was searched; `None` where the map
-/// has no K_RED (vector sizes) or the policies' limits are of another region (NUMA nodes,
-/// placement constraints).
+/// interval (both ends included), and on how many rays it was searched; `None` for a policy
+/// other than VQS (whose limit K_RED's boundary is: for any other policy the count says
+/// nothing), where the map has no K_RED (vector sizes) or the policies' limits are of another
+/// region (NUMA nodes, placement constraints).
 fn kred_inside(
     exp: &Experiment,
     map: &RegionMapSpec,
     out: &Outcome,
     p: usize,
 ) -> Option<(usize, usize)> {
-    if map.vectors.is_some() || exp.numa.is_some() || exp.constraints.is_some() {
+    let vqs = exp.policies[p].single().is_some_and(|s| s.name() == "vqs");
+    if !vqs || map.vectors.is_some() || exp.numa.is_some() || exp.constraints.is_some() {
         return None;
     }
     let l = exp.servers as f64;
