@@ -49,6 +49,8 @@ fi
 . scripts/packlab-bin.sh
 rows=""
 total=0
+# each row says when and with which build it was measured
+measured="$(date -u +%Y-%m-%d) $(git describe --always)"
 for f in "${files[@]}"; do
   name=$(basename "$f" .toml)
   status=0
@@ -59,7 +61,7 @@ for f in "${files[@]}"; do
   estimate=$(sed -n 's/.*: about \(.*\) of CPU time; roughly \(.*\) of wall time on.*/\2 (\1 of CPU)/p' \
     "$tmp/$name.err" | head -1)
   [ -n "$estimate" ] || estimate="under 10 s (not printed)"
-  rows+="| \`$name\` | $(words "$real") | $(words "$(echo "$user + $sys" | bc)") | $estimate |"$'\n'
+  rows+="| \`$name\` | $(words "$real") | $(words "$(echo "$user + $sys" | bc)") | $estimate | $measured |"$'\n'
   total=$(echo "$total + $real" | bc)
   rm -rf "${tmp:?}/$name"
   echo "$name: $(words "$real")" >&2
@@ -80,12 +82,10 @@ if [ "$update" = 1 ]; then
   while IFS='|' read -r _ _ wall _; do
     total=$(echo "$total + $(seconds "$(echo "$wall" | xargs)")" | bc)
   done < <(printf '%s\n' "$table" | grep '^| `')
-  updated="- Measured again on $(date -u +'%-d %B %Y'), packlab $(git describe --always): $(printf '`%s` ' $names | sed 's/ $//')."
-  awk -v total="$(words "$total")" -v table="$table" -v updated="$updated" '
+  awk -v total="$(words "$total")" -v table="$table" '
     /^## Every experiment/ { inside = 1 }
     inside && /^\| `/ { if (!done) { print table; done = 1 } next }
     { sub(/In all: .* of wall time\./, "In all: " total " of wall time."); print }
-    /^  another; wall time/ { print updated }
   ' "$old" >"$tmp/timings.md"
   mv "$tmp/timings.md" "$old"
   echo "updated docs/timings.md" >&2
@@ -102,10 +102,11 @@ mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
   echo "depend on the machine: on a machine of the same kind, runs measured on another day took"
   echo "from the same to twice as long. Run the script on a quiet machine to measure your own."
   echo
-  echo "- Measured on $(date -u +'%-d %B %Y'), packlab $(git describe --always)."
   echo "- Machine: $(nproc) cores ($cpu), $mem of memory; rustc $(rustc --version | cut -d' ' -f2)."
-  echo "- Each experiment ran with \`--fresh\` (no journal to resume) on all cores, one after"
-  echo "  another; wall time is what a user waits, CPU time the sum over threads."
+  echo "- Command: \`scripts/timings.sh\` (every file) or \`scripts/timings.sh --update FILE…\` (those"
+  echo "  files' rows); each experiment runs with \`--fresh\` (no journal to resume) on all cores, one"
+  echo "  after another; wall time is what a user waits, CPU time the sum over threads."
+  echo "- Each row says when, and with which build, it was measured."
   echo
   if [ -n "$build_rows" ]; then
     echo "## Building and testing"
@@ -121,8 +122,8 @@ mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
   echo "(\`experiments/README.md\`, \"Time estimates\"). In all: $(words "$total") of wall time."
   echo "\`--quick\` runs each in a few seconds."
   echo
-  echo "| file | wall | CPU | packlab's estimate before the run |"
-  echo "|---|---|---|---|"
+  echo "| file | wall | CPU | packlab's estimate before the run | measured |"
+  echo "|---|---|---|---|---|"
   printf '%s' "$rows"
 } >docs/timings.md
 echo "wrote docs/timings.md" >&2
