@@ -8,8 +8,8 @@
 //! (`workload.classes`, each of one size and its own service law) the plane is that of the
 //! classes' loads in Erlangs (λ₁·E\[S₁\], λ₂·E\[S₂\]: each class's jobs in service on
 //! average): the configuration LP sees a class only through its size and that rate, so the
-//! boundaries are the same computation. The run
-//! stage searches each listed policy's limit along each direction.
+//! boundaries are the same computation. The run stage searches each listed policy's limit along
+//! each direction.
 
 use super::constraints::constrained_traffic;
 use super::schema::RawRegionMap;
