@@ -114,7 +114,8 @@ def test_a_folder_resumes_its_journal(tmp_path, capsys):
 
 
 def test_ctrl_c_raises_keyboard_interrupt_and_keeps_the_journal(tmp_path):
-    long = dict(EXPERIMENT, run={"slots": 2_000_000, "warmup": 1_000, "replications": 8})
+    # about 6 s of work on 2 threads: Ctrl-C comes at 1.5 s, well before the end
+    long = dict(EXPERIMENT, run={"slots": 10_000_000, "warmup": 1_000, "replications": 8})
     timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     started = time.monotonic()
