@@ -584,6 +584,7 @@ pub(crate) fn run_kind<K: Kind>(
         );
     }
     let folder = Folder::open(dir, opts.shard)?;
+    folder.record_program();
     folder.check_inputs(&exp.header().inputs)?;
     if opts.fresh {
         folder.remove_journal(opts.shard, opts.quick)?;

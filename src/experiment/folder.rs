@@ -22,6 +22,16 @@ use crate::fsafe;
 /// The folder packlab keeps its own files in, inside the output folder.
 pub(crate) const INTERNAL: &str = ".packlab";
 
+/// The file under [`INTERNAL`] naming the program that last ran in the folder.
+const PROGRAM: &str = "program";
+
+/// The program that last ran in `dir` ([`Folder::record_program`]), if one is recorded.
+pub(crate) fn recorded_program(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(INTERNAL).join(PROGRAM)).ok()?;
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| line.to_string())
+}
+
 /// A locked output folder.
 #[derive(Debug)]
 pub(crate) struct Folder {
@@ -175,6 +185,18 @@ impl Folder {
     /// The folder.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Records the program running in this folder (`.packlab/program`: its path), so that a
+    /// merge by another program can name the one whose policies the shards used. Best effort:
+    /// a folder that cannot take it runs all the same.
+    pub fn record_program(&self) {
+        if let Ok(exe) = std::env::current_exe() {
+            let _ = std::fs::write(
+                self.dir.join(INTERNAL).join(PROGRAM),
+                format!("{}\n", exe.display()),
+            );
+        }
     }
 
     /// The journal of the whole run or of shard I of N; a `--quick` run keeps its own

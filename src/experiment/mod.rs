@@ -254,14 +254,24 @@ pub fn merge_within(
             file,
             key,
             expected: format!(
-                "{expected} — the policies of the binary merging ({}); if the shards were run \
-                 by a program with policies of its own, merge with that program (`PROGRAM \
-                 merge {}`)",
+                "{expected} — the policies of the binary merging ({}); {}",
                 std::env::current_exe()
                     .ok()
                     .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                     .unwrap_or_else(|| "packlab".into()),
-                dir.display()
+                match folder::recorded_program(dir) {
+                    Some(program) => format!(
+                        "the shards were run by {program}, whose policies the folder's \
+                         experiment file ({}) names: merge with it (`{program} merge {}`)",
+                        header.file.display(),
+                        dir.display()
+                    ),
+                    None => format!(
+                        "if the shards were run by a program with policies of its own, merge \
+                         with that program (`PROGRAM merge {}`)",
+                        dir.display()
+                    ),
+                }
             ),
             got,
         },

@@ -669,3 +669,54 @@ fn probes_are_lines_of_their_own_only_with_verbose() {
     assert!(ends[0] >= 0.5 && ends[ends.len() - 1] <= 0.52, "{probe}");
     assert!(rest.contains("stable/unstable"), "{probe}");
 }
+
+/// Shards run by a program with a policy of its own, merged by one without it: the refusal
+/// names the program that ran them (recorded in the folder) and the folder's experiment file.
+#[test]
+fn a_merge_without_the_shards_policy_names_the_program_that_ran_them() {
+    use packlab::experiment::{ExperimentFile, Options};
+    use packlab::policy::registry::Registry;
+    use packlab::policy::{FifoFirstFit, ParamError, PolicyEntry, PolicyParams, PolicySpec};
+    use packlab::workload::SizeLaw;
+
+    fn parse(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
+        Ok(PolicySpec::new("", |servers| FifoFirstFit::new(servers)))
+    }
+    packlab::progress::set_quiet(true);
+    let own = Registry::builtin()
+        .with(PolicyEntry::new("my-fifo", "a policy of one's own", parse))
+        .unwrap();
+    let dir = tmp("merge-program");
+    let file = write(
+        &dir,
+        "mine.toml",
+        SWEEP
+            .replace("name = \"fifo-ff\"", "name = \"my-fifo\"")
+            .replace("replications = 8", "replications = 2")
+            .replace("slots = 300_000", "slots = 20_000"),
+    );
+    let out = dir.join("out");
+    for i in 1..=2 {
+        let opts = Options {
+            quick: false,
+            threads: Some(1),
+            fresh: false,
+            shard: Some((i, 2)),
+            max_memory: None,
+        };
+        ExperimentFile::load_with(&file, &own)
+            .unwrap()
+            .run(opts, &out)
+            .unwrap();
+    }
+    let e = packlab::experiment::merge(&out).unwrap_err().to_string();
+    let me = std::env::current_exe().unwrap();
+    assert!(
+        e.contains(&format!("the shards were run by {}", me.display())),
+        "{e}"
+    );
+    assert!(e.contains(&file.display().to_string()), "{e}");
+    assert!(e.contains("got \"my-fifo\""), "{e}");
+    // the program that ran them merges them
+    packlab::experiment::merge_with(&out, &own).unwrap();
+}
