@@ -680,7 +680,7 @@ fn a_merge_without_the_shards_policy_names_the_program_that_ran_them() {
     use packlab::workload::SizeLaw;
 
     fn parse(_: &PolicyParams<'_>, _: &SizeLaw) -> Result<PolicySpec, ParamError> {
-        Ok(PolicySpec::new("", |servers| FifoFirstFit::new(servers)))
+        Ok(PolicySpec::new("", FifoFirstFit::new))
     }
     packlab::progress::set_quiet(true);
     let own = Registry::builtin()
