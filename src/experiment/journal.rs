@@ -87,8 +87,9 @@ pub(crate) struct JournalHeader {
 /// their class, a cluster may preempt, and the multiserver-job policies and their outputs
 /// (`msj_two_classes`, `msj_fcfs_frechet`) are committed. 12: a region map of two job
 /// classes (`msj_region_map`) is committed. 13: a region map's legend counts K_RED's
-/// boundary inside a policy's intervals for VQS only (the maps' figures).
-pub(crate) const RESULTS: u32 = 13;
+/// boundary inside a policy's intervals for VQS only (the maps' figures). 14: a
+/// `region-boundary` claim (ServerFilling at the capacity in `msj_region_map`).
+pub(crate) const RESULTS: u32 = 14;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

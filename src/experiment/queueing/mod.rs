@@ -30,9 +30,9 @@ pub(crate) use analysis::Outcome;
 pub(crate) use output::write_outputs;
 
 pub(crate) use spec::{
-    BY_SIZE, ClaimSpec, CompactionSpec, DelayQuantity, Experiment, Horizon, PlotSpec, Point,
-    QUANTILES, QueueConstraints, QueueNuma, QueuePolicy, RegionMapSpec, Restriction, SearchSpec,
-    Statistic, SweepKind, Workload, bottleneck, degrees, mix,
+    BY_SIZE, ClaimSpec, CompactionSpec, DelayQuantity, Experiment, Horizon, MapBoundary, PlotSpec,
+    Point, QUANTILES, QueueConstraints, QueueNuma, QueuePolicy, RegionMapSpec, Restriction,
+    SearchSpec, Statistic, SweepKind, Workload, bottleneck, degrees, mix,
 };
 
 use super::ExperimentError;

@@ -91,6 +91,11 @@ pub(in crate::experiment::queueing) fn check(exp: &Experiment, out: &Outcome) ->
                 at_most,
                 rays,
             } => super::region_map::fraction(exp, &out.map, *policy, (*at_least, *at_most), rays),
+            ClaimSpec::RegionBoundary {
+                policy,
+                boundary,
+                rays,
+            } => super::region_map::boundary(exp, &out.map, *policy, *boundary, rays),
             ClaimSpec::RegionSeparated { order, rays } => {
                 super::region_map::separated(exp, &out.map, *order, rays)
             }

@@ -17,7 +17,7 @@ mod wait_claim;
 pub(crate) use constraints::{kendall_tau, mean_abs_errors, trend};
 pub(crate) use groups::GroupRow;
 pub(crate) use outcome::Outcome;
-pub(crate) use region_map::{MapLimit, MapPolygons};
+pub(crate) use region_map::{MapLimit, MapPolygons, boundary_inside};
 pub(crate) use results::SummaryRow;
 pub(crate) use stats::mean_ci;
 

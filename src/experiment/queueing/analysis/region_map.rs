@@ -11,7 +11,9 @@
 use crate::configurations::Partition;
 use crate::experiment::common::ClaimResult;
 use crate::experiment::queueing::run::RayResult;
-use crate::experiment::queueing::{Experiment, RegionMapSpec, Restriction, degrees, mix};
+use crate::experiment::queueing::{
+    Experiment, MapBoundary, RegionMapSpec, Restriction, degrees, mix,
+};
 use crate::stability::plane::rays::{Boundaries, BoundaryOf, slice};
 use crate::stability::plane::{
     Polygon, configurations, reduced_configurations, vector_configurations,
@@ -287,6 +289,74 @@ pub(in crate::experiment::queueing) fn fraction(
             format!("short on {}", failed.join("; "))
         },
         holds,
+        unchecked: None,
+        exact: false,
+    }
+}
+
+/// Along how many of the listed rays (all if empty) `boundary` lies inside `policy`'s
+/// interval (both ends included, an upper end not shown unstable being the capacity), of how
+/// many it was searched on, and the rays where it does not, in words.
+pub(crate) fn boundary_inside(
+    map: &RegionMapSpec,
+    limits: &[MapLimit],
+    policy: usize,
+    boundary: MapBoundary,
+    rays: &[usize],
+) -> (usize, usize, Vec<String>) {
+    let (mut inside, mut searched, mut outside) = (0, 0, Vec::new());
+    for r in rays_of(map, rays) {
+        let Some(l) = limits.iter().find(|l| l.ray == r && l.policy == policy) else {
+            outside.push(format!("{}: not searched", degrees(map.rays[r].degrees)));
+            continue;
+        };
+        let Some(b) = boundary.fraction(&map.rays[r]) else {
+            continue;
+        };
+        searched += 1;
+        // the same rounding slack on both sides: the ends and the boundary are computed apart
+        let slack = 1e-9;
+        if l.fractions.0 <= b + slack && b <= l.fractions.1 + slack {
+            inside += 1;
+        } else {
+            outside.push(format!(
+                "{}: {b:.4} outside [{:.4}, {:.4}]",
+                degrees(map.rays[r].degrees),
+                l.fractions.0,
+                l.fractions.1
+            ));
+        }
+    }
+    (inside, searched, outside)
+}
+
+/// `region-boundary`: along every listed ray the map's `boundary` lies inside the policy's
+/// interval: the limit is that boundary, as far as the search can tell.
+pub(in crate::experiment::queueing) fn boundary(
+    exp: &Experiment,
+    limits: &[MapLimit],
+    policy: usize,
+    boundary: MapBoundary,
+    rays: &[usize],
+) -> ClaimResult {
+    let map = exp.region_map.as_ref().expect("validated with a map");
+    let (inside, searched, outside) = boundary_inside(map, limits, policy, boundary, rays);
+    ClaimResult {
+        claim: format!(
+            "{}'s limit is {} along {} of the map",
+            exp.labels[policy],
+            boundary.words(),
+            rays_words(map, rays)
+        ),
+        expected: format!("{} inside its interval on every ray", boundary.words()),
+        observed: format!("inside on {inside} of {searched} rays"),
+        evidence: if outside.is_empty() {
+            "every ray's interval as fractions of the exact capacity along it: region_map.csv"
+                .into()
+        } else {
+            format!("outside on {}", outside.join("; "))
+        },
+        holds: outside.is_empty() && searched > 0,
         unchecked: None,
         exact: false,
     }

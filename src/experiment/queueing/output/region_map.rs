@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::experiment::ExperimentError;
 use crate::experiment::common::{F6, MdTable, Report, render_with, write_csv};
-use crate::experiment::queueing::analysis::{MapLimit, MapPolygons, Outcome};
-use crate::experiment::queueing::{Experiment, RegionMapSpec, degrees};
+use crate::experiment::queueing::analysis::{MapLimit, MapPolygons, Outcome, boundary_inside};
+use crate::experiment::queueing::{ClaimSpec, Experiment, MapBoundary, RegionMapSpec, degrees};
 use crate::plot::{Band, Outline, PALETTE, RegionPlot, render_region};
 use crate::stability::plane::Polygon;
 
@@ -428,10 +428,11 @@ pub(super) fn draw(
         .iter()
         .zip(colours)
         .map(|(&p, colour)| Band {
-            label: match kred_inside(exp, map, out, p) {
-                Some((k, n)) => format!(
-                    "{}: K_RED's boundary inside its interval on {k} of {n} rays",
-                    exp.labels[p]
+            label: match expected_inside(exp, map, out, p) {
+                Some((b, k, n)) => format!(
+                    "{}: {} inside its interval on {k} of {n} rays",
+                    exp.labels[p],
+                    b.words()
                 ),
                 None => exp.labels[p].clone(),
             },
@@ -477,36 +478,33 @@ pub(super) fn draw(
     render_with(dir, "region_map", |stem| render_region(&plot, stem)).map(Some)
 }
 
-/// On how many of the rays searched for policy `p` K_RED's boundary lies inside the policy's
-/// interval (both ends included), and on how many rays it was searched; `None` for a policy
-/// other than VQS (whose limit K_RED's boundary is: for any other policy the count says
-/// nothing), where the map has no K_RED (vector sizes) or the policies' limits are of another
-/// region (NUMA nodes, placement constraints).
-fn kred_inside(
+/// The boundary policy `p`'s limit is expected to be, and on how many of the rays searched
+/// for it that boundary lies inside its interval, of how many: the boundary a
+/// `region-boundary` claim declares for it (the first), else for VQS K_RED's (its region: for
+/// other policies K_RED's count says nothing) where the map has K_RED and the limits are of
+/// servers without NUMA nodes or constraints; `None` otherwise.
+fn expected_inside(
     exp: &Experiment,
     map: &RegionMapSpec,
     out: &Outcome,
     p: usize,
-) -> Option<(usize, usize)> {
+) -> Option<(MapBoundary, usize, usize)> {
+    let declared = exp.claims.iter().find_map(|c| match c {
+        ClaimSpec::RegionBoundary {
+            policy, boundary, ..
+        } if *policy == p => Some(*boundary),
+        _ => None,
+    });
     let vqs = exp.policies[p].single().is_some_and(|s| s.name() == "vqs");
-    if !vqs || map.vectors.is_some() || exp.numa.is_some() || exp.constraints.is_some() {
-        return None;
-    }
-    let l = exp.servers as f64;
-    let (mut inside, mut searched) = (0, 0);
-    for m in out.map.iter().filter(|m| m.policy == p) {
-        let kred = map.rays[m.ray].kred * l;
-        if !kred.is_finite() {
-            continue;
+    let boundary = match declared {
+        Some(b) => b,
+        None if vqs && map.vectors.is_none() && exp.numa.is_none() && exp.constraints.is_none() => {
+            MapBoundary::Kred
         }
-        searched += 1;
-        // the same rounding slack on both sides: the ends and the boundary are computed apart
-        let slack = 1e-9 * kred.max(1.0);
-        if m.totals.0 <= kred + slack && kred <= m.totals.1 + slack {
-            inside += 1;
-        }
-    }
-    (searched > 0).then_some((inside, searched))
+        None => return None,
+    };
+    let (inside, searched, _) = boundary_inside(map, &out.map, p, boundary, &[]);
+    (searched > 0).then_some((boundary, inside, searched))
 }
 
 /// The report's section: how to read the map, the exact regions, and each ray's intervals.

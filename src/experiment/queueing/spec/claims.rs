@@ -5,7 +5,9 @@ use super::QueuePolicy;
 use super::SearchSpec;
 use super::schema::RawClaim;
 use super::sweep::Finder;
-use super::{ClaimSpec, DelayQuantity, Experiment, RegionMapSpec, Statistic, Workload};
+use super::{
+    ClaimSpec, DelayQuantity, Experiment, MapBoundary, RegionMapSpec, Statistic, Workload,
+};
 use crate::experiment::ExperimentError;
 use crate::experiment::common::Ctx;
 use crate::experiment::common::kinds::{self, Kind};
@@ -141,6 +143,12 @@ pub(crate) const CLAIM_KINDS: &[Kind<Parse>] = &[
         parse: region_fraction,
     },
     Kind {
+        name: "region-boundary",
+        keys: &["policy", "boundary", "rays"],
+        help: "with [region_map]: a policy's limit is an exact boundary of the map on its rays",
+        parse: region_boundary,
+    },
+    Kind {
         name: "region-separated",
         keys: &["order", "rays"],
         help: "with [region_map]: two policies' limits separated on every ray",
@@ -150,7 +158,7 @@ pub(crate) const CLAIM_KINDS: &[Kind<Parse>] = &[
 
 impl RawClaim {
     /// Each key of a claim table and whether this one has it.
-    fn given(&self) -> [(&'static str, bool); 19] {
+    fn given(&self) -> [(&'static str, bool); 20] {
         [
             ("kind", self.kind.is_some()),
             ("policy", self.policy.is_some()),
@@ -171,6 +179,7 @@ impl RawClaim {
             ("rays", self.rays.is_some()),
             ("quantile", self.quantile.is_some()),
             ("below", self.below.is_some()),
+            ("boundary", self.boundary.is_some()),
         ]
     }
 }
@@ -480,6 +489,44 @@ fn region_fraction(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
         policy,
         at_least: c.at_least,
         at_most: c.at_most,
+        rays: map_rays(k, map)?,
+    })
+}
+
+/// `region-boundary`: the boundary the policy's limit is expected to be, one of the map's.
+fn region_boundary(k: &ClaimCx<'_>) -> Result<ClaimSpec, ExperimentError> {
+    let map = region(k)?;
+    let policy = mapped(k, map, k.policy()?, "policy")?;
+    let words = "one of the map's boundaries: \"capacity\", \"kred\", \"dyadic\", \"half\", \
+                 \"two-thirds\" (of one resource), or \"restricted\" (with [numa] or \
+                 [constraints])";
+    let boundary = match k.c.boundary.as_deref() {
+        None => return Err(k.cx().bad(&k.key("boundary"), words, "nothing")),
+        Some(b) => MapBoundary::parse(b)
+            .ok_or_else(|| k.cx().bad(&k.key("boundary"), words, format!("\"{b}\"")))?,
+    };
+    let one_resource = map.vectors.is_none();
+    let restricted = map.rays.iter().all(|r| r.restricted.is_some());
+    let available = match boundary {
+        MapBoundary::Capacity => true,
+        MapBoundary::Restricted => restricted,
+        _ => one_resource,
+    };
+    if !available {
+        return Err(k.cx().bad(
+            &k.key("boundary"),
+            if boundary == MapBoundary::Restricted {
+                "a boundary this map computes (\"restricted\" needs [numa] or [constraints])"
+            } else {
+                "a boundary this map computes (K_RED, the dyadic set and the guarantees are of \
+                 one resource, not of request vectors)"
+            },
+            format!("\"{}\"", boundary.key()),
+        ));
+    }
+    Ok(ClaimSpec::RegionBoundary {
+        policy,
+        boundary,
         rays: map_rays(k, map)?,
     })
 }

@@ -24,7 +24,7 @@ pub(crate) use constraints::{CHARACTERISED_JOBS, MERGE_TOLERANCE, QueueConstrain
 pub(crate) use delay::{BY_SIZE, DelayQuantity, QUANTILES, Statistic};
 pub(in crate::experiment::queueing) use horizon::DEFAULT_EXTENSION;
 pub(crate) use numa::NumaRho;
-pub(crate) use region_map::{RegionMapSpec, Restriction, bottleneck, degrees, mix};
+pub(crate) use region_map::{MapBoundary, RegionMapSpec, Restriction, bottleneck, degrees, mix};
 pub(in crate::experiment::queueing) use sweep::{BRACKET_INTERVALS, rate_per_load, rho_star_how};
 
 use crate::experiment::ExperimentError;
@@ -518,6 +518,16 @@ pub(crate) enum ClaimSpec {
         at_least: Option<f64>,
         /// The upper end must be shown unstable at most at this fraction along every ray.
         at_most: Option<f64>,
+        /// The rays (indices into the map's), all if empty.
+        rays: Vec<usize>,
+    },
+    /// With `[region_map]`: along each listed ray (all if empty), the policy's limit is the
+    /// map's exact `boundary`: the boundary lies inside the policy's interval.
+    RegionBoundary {
+        /// The policy.
+        policy: usize,
+        /// The boundary expected.
+        boundary: MapBoundary,
         /// The rays (indices into the map's), all if empty.
         rays: Vec<usize>,
     },

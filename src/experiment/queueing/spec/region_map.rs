@@ -100,6 +100,77 @@ impl Ray {
     }
 }
 
+/// One of a map's exact boundaries, which a `region-boundary` claim expects a policy's limit
+/// to be (and the figure's legend checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub(crate) enum MapBoundary {
+    /// The capacity region's.
+    Capacity,
+    /// K_RED's over X_J (VQS's region).
+    Kred,
+    /// The dyadic set's.
+    Dyadic,
+    /// 1/2 of the capacity region (BF-J/S's guarantee).
+    Half,
+    /// 2/3 of it (VQS's guarantee).
+    TwoThirds,
+    /// The restricted capacity's (NUMA nodes or placement constraints).
+    Restricted,
+}
+
+impl MapBoundary {
+    /// The boundary a claim's `boundary` names.
+    pub(crate) fn parse(key: &str) -> Option<Self> {
+        Some(match key {
+            "capacity" => MapBoundary::Capacity,
+            "kred" => MapBoundary::Kred,
+            "dyadic" => MapBoundary::Dyadic,
+            "half" => MapBoundary::Half,
+            "two-thirds" => MapBoundary::TwoThirds,
+            "restricted" => MapBoundary::Restricted,
+            _ => return None,
+        })
+    }
+
+    /// Its name in a file.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            MapBoundary::Capacity => "capacity",
+            MapBoundary::Kred => "kred",
+            MapBoundary::Dyadic => "dyadic",
+            MapBoundary::Half => "half",
+            MapBoundary::TwoThirds => "two-thirds",
+            MapBoundary::Restricted => "restricted",
+        }
+    }
+
+    /// Its name in words.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            MapBoundary::Capacity => "the capacity's boundary",
+            MapBoundary::Kred => "K_RED's boundary",
+            MapBoundary::Dyadic => "the dyadic set's boundary",
+            MapBoundary::Half => "1/2 of the capacity",
+            MapBoundary::TwoThirds => "2/3 of the capacity",
+            MapBoundary::Restricted => "the restricted capacity's boundary",
+        }
+    }
+
+    /// Where it lies along `ray` as a fraction of the boundary the policies' limits are
+    /// measured against ([`Ray::limit_capacity`]); `None` where the ray has no such boundary.
+    pub(crate) fn fraction(self, ray: &Ray) -> Option<f64> {
+        let at = match self {
+            MapBoundary::Capacity => Some(ray.capacity),
+            MapBoundary::Kred => Some(ray.kred),
+            MapBoundary::Dyadic => Some(ray.dyadic),
+            MapBoundary::Half => ray.half(),
+            MapBoundary::TwoThirds => ray.two_thirds(),
+            MapBoundary::Restricted => ray.restricted,
+        }?;
+        (at.is_finite() && ray.limit_capacity() > 0.0).then(|| at / ray.limit_capacity())
+    }
+}
+
 /// `[region_map]`, validated.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub(crate) struct RegionMapSpec {

@@ -194,4 +194,5 @@ pub(in crate::experiment::queueing) struct RawClaim {
     pub(in crate::experiment::queueing) rays: Option<Vec<f64>>,
     pub(in crate::experiment::queueing) quantile: Option<String>,
     pub(in crate::experiment::queueing) below: Option<String>,
+    pub(in crate::experiment::queueing) boundary: Option<String>,
 }

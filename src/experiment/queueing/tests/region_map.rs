@@ -60,6 +60,37 @@ fn vqs_s_intervals_hold_k_red_s_exact_boundary_on_every_ray() {
     assert!(bf.fractions.0 > 0.8, "{:?}", bf.fractions);
 }
 
+/// A declared boundary is checked on every ray: VQS's limit is K_RED's boundary, BF-J/S's is
+/// not (it pairs a small job with a large one, above K_RED's 2/3 at 45°); a boundary the map
+/// does not compute is refused.
+#[test]
+fn a_declared_boundary_is_checked_on_every_ray() {
+    let claims = "\n[[claim]]\nkind = \"region-boundary\"\npolicy = \"vqs\"\nboundary = \"kred\"\n\
+                  [[claim]]\nkind = \"region-boundary\"\npolicy = \"bf-js\"\nboundary = \"kred\"\n";
+    let exp = Experiment::parse(Path::new("map.toml"), &format!("{MAP}{claims}")).unwrap();
+    let out = execute(&exp, None).unwrap();
+    let vqs = &out.claims[0];
+    assert!(vqs.holds, "{vqs:?}");
+    assert_eq!(vqs.observed, "inside on 3 of 3 rays");
+    let bf = &out.claims[1];
+    assert!(!bf.holds, "{bf:?}");
+    assert!(
+        bf.evidence.contains("45°: 0.6667 outside ["),
+        "{}",
+        bf.evidence
+    );
+    for (boundary, said) in [
+        ("\"restricted\"", "a boundary this map computes"),
+        ("\"thirds\"", "one of the map's boundaries"),
+    ] {
+        let text = format!(
+            "{MAP}\n[[claim]]\nkind = \"region-boundary\"\npolicy = \"vqs\"\nboundary = {boundary}\n"
+        );
+        let e = Experiment::parse(Path::new("map.toml"), &text).unwrap_err();
+        assert!(e.to_string().contains(said), "{e}");
+    }
+}
+
 #[test]
 fn policies_on_a_ray_see_the_same_jobs() {
     // the same policy twice under two labels: identical searches, probe by probe
