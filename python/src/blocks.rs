@@ -227,6 +227,7 @@ pub(crate) fn simulate<'py>(
             e.to_string(),
         )
     })?;
+    crate::policy::clear_failure();
     let result = py.detach(|| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut jobs = JobSource::new(law, service, arrivals, seed);
@@ -235,6 +236,8 @@ pub(crate) fn simulate<'py>(
             packlab::policy::run_spec(&spec, &mut jobs, &mut cluster, &cfg)
         }))
     });
+    // a failing Python policy asked packlab to stop; nothing else is running to see it
+    packlab::cancel::flag().store(0, std::sync::atomic::Ordering::Relaxed);
     crate::policy::raise_failure(py)?;
     let r = result
         .map_err(|_| PacklabError::new_err("packlab failed in simulate (a bug; please report it)"))?

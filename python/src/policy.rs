@@ -83,6 +83,13 @@ pub(crate) fn raise_failure(py: Python<'_>) -> PyResult<()> {
     }
 }
 
+/// Forgets a failure left by an earlier call (one interrupted before it could raise it).
+pub(crate) fn clear_failure() {
+    if let Ok(mut f) = FAILURE.lock() {
+        *f = None;
+    }
+}
+
 /// Records the first failure and asks the run to stop, as a signal would.
 fn fail(class: &str, method: &str, e: PyErr) {
     if let Ok(mut f) = FAILURE.lock()

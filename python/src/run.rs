@@ -66,6 +66,7 @@ pub(crate) fn run_experiment<'py>(
     progress: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let registry = crate::policy::registry()?;
+    crate::policy::clear_failure();
     let file = crate::caught("reading the experiment", || {
         Ok(if is_path {
             ExperimentFile::load_with(Path::new(&source), &registry)
