@@ -424,26 +424,23 @@ fn along_ray(exp: &Experiment, policy: usize, ray: usize) -> SearchWork {
                 Jobs::Sampled {
                     sizes,
                     service,
-                    classes: Some(mix),
+                    classes,
                     ..
                 },
             ) => {
-                // two classes: the ray's shares are of the classes' λᵢ·E[Sᵢ], their
-                // probabilities follow (the ray's size law is then the reweighted classes'
-                // work-weighted one)
-                let ray_mix = mix
-                    .reweighted(&[r.mix.0, r.mix.1])
-                    .expect("a mix with a positive share");
                 let ray_law = law(r.atoms(map.sizes));
                 *sizes = Shared::new(ray_law.clone());
-                *service = Shared::new(ray_mix.pooled_service());
-                base.chain.mean_service = ray_mix.mean_service();
-                *mix = Shared::new(ray_mix);
-                ray_law
-            }
-            (_, Jobs::Sampled { sizes, .. }) => {
-                let ray_law = law(r.atoms(map.sizes));
-                *sizes = Shared::new(ray_law.clone());
+                if let Some(mix) = classes {
+                    // two classes: the ray's shares are of the classes' λᵢ·E[Sᵢ], their
+                    // probabilities follow (the ray's size law is then the reweighted
+                    // classes' work-weighted one), and so do the service law and its mean
+                    let ray_mix = mix
+                        .reweighted(&[r.mix.0, r.mix.1])
+                        .expect("a mix with a positive share");
+                    *service = Shared::new(ray_mix.pooled_service());
+                    base.chain.mean_service = ray_mix.mean_service();
+                    *mix = Shared::new(ray_mix);
+                }
                 ray_law
             }
             _ => law(r.atoms(map.sizes)),

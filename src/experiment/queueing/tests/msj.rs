@@ -245,9 +245,10 @@ name = "server-filling"
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A region map of two job classes: a ray's shares are of the work, so along the ray at 30°
-/// the reweighted classes bring work in proportion (cos 30°, sin 30°), keep their service
-/// laws and their places (a job's class index), and a probe at load x offers the work x.
+/// A region map of two job classes: a ray's shares are of the classes' λᵢ·E[Sᵢ], so along
+/// the ray at 30° the reweighted classes' λᵢ·E[Sᵢ] are in proportion (cos 30°, sin 30°); they
+/// keep their service laws and their places (a job's class index), and a probe at load x
+/// offers the work x.
 #[test]
 fn a_map_of_two_classes_mixes_their_work_along_each_ray() {
     use crate::experiment::queueing::plan::{Jobs, Work, plan};
