@@ -55,6 +55,16 @@ fn region_error(e: impl std::fmt::Display) -> PyErr {
     PacklabError::new_err(format!("the configuration LP failed: {e}"))
 }
 
+/// The region `what` computes by `f`, as [`edge`]'s dict (an LP failure or a panic raised).
+fn region_dict<'py, E: std::fmt::Display>(
+    py: Python<'py>,
+    what: &str,
+    f: impl FnOnce() -> Result<Supportable, E> + std::panic::UnwindSafe,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = crate::caught(what, || f().map_err(region_error))?;
+    edge(py, &s)
+}
+
 /// The depth J of X_J, 1 to 8.
 fn depth(j: u32) -> PyResult<u32> {
     if (1..=8).contains(&j) {
@@ -74,8 +84,7 @@ pub(crate) fn rho_star<'py>(
     sizes: Vec<(f64, f64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = atoms(sizes)?;
-    let s = crate::caught("rho_star", || region::rho_star(&a).map_err(region_error))?;
-    edge(py, &s)
+    region_dict(py, "rho_star", || region::rho_star(&a))
 }
 
 /// K_RED's region over X_J (VQS's and VQS-BF's guarantee) for finitely many sizes.
@@ -87,8 +96,7 @@ pub(crate) fn rho_kred<'py>(
     j: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (a, j) = (atoms(sizes)?, depth(j)?);
-    let s = crate::caught("rho_kred", || region::rho_kred(&a, j).map_err(region_error))?;
-    edge(py, &s)
+    region_dict(py, "rho_kred", || region::rho_kred(&a, j))
 }
 
 /// The dyadic set's region (sizes rounded up to powers of two, down to 2^−J).
@@ -100,10 +108,7 @@ pub(crate) fn rho_dyadic<'py>(
     j: u32,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (a, j) = (atoms(sizes)?, depth(j)?);
-    let s = crate::caught("rho_dyadic", || {
-        region::rho_dyadic(&a, j).map_err(region_error)
-    })?;
-    edge(py, &s)
+    region_dict(py, "rho_dyadic", || region::rho_dyadic(&a, j))
 }
 
 /// Theorem 1's bracket on ρ* of sizes uniform on [low, high], refined from 8 equal intervals
@@ -240,7 +245,7 @@ pub(crate) fn simulate<'py>(
     packlab::cancel::flag().store(0, std::sync::atomic::Ordering::Relaxed);
     crate::policy::raise_failure(py)?;
     let r = result
-        .map_err(|_| PacklabError::new_err("packlab failed in simulate (a bug; please report it)"))?
+        .map_err(|p| crate::bug("in simulate", p))?
         .map_err(|e| PacklabError::new_err(e.to_string()))?;
     let d = PyDict::new(py);
     d.set_item("verdict", format!("{:?}", r.verdict).to_lowercase())?;

@@ -27,24 +27,25 @@ create_exception!(
     "An error packlab reports: a file, key or value it refuses, an output it cannot write."
 );
 
-/// The message of a panic caught at the boundary, as a `PacklabError`.
+/// A panic caught at the boundary as a `PacklabError`: packlab failed `place` (`"in
+/// rho_star"`, `"while running"`), with the panic's message.
+pub(crate) fn bug(place: &str, p: Box<dyn std::any::Any + Send>) -> PyErr {
+    let message = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into());
+    PacklabError::new_err(format!(
+        "packlab failed {place} (a bug; please report it): {message}"
+    ))
+}
+
+/// `f`, a panic in it raised as a `PacklabError` ([`bug`]) naming `what`.
 pub(crate) fn caught<T>(
     what: &str,
     f: impl FnOnce() -> PyResult<T> + std::panic::UnwindSafe,
 ) -> PyResult<T> {
-    match std::panic::catch_unwind(f) {
-        Ok(r) => r,
-        Err(p) => {
-            let message = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
-            Err(PacklabError::new_err(format!(
-                "packlab failed in {what} (a bug; please report it): {message}"
-            )))
-        }
-    }
+    std::panic::catch_unwind(f).unwrap_or_else(|p| Err(bug(&format!("in {what}"), p)))
 }
 
 #[pymodule]

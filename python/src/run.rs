@@ -149,16 +149,7 @@ fn supervise<T: Send + 'static>(
     }
     match joined {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(p)) | Err(p) => {
-            let message = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            Err(PacklabError::new_err(format!(
-                "packlab failed while running (a bug; please report it): {message}"
-            )))
-        }
+        Ok(Err(p)) | Err(p) => Err(crate::bug("while running", p)),
     }
 }
 
