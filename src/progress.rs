@@ -300,6 +300,27 @@ impl Inner {
         }
     }
 
+    /// The time elapsed and the time left with `share` of the work done, in words: the one
+    /// estimate of the time left ([`remaining`]) that the bar and the lines both show.
+    fn times(&self, share: f64) -> String {
+        let elapsed = self.start.elapsed();
+        if share <= 0.0 {
+            return match self.expected {
+                Some(e) => format!(
+                    "{} elapsed, {}",
+                    clock(elapsed),
+                    time_left(e.saturating_sub(elapsed))
+                ),
+                None => format!("{} elapsed", clock(elapsed)),
+            };
+        }
+        format!(
+            "{} elapsed, {}",
+            clock(elapsed),
+            time_left(remaining(elapsed, share, self.expected))
+        )
+    }
+
     /// Redraws the bar, or prints a line if one is due.
     fn show(&self) {
         let (done, share) = self.state();
@@ -307,11 +328,16 @@ impl Inner {
             Show::Hidden => {}
             Show::Bar(b) => {
                 b.set_position((share * 10_000.0) as u64);
-                let stuck = self.stuck();
-                b.set_message(match latest() {
-                    Some(now) => format!("{done}/{} {}; {now}{stuck}", self.total, self.items),
-                    None => format!("{done}/{} {}{stuck}", self.total, self.items),
-                });
+                // the time left first and the latest step after it, on one line that the bar
+                // cuts at the terminal's width
+                b.set_message(format!(
+                    "{done}/{} {}, {}{}{}",
+                    self.total,
+                    self.items,
+                    self.times(share),
+                    latest().map_or(String::new(), |l| format!("; latest: {l}")),
+                    self.stuck()
+                ));
             }
             Show::Lines { every } => {
                 let Ok(mut c) = self.counts.lock() else {
@@ -322,17 +348,14 @@ impl Inner {
                     return;
                 }
                 c.last = now;
-                let elapsed = now.duration_since(self.start);
-                let left = remaining(elapsed, share, self.expected);
                 warn_line!(
-                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {} elapsed, {}{}{}",
+                    "packlab: {}: {done}/{} {}, {:.0} % of the work, {}{}{}",
                     self.what,
                     self.total,
                     self.items,
                     // rounded down: 100 % only once every item is done
                     (100.0 * share).floor(),
-                    clock(elapsed),
-                    time_left(left),
+                    self.times(share),
                     latest().map_or(String::new(), |l| format!("; latest: {l}")),
                     self.stuck()
                 );
@@ -365,7 +388,7 @@ impl Progress {
         } else if std::io::stderr().is_terminal() {
             let b = ProgressBar::with_draw_target(Some(10_000), ProgressDrawTarget::stderr());
             b.set_style(
-                ProgressStyle::with_template("{prefix} [{wide_bar}] {msg}, {elapsed} (eta {eta})")
+                ProgressStyle::with_template("{prefix} [{bar:24}] {wide_msg}")
                     .expect("a static template")
                     .progress_chars("=> "),
             );
