@@ -88,8 +88,10 @@ pub(crate) struct JournalHeader {
 /// (`msj_two_classes`, `msj_fcfs_frechet`) are committed. 12: a region map of two job
 /// classes (`msj_region_map`) is committed. 13: a region map's legend counts K_RED's
 /// boundary inside a policy's intervals for VQS only (the maps' figures). 14: a
-/// `region-boundary` claim (ServerFilling at the capacity in `msj_region_map`).
-pub(crate) const RESULTS: u32 = 14;
+/// `region-boundary` claim (ServerFilling at the capacity in `msj_region_map`). 15: a
+/// quantile of a delay is that of the replications pooled, with an interval inverted from
+/// their distribution functions (every `summary.csv` with delays, its report and figures).
+pub(crate) const RESULTS: u32 = 15;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 use crate::model::Size;
 pub use crate::workload::SizeClasses;
 
+mod pooled;
+pub use pooled::Pooled;
+
 /// Values below this have a bucket each.
 const EXACT: u64 = 128;
 /// log₂ of the buckets per doubling above [`EXACT`].

@@ -206,6 +206,57 @@ fn m_geo_l(lambda: f64, mu: f64, l: usize, tmax: usize) -> (Vec<f64>, f64) {
     (tail, mean)
 }
 
+/// The rows of `summary.csv` of FIFO-FF with jobs of size 1 (the M/Geo/L queue: `l` servers,
+/// geometric service of mean 10 slots) at `loads`, 8 replications with the `[run]` keys
+/// `horizon`, run with `seed` in `dir` (one thread, so that runs in parallel do not crowd).
+fn m_geo_summary(
+    dir: &Path,
+    seed: u64,
+    l: usize,
+    horizon: &str,
+    loads: &[f64],
+) -> Vec<HashMap<String, String>> {
+    std::fs::create_dir_all(dir).unwrap();
+    let loads: Vec<String> = loads.iter().map(|x| x.to_string()).collect();
+    let exp = write(
+        dir,
+        "mgeo.toml",
+        format!(
+            r#"
+name = "mgeo{l}"
+seed = {seed}
+[cluster]
+servers = {l}
+[workload]
+sizes = {{ dist = "discrete", values = [1.0], probs = [1.0] }}
+service = {{ dist = "geometric", mean = 10.0 }}
+[run]
+{horizon}
+replications = 8
+[sweep]
+load = [{}]
+[[policy]]
+name = "fifo-ff"
+"#,
+            loads.join(", ")
+        ),
+    );
+    let out = dir.join("out");
+    let o = bin()
+        .args([
+            exp.to_str().unwrap(),
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    read_csv(&out.join("summary.csv"))
+}
+
 /// The smallest t with P(W > t) < 1 − q, from the exact tail: the q-quantile.
 fn quantile(tail: &[f64], q: f64) -> usize {
     tail.iter()
@@ -224,41 +275,7 @@ fn quantile(tail: &[f64], q: f64) -> usize {
 fn fifo_with_unit_jobs_waits_as_the_exact_m_geo_l_queue() {
     let d = tmp("delay", "mgeol");
     for (l, loads) in [(1usize, [0.5, 0.8]), (3, [0.5, 0.8])] {
-        let exp = write(
-            &d,
-            &format!("mgeo{l}.toml"),
-            format!(
-                r#"
-name = "mgeo{l}"
-seed = 3
-[cluster]
-servers = {l}
-[workload]
-sizes = {{ dist = "discrete", values = [1.0], probs = [1.0] }}
-service = {{ dist = "geometric", mean = 10.0 }}
-[run]
-slots = 1_000_000
-replications = 8
-[sweep]
-load = [{}, {}]
-[[policy]]
-name = "fifo-ff"
-"#,
-                loads[0], loads[1]
-            ),
-        );
-        let out = d.join(format!("out{l}"));
-        let o = bin()
-            .args([
-                exp.to_str().unwrap(),
-                "--quiet",
-                "--out",
-                out.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let rows = read_csv(&out.join("summary.csv"));
+        let rows = m_geo_summary(&d.join(format!("l{l}")), 3, l, "slots = 1_000_000", &loads);
         for (row, &load) in rows.iter().zip(&loads) {
             let mu = 0.1;
             let lambda = load * l as f64 * mu;
@@ -285,6 +302,82 @@ name = "fifo-ff"
             }
         }
     }
+}
+
+/// Invocations of the coverage test per system: enough that a coverage of 95 % measures within
+/// about ±0.7 % (one standard error), so 93 % is three standard errors below it.
+const INVOCATIONS: u64 = 1000;
+
+/// (d): a quantile's 95 % interval in `summary.csv` covers the exact quantile of the law: over
+/// [`INVOCATIONS`] independent invocations (seeds) of 8 replications of 4·10⁵ slots each, the
+/// intervals of p50, p90 and p99 of the wait of the M/Geo/1 and M/Geo/3 queues at load 0.8
+/// (exact p99 208 on one server, p90 30 and p99 66 on three) each hold the exact quantile in at
+/// least 93 % of them.
+///
+/// Runs this long matter: with 10⁵ slots (8,000 jobs a run on one server) the p99 interval of
+/// M/Geo/1 held 208 in under 93 % of invocations, missing low (a run's count of waits above it
+/// rests on a few long busy periods, and 8 such counts are skewed). The coverage measured is printed and stated in `docs/theory.md` §10.2, which this test
+/// reads.
+#[test]
+fn quantile_intervals_cover_the_exact_quantiles_of_m_geo_l() {
+    use rayon::prelude::*;
+    let d = tmp("delay", "coverage");
+    let theory =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/theory.md"))
+            .unwrap();
+    let mut failures = Vec::new();
+    for l in [1usize, 3] {
+        let (mu, load) = (0.1, 0.8);
+        let (tail, _) = m_geo_l(load * l as f64 * mu, mu, l, 3000);
+        let qs = [("p50", 0.5), ("p90", 0.9), ("p99", 0.99)];
+        let exact = qs.map(|(_, q)| quantile(&tail, q) as f64);
+        let covered: Vec<[bool; 3]> = (1..=INVOCATIONS)
+            .into_par_iter()
+            .map(|seed| {
+                let dir = d.join(format!("l{l}-{seed}"));
+                let rows = m_geo_summary(&dir, seed, l, "slots = 400_000\nwarmup = 5_000", &[load]);
+                let row = &rows[0];
+                assert_eq!(row["delay_status"], "measured", "{row:?}");
+                let num = |k: String| row[&k].parse::<f64>().unwrap();
+                let _ = std::fs::remove_dir_all(&dir);
+                [0, 1, 2].map(|i| {
+                    let name = qs[i].0;
+                    let (lo, hi) = (
+                        num(format!("wait_{name}_ci95_low")),
+                        num(format!("wait_{name}_ci95_high")),
+                    );
+                    lo <= exact[i] && exact[i] <= hi
+                })
+            })
+            .collect();
+        let rates: Vec<f64> = (0..3)
+            .map(|i| covered.iter().filter(|c| c[i]).count() as f64 / INVOCATIONS as f64)
+            .collect();
+        let stated = format!(
+            "M/Geo/{l}: p50 {:.1} %, p90 {:.1} %, p99 {:.1} %",
+            100.0 * rates[0],
+            100.0 * rates[1],
+            100.0 * rates[2]
+        );
+        eprintln!("coverage over {INVOCATIONS} invocations, {stated}");
+        for (i, r) in rates.iter().enumerate() {
+            if *r < 0.93 {
+                failures.push(format!(
+                    "M/Geo/{l}: the {} interval covers the exact {} in {:.1} % of {INVOCATIONS} \
+                     invocations, under 93 %",
+                    qs[i].0,
+                    exact[i],
+                    100.0 * r
+                ));
+            }
+        }
+        if !theory.contains(&stated) {
+            failures.push(format!(
+                "docs/theory.md does not state the coverage measured, \"{stated}\""
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn read_csv(path: &Path) -> Vec<HashMap<String, String>> {

@@ -7,23 +7,27 @@
 //! of a run stopped at the cap are those of its first slots. The others say why in
 //! [`DelayStatus`].
 //!
-//! **Estimates.** A quantile is estimated per replication (each run's histogram) and the
-//! replications' estimates are averaged, weighted by their slots after warm-up as the mean
-//! queue is, with the Student-t interval of [`weighted_mean_ci`] (the replication method of
-//! steady-state simulation: Law & Kelton, *Simulation Modeling and Analysis*, ch. 9). The mean
-//! wait is the exact mean over each run's jobs, averaged the same way, so it equals the
-//! summary's `mean_wait`. The distribution merged over the replications (`waits.csv`) is the
-//! pooled sample itself; its quantiles can differ from the averaged ones by the bias of a
-//! quantile of a finite run, which is small for runs of millions of jobs.
+//! **Estimates.** The mean is each run's exact mean over its jobs, averaged over the
+//! replications weighted by their slots after warm-up as the mean queue is, with the Student-t
+//! interval of [`weighted_mean_ci`] (the replication method of steady-state simulation: Law &
+//! Kelton, *Simulation Modeling and Analysis*, ch. 9), so it equals the summary's `mean_wait`.
+//! A quantile is the quantile of the replications pooled (every job of every run, the
+//! distribution `waits.csv` writes), with the interval of [`Pooled`]: the replications'
+//! distribution functions give a band for the pooled one, inverted at the quantile, an
+//! interval that covers the law's quantile, atoms of an integer-valued wait included.
+//!
+//! A per-run quantile (a quantile of one run's histogram) is used only where runs are paired:
+//! a `wait` claim's difference between two policies on the same jobs.
 
 use super::stats::weighted_mean_ci;
 use crate::experiment::queueing::run::RunRecord;
 use crate::experiment::queueing::{DelayQuantity, Experiment, QUANTILES, Statistic};
 use crate::model::Size;
-use crate::sim::waits::{ClassWaits, Histogram, Waits};
+use crate::sim::waits::{ClassWaits, Histogram, Pooled, Waits};
 
-/// An estimate over replications: the weighted mean of the runs' values, slots, and its 95 %
-/// interval (none with one replication).
+/// An estimate over replications, slots: of a mean, the runs' means averaged; of a quantile,
+/// the quantile of the runs pooled (module doc); with its 95 % interval (none with one
+/// replication).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Estimate {
     /// The estimate.
@@ -103,16 +107,21 @@ impl DelayStatus {
     }
 }
 
-/// The mean and quantiles of the runs' histograms `hists`, weighted by `weights`.
+/// The mean of the runs' histograms `hists`, averaged weighted by `weights`, and the
+/// quantiles of the runs pooled, with their intervals ([`Pooled`]).
 fn stats(hists: &[&Histogram], weights: &[f64]) -> DelayStats {
-    let estimate = |f: &dyn Fn(&Histogram) -> f64| {
-        let xs: Vec<f64> = hists.iter().map(|h| f(h)).collect();
-        let (value, ci95) = weighted_mean_ci(&xs, weights);
-        Estimate { value, ci95 }
-    };
+    let means: Vec<f64> = hists.iter().map(|h| h.mean()).collect();
+    let (value, ci95) = weighted_mean_ci(&means, weights);
+    let pooled = Pooled::new(hists);
     DelayStats {
-        mean: estimate(&|h| h.mean()),
-        quantiles: QUANTILES.map(|q| estimate(&|h: &Histogram| h.quantile(q))),
+        mean: Estimate { value, ci95 },
+        quantiles: QUANTILES.map(|q| {
+            let (value, ci95) = pooled.quantile(q).unwrap_or((f64::NAN, None));
+            Estimate {
+                value,
+                ci95: ci95.map(|(lo, hi)| (lo as f64, hi as f64)),
+            }
+        }),
     }
 }
 

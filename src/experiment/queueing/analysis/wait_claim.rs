@@ -110,10 +110,21 @@ pub(super) fn claim(
         expected,
         observed,
         evidence: format!(
-            "95 % Student-t intervals over {} replications of each run's {name}, slots{}",
-            exp.run.replications,
+            "{}, slots{}",
+            match what.0 {
+                Statistic::Mean => format!(
+                    "95 % Student-t intervals over {} replications of each run's {name}",
+                    exp.run.replications
+                ),
+                Statistic::Quantile(_) => format!(
+                    "the {name} of {} replications pooled, with its 95 % interval from their \
+                     distribution functions",
+                    exp.run.replications
+                ),
+            },
             if below.is_some() {
-                "; paired by replication (the same jobs for both policies)"
+                "; the difference of each run's statistic, paired by replication (the same jobs \
+                 for both policies)"
             } else {
                 ""
             }

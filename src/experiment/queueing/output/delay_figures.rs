@@ -148,9 +148,18 @@ pub(super) fn quantile_chart(
             &format!("{} ({})", capitalised(noun(quantity)), statistic.name()),
         ),
         note: Some(format!(
-            "Mean over {} replications of each run's {}, with 95 % intervals; a point only where every run was judged stable",
-            exp.run.replications,
-            statistic.name()
+            "{}, with 95 % intervals; a point only where every run was judged stable",
+            match statistic {
+                Statistic::Mean => format!(
+                    "Mean over {} replications of each run's mean",
+                    exp.run.replications
+                ),
+                Statistic::Quantile(_) => format!(
+                    "The {} of every job of {} replications pooled",
+                    statistic.name(),
+                    exp.run.replications
+                ),
+            }
         )),
         x_label: x_label(exp).into(),
         y_label: format!("{what} (slots)"),
@@ -228,7 +237,7 @@ pub(super) fn by_size_chart(
             &capitalised(&format!("{} by job size", noun(quantity))),
         ),
         note: Some(format!(
-            "{}; {}; mean over replications of each run's value{}",
+            "{}; {}; the mean averaged over replications, the p99 of the replications pooled{}",
             at(exp, point),
             if exp.wait_classes.0.is_by_kind() {
                 "a point per job class, at its largest size"

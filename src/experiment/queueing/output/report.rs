@@ -358,10 +358,12 @@ fn waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
         return;
     }
     r.line(
-        "\n## Waiting times (slots from arrival to placement)\n\nEach run's statistic over the \
-         jobs it placed after warm-up, averaged over the replications, with its 95 % interval; \
-         only where every run was judged stable (the distributions merged over replications \
-         are in `waits.csv`, by job size in `waits_by_size.csv`).\n",
+        "\n## Waiting times (slots from arrival to placement)\n\nThe jobs placed after warm-up: \
+         the mean is each run's, averaged over the replications; a quantile is that of every \
+         job of every replication pooled, its 95 % interval inverted from the replications' \
+         distribution functions (`docs/theory.md` §10.2); only where every run was judged \
+         stable (the distributions merged over replications are in `waits.csv`, by job size \
+         in `waits_by_size.csv`).\n",
     );
     let mut t = MdTable::new(
         [
@@ -648,8 +650,9 @@ fn who_waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
     }
     let by_kind = exp.wait_classes.0.is_by_kind();
     r.line(format!(
-        "\n## Who waits: the wait by {} (slots; mean and p99 with 95 % intervals over \
-         replications, each run's value over the jobs it placed after warm-up)\n",
+        "\n## Who waits: the wait by {} (slots, over the jobs placed after warm-up; the mean \
+         averaged over replications and the p99 of the replications pooled, with 95 % \
+         intervals)\n",
         if by_kind { "job class" } else { "job size" }
     ));
     let class_name = |k: usize, c: &crate::experiment::queueing::analysis::delay::SizeDelay| {
@@ -731,28 +734,40 @@ fn who_waits(r: &mut Report, exp: &Experiment, out: &Outcome) {
             point,
             (&rows.iter().map(|(p, _)| *p).collect::<Vec<_>>(), first),
         );
-        let uneven: Vec<&str> = rows
-            .iter()
-            .filter(|(p, _)| {
-                let slots: Vec<u64> = out
-                    .runs
-                    .iter()
-                    .filter(|x| x.policy == *p && x.point == point)
-                    .map(|x| x.result.slots)
-                    .collect();
-                slots.iter().any(|&s| s != slots[0])
-            })
-            .map(|(p, _)| exp.labels[*p].as_str())
-            .collect();
-        if !uneven.is_empty() {
-            r.line(format!(
-                "Replications of unequal length ({}: a run still inconclusive went on): the \
-                 means and intervals above average each run's value, but the distributions \
-                 merged over replications in `waits.csv` weigh each run by its jobs, so a run \
-                 extended to k times the slots counts about k times as much there.\n",
-                uneven.join(", ")
-            ));
-        }
+        uneven(
+            r,
+            exp,
+            out,
+            point,
+            &rows.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+        );
+    }
+}
+
+/// Says which of `policies` ran replications of unequal length at `point` (a run still
+/// inconclusive went on), and what that does to the means and the pooled quantiles.
+fn uneven(r: &mut Report, exp: &Experiment, out: &Outcome, point: usize, policies: &[usize]) {
+    let uneven: Vec<&str> = policies
+        .iter()
+        .filter(|&&p| {
+            let slots: Vec<u64> = out
+                .runs
+                .iter()
+                .filter(|x| x.policy == p && x.point == point)
+                .map(|x| x.result.slots)
+                .collect();
+            slots.iter().any(|&s| s != slots[0])
+        })
+        .map(|&p| exp.labels[p].as_str())
+        .collect();
+    if !uneven.is_empty() {
+        r.line(format!(
+            "Replications of unequal length ({}: a run still inconclusive went on): the means \
+             above weigh each run by its slots after warm-up, and the quantiles, like the \
+             distributions merged over replications in `waits.csv`, pool every job: either way \
+             a run extended to k times the slots counts about k times as much.\n",
+            uneven.join(", ")
+        ));
     }
 }
 
