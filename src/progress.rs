@@ -328,15 +328,15 @@ impl Inner {
             Show::Hidden => {}
             Show::Bar(b) => {
                 b.set_position((share * 10_000.0) as u64);
-                // the time left first and the latest step after it, on one line that the bar
-                // cuts at the terminal's width
+                // the time left first, a unit that stopped reporting next, the latest step
+                // last, on one line that the bar cuts at the terminal's width
                 b.set_message(format!(
                     "{done}/{} {}, {}{}{}",
                     self.total,
                     self.items,
                     self.times(share),
+                    self.stuck(),
                     latest().map_or(String::new(), |l| format!("; latest: {l}")),
-                    self.stuck()
                 ));
             }
             Show::Lines { every } => {
