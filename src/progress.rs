@@ -177,17 +177,19 @@ fn every() -> Duration {
     Duration::from_secs_f64(s)
 }
 
-/// The time left after `elapsed` with `share` of the work done: the elapsed time extrapolated
-/// by the share, blended with the estimate made before the run (`expected`, if any) in
-/// proportion to the share of work still to do, so that the first lines agree with the
-/// estimate and the later ones follow what the run measures.
+/// The time left after `elapsed` with `share` of the work done: two estimates of it blended,
+/// the one made before the run (`expected`, if any: its remainder at this share, (1 − share) ×
+/// expected) weighted by the share of work still to do, and the elapsed time extrapolated by
+/// the share (elapsed × (1 − share) / share) weighted by the share done; so that the first
+/// lines agree with the estimate and the later ones follow the pace the run measures.
 fn remaining(elapsed: Duration, share: f64, expected: Option<Duration>) -> Duration {
-    let measured = elapsed.as_secs_f64() / share.max(1e-9);
-    let total = match expected {
-        Some(e) => (1.0 - share) * e.as_secs_f64() + share * measured,
+    let share = share.clamp(1e-9, 1.0);
+    let measured = elapsed.as_secs_f64() * (1.0 - share) / share;
+    let left = match expected {
+        Some(e) => (1.0 - share) * (1.0 - share) * e.as_secs_f64() + share * measured,
         None => measured,
     };
-    Duration::from_secs_f64((total - elapsed.as_secs_f64()).max(0.0))
+    Duration::from_secs_f64(left.max(0.0))
 }
 
 /// The time left in words: "about 4:07 left"; under a few seconds, while work remains, not a
@@ -659,14 +661,17 @@ mod tests {
         let s = Duration::from_secs;
         // no estimate: the elapsed time extrapolated
         assert_eq!(remaining(s(10), 0.25, None), s(30));
-        // at the start, the estimate's remainder
+        // at the start, the estimate's remainder (within a second)
         let early = remaining(s(1), 0.001, Some(s(100))).as_secs_f64();
-        assert!((early - 99.0).abs() < 1.0, "{early}");
-        // half way, the mean of both totals: (100 + 40) / 2 − 20
-        assert_eq!(remaining(s(20), 0.5, Some(s(100))), s(50));
-        // an estimate far too short is outweighed as the work gets done, and nothing is left
-        // when all of it is
-        assert_eq!(remaining(s(50), 0.9, Some(s(10))), s(1));
+        assert!((early - 100.0).abs() < 1.0, "{early}");
+        // half way, the mean of both: (50 + 20) / 2
+        assert_eq!(remaining(s(20), 0.5, Some(s(100))), s(35));
+        // an estimate far too long or too short gives way to the pace measured as the work
+        // gets done (at 0.9, 0.1·1 + 0.9·50/9), and nothing is left when all of it is
+        let late = remaining(s(50), 0.9, Some(s(10))).as_secs_f64();
+        assert!((late - 5.1).abs() < 1e-9, "{late}");
+        let late = remaining(s(50), 0.9, Some(s(1000))).as_secs_f64();
+        assert!((late - 15.0).abs() < 1e-9, "{late}");
         assert_eq!(remaining(s(50), 1.0, Some(s(10))), s(0));
     }
 }
