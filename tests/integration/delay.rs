@@ -10,7 +10,7 @@ use packlab::policy::{BestFitJS, Policy, SlotView};
 use packlab::sim::Cluster;
 use packlab::workload::{ArrivalProcess, Arrivals, JobSource, ServiceLaw, SizeLaw};
 
-use crate::util::{bin, tmp, write};
+use crate::util::{packlab, tmp, write};
 
 /// A policy that remembers every job's arrival slot and service, and otherwise is `inner`.
 struct Remembering<P> {
@@ -242,17 +242,14 @@ name = "fifo-ff"
         ),
     );
     let out = dir.join("out");
-    let o = bin()
-        .args([
-            exp.to_str().unwrap(),
-            "--quiet",
-            "--threads",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let o = packlab(&[
+        exp.to_str().unwrap(),
+        "--quiet",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     read_csv(&out.join("summary.csv"))
 }

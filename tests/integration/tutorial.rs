@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::util::{bin, tmp, write};
+use crate::util::{packlab, tmp, write};
 
 #[test]
 fn every_experiment_file_of_the_tutorial_runs() {
@@ -20,16 +20,13 @@ fn every_experiment_file_of_the_tutorial_runs() {
         };
         let file = write(&d, name, body);
         let out = d.join(name.trim_end_matches(".toml"));
-        let o = bin()
-            .args([
-                file.to_str().unwrap(),
-                "--quick",
-                "--quiet",
-                "--out",
-                out.to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
+        let o = packlab(&[
+            file.to_str().unwrap(),
+            "--quick",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         assert!(
             o.status.success(),
             "{name}: {}",

@@ -119,17 +119,19 @@ pub(crate) enum MapBoundary {
 }
 
 impl MapBoundary {
-    /// The boundary a claim's `boundary` names.
+    /// Every boundary a claim may name.
+    const ALL: [MapBoundary; 6] = [
+        MapBoundary::Capacity,
+        MapBoundary::Kred,
+        MapBoundary::Dyadic,
+        MapBoundary::Half,
+        MapBoundary::TwoThirds,
+        MapBoundary::Restricted,
+    ];
+
+    /// The boundary a claim's `boundary` names ([`MapBoundary::key`]).
     pub(crate) fn parse(key: &str) -> Option<Self> {
-        Some(match key {
-            "capacity" => MapBoundary::Capacity,
-            "kred" => MapBoundary::Kred,
-            "dyadic" => MapBoundary::Dyadic,
-            "half" => MapBoundary::Half,
-            "two-thirds" => MapBoundary::TwoThirds,
-            "restricted" => MapBoundary::Restricted,
-            _ => return None,
-        })
+        Self::ALL.into_iter().find(|b| b.key() == key)
     }
 
     /// Its name in a file.
