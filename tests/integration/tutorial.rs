@@ -1,6 +1,7 @@
 //! Every experiment file of `docs/tutorial.md` is valid for this packlab: each TOML block that
 //! starts with `# file: NAME.toml` is written out and run with `--quick` (a smoke test of the
-//! same code paths), which must succeed.
+//! same code paths), which must succeed. Each is also the committed
+//! `experiments/tutorial/NAME.toml`, whose outputs under `figures/` the page's numbers quote.
 
 use std::path::Path;
 
@@ -18,6 +19,15 @@ fn every_experiment_file_of_the_tutorial_runs() {
         let Some(name) = body.lines().next().and_then(|l| l.strip_prefix("# file: ")) else {
             continue;
         };
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("experiments/tutorial")
+            .join(name);
+        assert_eq!(
+            std::fs::read_to_string(&committed).ok().as_deref(),
+            Some(format!("{body}\n").as_str()),
+            "the tutorial's {name} is not {}",
+            committed.display()
+        );
         let file = write(&d, name, body);
         let out = d.join(name.trim_end_matches(".toml"));
         let o = packlab(&[
