@@ -91,7 +91,9 @@ pub(crate) struct JournalHeader {
 /// `region-boundary` claim (ServerFilling at the capacity in `msj_region_map`). 15: a
 /// quantile of a delay is that of the replications pooled, with an interval inverted from
 /// their distribution functions (every `summary.csv` with delays, its report and figures).
-pub(crate) const RESULTS: u32 = 15;
+/// 16: the tutorial's three files (`experiments/tutorial/`) and three limit searches where the
+/// limit is known exactly (`limit_exact_*`) are committed.
+pub(crate) const RESULTS: u32 = 16;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

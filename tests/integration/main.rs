@@ -10,6 +10,7 @@ mod hostile_files;
 mod hostile_round3;
 mod hostile_round4;
 mod journal;
+mod limits;
 mod layers;
 mod msj;
 mod multi;
