@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 /// The pages that quote outputs.
-fn pages() -> Vec<PathBuf> {
+pub(crate) fn pages() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut v = vec![root.join("README.md"), root.join("experiments/README.md")];
     for dir in ["proofs", "docs"] {
