@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-runs every experiment in experiments/ (full length) and copies its figures, summary and
+# Re-runs every experiment in experiments/ and experiments/tutorial/ (full length) and copies its figures, summary and
 # report into figures/<name>/, which is committed so readers see current results.
 # Usage: scripts/regen-figures.sh [experiments/some.toml ...]
 # PACKLAB_BIN=path runs that binary instead of building target/release/packlab (so that the
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/packlab-bin.sh
 . scripts/packlab-bin.sh
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(experiments/*.toml)
+[ ${#files[@]} -gt 0 ] || files=(experiments/*.toml experiments/tutorial/*.toml)
 for f in "${files[@]}"; do
   name=$(sed -n 's/^name *= *"\(.*\)".*/\1/p' "$f" | head -1)
   out="results/$name"
