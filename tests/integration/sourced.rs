@@ -170,8 +170,7 @@ struct Outputs {
 }
 
 impl Outputs {
-    fn of(figures: &Path, text: &str) -> (Outputs, Vec<String>) {
-        let mut named = Vec::new();
+    fn of(figures: &Path, text: &str) -> Outputs {
         let mut dirs: Vec<String> = std::fs::read_dir(figures)
             .unwrap()
             .flatten()
@@ -181,12 +180,7 @@ impl Outputs {
         dirs.sort();
         let mut o = Outputs::default();
         for d in dirs {
-            let names = [
-                format!("{d}/"),
-                format!("{d}.toml"),
-                format!("`{d}`"),
-                format!("`{d}_"),
-            ];
+            let names = [format!("{d}/"), format!("{d}.toml"), format!("`{d}`")];
             let is_named = names.iter().any(|n| {
                 text.match_indices(n.as_str()).any(|(i, _)| {
                     !text[..i]
@@ -199,7 +193,6 @@ impl Outputs {
             if !is_named {
                 continue;
             }
-            named.push(d.clone());
             let dir = figures.join(&d);
             let mut files: Vec<_> = std::fs::read_dir(&dir)
                 .unwrap()
@@ -242,7 +235,7 @@ impl Outputs {
                 }
             }
         }
-        (o, named)
+        o
     }
 
     /// Whether some cell rounds to `written` at its decimals (either way at a half: the cell
@@ -274,7 +267,7 @@ fn check(page: &Path, root: &Path, code: &str, tests: &[(String, String)]) -> Ve
         .to_string_lossy()
         .into_owned();
     let (prose, marks) = prose(&text);
-    let (outputs, _) = Outputs::of(&root.join("figures"), &text);
+    let outputs = Outputs::of(&root.join("figures"), &text);
     let lines: Vec<&str> = text.lines().collect();
     let mut problems = Vec::new();
     for (line, mark) in &marks {
