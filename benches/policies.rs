@@ -157,6 +157,7 @@ fn policy_run(
         max_slots: 0,
         mean_service: 1.0,
         watch: packlab::sim::Watch::NONE,
+        look: packlab::sim::Look::ALWAYS,
     };
     let (sizes, service, arrivals, servers, mean_service) = (
         s.sizes.clone(),

@@ -68,6 +68,7 @@ fn main() {
             max_slots: 0,
             mean_service: MEAN_SERVICE,
             watch: packlab::sim::Watch::NONE,
+            look: packlab::sim::Look::ALWAYS,
         };
         for (name, scorer, discipline) in [
             ("bf-js best-fit", Scorer::BestFit(1), Discipline::BestFitJS),

@@ -68,6 +68,7 @@ fn main() {
         max_slots: 0,
         mean_service: 1.0,
         watch: packlab::sim::Watch::NONE,
+        look: packlab::sim::Look::ALWAYS,
     };
     for (name, policy) in [
         ("bf-js", PolicySpec::from_name("bf-js").expect("bf-js")),

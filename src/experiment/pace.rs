@@ -109,6 +109,7 @@ fn reference_run() -> Option<(f64, u64)> {
         max_slots: 0,
         mean_service: 1.0,
         watch: crate::sim::Watch(crate::cancel::watch),
+        look: crate::sim::Look::ALWAYS,
     };
     let mut source = JobSource::new(sizes, ServiceLaw::geometric(mean_service), arrivals, 1);
     let mut cluster = Cluster::new(servers, mean_service);

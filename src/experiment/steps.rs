@@ -92,6 +92,19 @@ impl<'a> Steps<'a> {
         Ok(v)
     }
 
+    /// The value the journal holds for `key`, if it held one (what [`Steps::step`] would
+    /// recall).
+    pub(crate) fn recall<K, V>(&self, key: &K) -> Option<V>
+    where
+        K: Serialize,
+        V: DeserializeOwned,
+    {
+        let key = postcard::to_stdvec(key).expect("a step's key serialises");
+        self.kept
+            .get(&key)
+            .and_then(|bytes| postcard::from_bytes(bytes).ok())
+    }
+
     /// Steps the journal held for this unit.
     pub(crate) fn kept(&self) -> usize {
         self.kept.len()

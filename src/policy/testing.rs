@@ -129,6 +129,7 @@ pub fn run_logged(
         max_slots: 0,
         mean_service: 1.0,
         watch: crate::sim::Watch::NONE,
+        look: crate::sim::Look::ALWAYS,
     };
     super::run(policy, &mut source, &mut cluster, &cfg)?;
     Ok(cluster.log().to_vec())

@@ -41,6 +41,24 @@ impl Watch {
     pub const NONE: Watch = Watch(|_| false);
 }
 
+/// Asked by the slot loop at each look whose verdict is inconclusive and after which the run
+/// may go on: with the look's index (0 for the first horizon) and its evidence, whether to go
+/// on. A limit search's driver stops the runs of a round together once their statistics,
+/// pooled, decide the probe; [`Look::ALWAYS`] never stops a run.
+#[derive(Clone, Copy)]
+pub struct Look(pub fn(u32, &VerdictEvidence) -> bool);
+
+impl Look {
+    /// Every run goes on to its longest horizon.
+    pub const ALWAYS: Look = Look(|_, _| true);
+}
+
+impl std::fmt::Debug for Look {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Look")
+    }
+}
+
 impl std::fmt::Debug for Watch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Watch")
@@ -69,6 +87,8 @@ pub struct RunConfig {
     pub mean_service: f64,
     /// Called now and then by the slot loop: progress, and whether to stop ([`Watch`]).
     pub watch: Watch,
+    /// Asked at each inconclusive look whether the run goes on ([`Look`]).
+    pub look: Look,
 }
 
 impl RunConfig {
@@ -101,6 +121,7 @@ impl RunConfig {
             max_slots: slots,
             mean_service,
             watch: Watch::NONE,
+            look: Look::ALWAYS,
         }
     }
 }
@@ -155,6 +176,14 @@ pub struct RunResult {
     /// recorded them ([`System::waits`]).
     #[serde(default)]
     pub waits: Option<Waits>,
+    /// `[z_vn, z_drift]` at each look the run went past (inconclusive), in order; `None` for
+    /// a look too short to judge.
+    #[serde(default)]
+    pub looks: Vec<Option<[f64; 2]>>,
+    /// The run ended at an inconclusive look because its [`Look`] said so, not at its
+    /// longest horizon.
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 /// One group of counters a feature of the system keeps (NUMA placements, waits per job
@@ -549,6 +578,8 @@ pub fn run_system<S: System>(
     let mut steps = 0u64;
     let mut capped = false;
     let mut extensions = 0u32;
+    let mut looks = Vec::new();
+    let mut stopped = false;
     let (verdict, mut evidence) = loop {
         while t < end {
             if !warm && t >= tally.warmup {
@@ -621,6 +652,11 @@ pub fn run_system<S: System>(
         {
             break (v, ev);
         }
+        if !(cfg.look.0)(extensions, &ev) {
+            stopped = true;
+            break (v, ev);
+        }
+        looks.push(ev.judged().then_some([ev.z_vn, ev.z_drift]));
         // go on: the horizon doubles on the same random streams
         extensions += 1;
         end = next_end;
@@ -644,7 +680,10 @@ pub fn run_system<S: System>(
         verdict,
         evidence,
     };
-    Ok(finish(system, source, tally, end))
+    let mut result = finish(system, source, tally, end);
+    result.looks = looks;
+    result.stopped = stopped;
+    Ok(result)
 }
 
 /// How a run ended: its last slot, queue and verdict, and the counters at warm-up.
@@ -735,6 +774,8 @@ fn finish<S: System>(
         evidence,
         observed: observed(system, observed_at_warmup, t > warmup),
         waits: system.waits(),
+        looks: Vec::new(),
+        stopped: false,
     }
 }
 

@@ -51,6 +51,53 @@ const UNSTABLE_DRIFT: [f64; 20] = [
     1.11, 1.10, 1.09, 1.08,
 ];
 
+/// The probability, each time the look test is applied, that it calls a queue at or beyond
+/// its limit `stable` (or one at or below it `unstable`).
+pub(crate) const LOOK_ERROR: f64 = 0.0025;
+
+/// The lowest 0.25 % point, over 1 to 6 looks, of the mean z_vn of k critical runs
+/// inconclusive at every look so far, k = 1 … 20 (the look test's [`STABLE_VN`]): 20,000
+/// reflected walks of 16,384 steps to the first look, 200,000 resamplings for each k
+/// (`PACKLAB_POOLED_WALKS=20000 cargo test --release --lib sequential_table -- --ignored`).
+const LOOK_STABLE_VN: [f64; 20] = [
+    2.16, 3.06, 3.46, 3.70, 3.84, 3.95, 4.03, 4.09, 4.15, 4.19, 4.23, 4.26, 4.29, 4.32, 4.34, 4.36,
+    4.37, 4.40, 4.41, 4.42,
+];
+
+/// The highest 99.75 % point, over 1 to 6 looks, of the mean z_drift of k critical runs
+/// inconclusive at every look so far, k = 1 … 20.
+const LOOK_UNSTABLE_DRIFT: [f64; 20] = [
+    2.91, 2.34, 2.01, 1.82, 1.70, 1.60, 1.53, 1.47, 1.43, 1.38, 1.35, 1.32, 1.29, 1.28, 1.25, 1.22,
+    1.21, 1.19, 1.18, 1.17,
+];
+
+/// The look test: on runs of one round each inconclusive at the same look before the longest
+/// horizon (their `[z_vn, z_drift]` there), `Stable` if their mean z_vn is at most
+/// [`LOOK_STABLE_VN`]'s entry, `Unstable` if their mean z_drift is above
+/// [`LOOK_UNSTABLE_DRIFT`]'s, else (or both) `Inconclusive`. The same test as [`pooled`] at a
+/// quarter of its error, since a round may apply it at every look.
+pub(crate) fn look_test(runs: &[[f64; 2]]) -> super::Verdict {
+    let k = runs.len();
+    if k == 0 {
+        return super::Verdict::Inconclusive;
+    }
+    let i = k.clamp(1, LOOK_STABLE_VN.len()) - 1;
+    test(runs, LOOK_STABLE_VN[i], LOOK_UNSTABLE_DRIFT[i])
+}
+
+/// Stable if the mean z_vn of `runs` is at most `stable`, unstable if their mean z_drift is
+/// above `unstable`, else (or both) inconclusive.
+fn test(runs: &[[f64; 2]], stable: f64, unstable: f64) -> super::Verdict {
+    use super::Verdict;
+    let k = runs.len() as f64;
+    let mean = |i: usize| runs.iter().map(|r| r[i]).sum::<f64>() / k;
+    match (mean(0) <= stable, mean(1) > unstable) {
+        (true, false) => Verdict::Stable,
+        (false, true) => Verdict::Unstable,
+        _ => Verdict::Inconclusive,
+    }
+}
+
 /// The bound the mean z_vn of `k` pooled runs must not exceed for `stable` (k ≥ 1; pools
 /// larger than the table use its last entry, which is stricter than their own).
 pub(crate) fn stable_bound(k: usize) -> f64 {
@@ -107,14 +154,7 @@ pub(crate) fn pooled(runs: &[[f64; 2]]) -> super::Verdict {
     if k == 0 {
         return Verdict::Inconclusive;
     }
-    let mean = |i: usize| runs.iter().map(|r| r[i]).sum::<f64>() / k as f64;
-    let stable = mean(0) <= stable_bound(k);
-    let unstable = mean(1) > unstable_bound(k);
-    match (stable, unstable) {
-        (true, false) => Verdict::Stable,
-        (false, true) => Verdict::Unstable,
-        _ => Verdict::Inconclusive,
-    }
+    test(runs, stable_bound(k), unstable_bound(k))
 }
 
 #[cfg(test)]
@@ -167,6 +207,18 @@ mod tests {
     /// The 1 % point of the mean z_vn and the 99 % point of the mean z_drift of `k` runs drawn
     /// from `runs`, by `draws` resamplings.
     fn pooled_points(runs: &[[f64; 2]], k: usize, draws: usize, seed: u64) -> (f64, f64) {
+        pooled_points_at(runs, k, draws, seed, 0.01)
+    }
+
+    /// [`pooled_points`] at the `q` point of the mean z_vn and the 1 − `q` point of the mean
+    /// z_drift.
+    fn pooled_points_at(
+        runs: &[[f64; 2]],
+        k: usize,
+        draws: usize,
+        seed: u64,
+        q: f64,
+    ) -> (f64, f64) {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let (mut vn, mut drift) = (Vec::with_capacity(draws), Vec::with_capacity(draws));
         for _ in 0..draws {
@@ -181,7 +233,36 @@ mod tests {
         }
         vn.sort_by(f64::total_cmp);
         drift.sort_by(f64::total_cmp);
-        (vn[draws / 100], drift[draws - draws / 100 - 1])
+        let i = (draws as f64 * q) as usize;
+        (vn[i], drift[draws - i - 1])
+    }
+
+    /// Prints the sequential table: for each pool size, the lowest `PACKLAB_SEQ_Q` point of
+    /// the mean z_vn and the highest upper point of the mean z_drift over 1 to 6 looks.
+    #[test]
+    #[ignore]
+    fn sequential_table() {
+        let walks: u64 = std::env::var("PACKLAB_POOLED_WALKS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(10_000);
+        let q: f64 = std::env::var("PACKLAB_SEQ_Q")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0.0025);
+        let h = if walks > 15_000 { 16_384 } else { 4_096 };
+        let mut lo = [f64::INFINITY; 20];
+        let mut hi = [f64::NEG_INFINITY; 20];
+        for l in 1..=6 {
+            let runs: Vec<[f64; 2]> = (0..walks).filter_map(|s| critical_run(s, h, l)).collect();
+            for k in 1..=20 {
+                let (vn, drift) = pooled_points_at(&runs, k, 200_000, k as u64, q);
+                lo[k - 1] = lo[k - 1].min(vn);
+                hi[k - 1] = hi[k - 1].max(drift);
+            }
+        }
+        println!("STABLE {:?}", lo.map(|x| (x * 100.0).floor() / 100.0));
+        println!("UNSTABLE {:?}", hi.map(|x| (x * 100.0).ceil() / 100.0));
     }
 
     #[test]
@@ -189,6 +270,9 @@ mod tests {
         for k in 1..20 {
             assert!(stable_bound(k) < stable_bound(k + 1), "{k}");
             assert!(unstable_bound(k) > unstable_bound(k + 1), "{k}");
+            // the look test's (a 0.25 % point) are stricter than the pooled test's (1 %)
+            assert!(LOOK_STABLE_VN[k - 1] < stable_bound(k), "{k}");
+            assert!(LOOK_UNSTABLE_DRIFT[k - 1] > unstable_bound(k), "{k}");
         }
         // larger pools keep the last (stricter) entry
         assert_eq!(stable_bound(40), stable_bound(20));
@@ -308,6 +392,14 @@ mod tests {
                     assert!((vn - stable_bound(k)).abs() < 0.15, "k {k}: {vn:.3}");
                     assert!(
                         (drift - unstable_bound(k)).abs() < 0.15,
+                        "k {k}: {drift:.3}"
+                    );
+                    // the look test's 0.25 % points, as far as so few walks tell
+                    let (vn, drift) = pooled_points_at(&runs, k, 40_000, k as u64, 0.0025);
+                    let i = k - 1;
+                    assert!((vn - LOOK_STABLE_VN[i]).abs() < 0.25, "k {k}: {vn:.3}");
+                    assert!(
+                        (drift - LOOK_UNSTABLE_DRIFT[i]).abs() < 0.25,
                         "k {k}: {drift:.3}"
                     );
                 }

@@ -137,6 +137,7 @@ fn the_servers_view_follows_the_score() {
             max_slots: 0,
             mean_service: 1.0,
             watch: packlab::sim::Watch::NONE,
+            look: packlab::sim::Look::ALWAYS,
         };
         let r = sim::run_system(&mut system, &mut Three(false), &c).unwrap();
         assert_eq!(r.final_queue, waiting_left, "{scorer:?}");

@@ -164,6 +164,7 @@ fn invariant_check_catches_a_lazy_policy() {
         max_slots: 0,
         mean_service: 1.0,
         watch: packlab::sim::Watch::NONE,
+        look: packlab::sim::Look::ALWAYS,
     };
     assert!(packlab::policy::run(&mut Lazy(Vec::new()), &mut source, &mut cluster, &cfg).is_err());
 }

@@ -164,6 +164,7 @@ fn a_trace_of_sampled_jobs_replays_to_the_same_run() {
         max_slots: 0,
         mean_service: 1.0,
         watch: packlab::sim::Watch::NONE,
+        look: packlab::sim::Look::ALWAYS,
     };
     for name in ["bf-js", "fifo-ff"] {
         let p = PolicySpec::from_name(name).unwrap();
@@ -235,6 +236,7 @@ fn real_extract_keeps_every_invariant_every_slot() {
             max_slots: 0,
             mean_service: 1.0,
             watch: packlab::sim::Watch::NONE,
+            look: packlab::sim::Look::ALWAYS,
         };
         let r = packlab::policy::run(
             p.build(200).as_mut(),

@@ -42,5 +42,6 @@ pub fn run_cfg(slots: u64, check: bool) -> packlab::sim::RunConfig {
         max_slots: 0,
         mean_service: 1.0,
         watch: packlab::sim::Watch::NONE,
+        look: packlab::sim::Look::ALWAYS,
     }
 }

@@ -24,6 +24,15 @@
 //! - otherwise *undecided*: another round may follow, up to `rounds`, while the probe is
 //!   *open* (below); x is close to the limit, at the resolution the horizon allows.
 //!
+//! **A round's runs look together.** The runs a request asks for are made together, and at
+//! each look before the longest horizon where some of them are inconclusive, the *look test*
+//! ([`look_decision`]: the pooled test at a 0.25 % point, on those runs, with the probe's
+//! decided runs counted as above) may decide the probe: every run then stops at that look, and
+//! the probe is `pooled-stable` or `pooled-unstable` on fewer slots. A run tells its driver its
+//! statistics at each look it went past ([`Seen::looks`]) and whether it was stopped, so
+//! [`Search::record`] replays the look tests from the runs alone, whoever made them and in
+//! whatever order. Each look test applied adds 0.25 % to the probe's error bound.
+//!
 //! **A first round starts with a majority.** With rounds of n ≥ 4, its first ⌊n/2⌋ + 1 runs
 //! (3 of 5) run before the others; when they are all stable, or all unstable, they are a
 //! majority of the round whatever its other runs would show, and the probe is decided on them
@@ -111,7 +120,9 @@ mod probe;
 
 use std::ops::Range;
 
-pub use probe::{Decision, Probe, RUN_ERROR, first_part, pooled_stats, probe_error};
+#[cfg(test)]
+pub(crate) use probe::look_replay;
+pub use probe::{Decision, Probe, RUN_ERROR, first_part, look_decision, pooled_stats, probe_error};
 use probe::{decidable, hopeless, leans, margin};
 
 use crate::sim::{Verdict, VerdictEvidence};
@@ -250,7 +261,7 @@ pub struct Request {
 
 /// What one run showed a search: its verdict, the slots it simulated and, if it ended
 /// inconclusive after judging its horizon, the statistics the pooled test pools.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Seen {
     /// The run's verdict.
     pub verdict: Verdict,
@@ -258,15 +269,34 @@ pub struct Seen {
     pub slots: u64,
     /// `[z_vn, z_drift]` when it ended inconclusive after judging its horizon.
     pub stats: Option<[f64; 2]>,
+    /// `[z_vn, z_drift]` at each look it went past (inconclusive), in order (`None`: too short
+    /// to judge); its last look is the next.
+    #[serde(default)]
+    pub looks: Vec<Option<[f64; 2]>>,
+    /// It ended at its last look because the look test stopped its round there.
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 impl Seen {
-    /// What a run with `verdict`, `slots` and `evidence` shows.
+    /// What a run with `verdict`, `slots` and `evidence` shows, when it went to its longest
+    /// horizon without a record of its looks.
     pub fn of(verdict: Verdict, slots: u64, evidence: &VerdictEvidence) -> Self {
         Seen {
             verdict,
             slots,
             stats: pooled_stats(verdict, evidence),
+            looks: Vec::new(),
+            stopped: false,
+        }
+    }
+
+    /// What the run `r` shows, its looks included.
+    pub fn of_run(r: &crate::sim::RunResult) -> Self {
+        Seen {
+            looks: r.looks.clone(),
+            stopped: r.stopped,
+            ..Seen::of(r.verdict, r.slots, &r.evidence)
         }
     }
 }
@@ -379,12 +409,11 @@ impl Search {
         self.asked = None;
         let n = self.n;
         let p = &mut self.probes[request.probe];
-        for s in runs {
-            p.add(s.verdict, s.stats);
-            p.slots += s.slots;
-        }
+        p.request(runs);
         let k = first_part(n);
-        if request.round == 0 && request.reps == (0..k as u32) && k < n {
+        if p.by_look {
+            // a look test decided the probe and stopped the request's runs
+        } else if request.round == 0 && request.reps == (0..k as u32) && k < n {
             if p.first_part_futile(k, n) {
                 p.futile = true;
             } else if !p.first_part_decides(k) {
@@ -1047,6 +1076,8 @@ mod tests {
                             0.5 + lean + 0.6 * runs.random::<f64>() - 0.3,
                         ]
                     }),
+                    looks: Vec::new(),
+                    stopped: false,
                 }
             })
             .collect();

@@ -3,7 +3,7 @@
 //! first part of a first round that may stand for the round, the pooled test on runs that
 //! ended inconclusive, the error bound a decision carries).
 
-use crate::sim::pooled::{POOLED_ERROR, chance_to_decide, pooled};
+use crate::sim::pooled::{LOOK_ERROR, POOLED_ERROR, chance_to_decide, look_test, pooled};
 use crate::sim::{Verdict, VerdictEvidence};
 
 /// The per-run error rate assumed when a probe's confidence is stated (the calibration's
@@ -53,6 +53,13 @@ pub struct Probe {
     /// Runs its rounds were planned with (`replications` per round started): more than
     /// [`Probe::runs`] when the first round stopped after its first part ([`first_part`]).
     pub planned: usize,
+    /// Look tests applied to its rounds' runs at their looks before the longest horizon
+    /// ([`look_decision`]).
+    #[serde(default)]
+    pub look_tests: u32,
+    /// A look test decided the probe (and stopped its runs there).
+    #[serde(default)]
+    pub by_look: bool,
     /// The first round stopped after its first part, all of whose runs ended inconclusive,
     /// because the rest of the round was not expected to let the pooled test decide
     /// (the chance that the pooled test on the whole round decides was below 5 %).
@@ -69,6 +76,8 @@ impl Probe {
             slots: 0,
             pool: Vec::new(),
             pooled_looks: 0,
+            look_tests: 0,
+            by_look: false,
             pooled: false,
             planned: 0,
             futile: false,
@@ -80,15 +89,40 @@ impl Probe {
     /// if that is unanimous or futile ([`first_part`]), else all its runs. How a calibration
     /// file measures the probe rule on groups of its replications.
     pub fn of_runs(load: f64, runs: &[(Verdict, &VerdictEvidence)]) -> Self {
+        let runs: Vec<super::Seen> = runs
+            .iter()
+            .map(|&(v, e)| super::Seen::of(v, 0, e))
+            .collect();
+        Self::of_seen(load, &runs)
+    }
+
+    /// [`Probe::of_runs`] of runs with their looks: each part of the round stopped at the first
+    /// look whose look test decides the probe, as a search's runs looking together stop.
+    pub fn of_seen(load: f64, runs: &[super::Seen]) -> Self {
         let mut p = Probe::at(load);
         p.planned = runs.len();
         let Ok(()) = p.first_round(runs.len(), |p, part| {
-            for &(v, e) in &runs[part] {
-                p.add(v, pooled_stats(v, e));
-            }
+            p.request(&runs[part]);
             Ok::<(), std::convert::Infallible>(())
         });
         p
+    }
+
+    /// Adds the runs of one request, `runs`: the look tests replayed from their looks
+    /// ([`look_replay`]), then the runs. If a look test decided the probe (and stopped the
+    /// runs), its decision is the probe's.
+    pub(crate) fn request(&mut self, runs: &[super::Seen]) {
+        let (by_look, tests) = look_replay([self.counts[0], self.counts[1]], runs);
+        self.look_tests += tests;
+        for s in runs {
+            self.add(s.verdict, s.stats);
+            self.slots += s.slots;
+        }
+        if let Some(d) = by_look {
+            self.decision = d;
+            self.pooled = true;
+            self.by_look = true;
+        }
     }
 
     /// A first round of `n` runs as a search runs it, then the probe decided: `run(p, a..b)`
@@ -102,6 +136,9 @@ impl Probe {
     ) -> Result<(), E> {
         let k = first_part(n);
         run(self, 0..k)?;
+        if self.by_look {
+            return Ok(());
+        }
         if self.first_part_futile(k, n) {
             self.futile = true;
         } else if !self.first_part_decides(k) {
@@ -178,13 +215,19 @@ impl Probe {
     /// round decided by its unanimous first part) and 1 % (the pooled test's stated error) for each time the
     /// pooled test was applied (a union bound over its looks).
     pub fn error(&self) -> f64 {
-        probe_error(self.planned.max(self.runs())) + POOLED_ERROR * f64::from(self.pooled_looks)
+        probe_error(self.planned.max(self.runs()))
+            + POOLED_ERROR * f64::from(self.pooled_looks)
+            + LOOK_ERROR * f64::from(self.look_tests)
     }
 
     /// Decides the probe on its runs so far: the majority rule ([`decide`]); if it leaves the
     /// probe undecided, the pooled test on its inconclusive runs ([`pooled`]), when every
     /// inconclusive run was judged and no run went the other way.
     pub(crate) fn decide(&mut self) {
+        if self.by_look {
+            // a look test decided it and stopped its runs
+            return;
+        }
         self.decision = decide(self.counts);
         self.pooled = false;
         if self.decision != Decision::Undecided || self.counts[2] == 0 {
@@ -205,6 +248,58 @@ impl Probe {
             self.pooled = true;
         }
     }
+}
+
+/// The look test at one look before the longest horizon: with `counts` = [stable, unstable]
+/// runs of the probe decided so far (its earlier rounds', and this round's that ended at this
+/// look or before) and `pool` the `[z_vn, z_drift]` of this round's runs inconclusive at this
+/// look, `Stable` if the pool's look test says stable and no run was unstable, `Unstable`
+/// likewise, else `Undecided` (the runs go on).
+pub fn look_decision(counts: [usize; 2], pool: &[[f64; 2]]) -> Decision {
+    match look_test(pool) {
+        Verdict::Stable if counts[1] == 0 => Decision::Stable,
+        Verdict::Unstable if counts[0] == 0 => Decision::Unstable,
+        _ => Decision::Undecided,
+    }
+}
+
+/// The look tests a request's `runs` went through, replayed from their looks, with `prior` =
+/// [stable, unstable] runs of the probe before the request: the decision of the one that
+/// stopped them, if one did, and how many were applied. At look j the pool is the runs that
+/// went past j or were stopped at it, and the counts add the runs that ended decided at j or
+/// before; a look none went past nor stopped at is the longest horizon, left to the probe's
+/// own rule ([`Probe::decide`]).
+pub(crate) fn look_replay(prior: [usize; 2], runs: &[super::Seen]) -> (Option<Decision>, u32) {
+    let mut tests = 0;
+    for j in 0.. {
+        let mut counts = prior;
+        let (mut pool, mut at) = (Vec::new(), false);
+        for r in runs {
+            let last = r.looks.len();
+            if last > j {
+                at = true;
+                pool.extend(r.looks[j]);
+            } else if last == j && r.stopped {
+                at = true;
+                pool.extend(r.stats);
+            } else {
+                match r.verdict {
+                    Verdict::Stable => counts[0] += 1,
+                    Verdict::Unstable => counts[1] += 1,
+                    Verdict::Inconclusive => {}
+                }
+            }
+        }
+        if !at {
+            break;
+        }
+        tests += 1;
+        let d = look_decision(counts, &pool);
+        if d != Decision::Undecided {
+            return (Some(d), tests);
+        }
+    }
+    (None, tests)
 }
 
 /// The probability that a probe of `n` runs is decided wrongly when each run is wrong with

@@ -5,7 +5,7 @@
 
 use super::Outcome;
 use crate::experiment::queueing::Experiment;
-use crate::stability::search::{Decision, Probe};
+use crate::stability::search::{Decision, Probe, Seen};
 
 /// How the groups of one (policy, point) were decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,8 +48,8 @@ pub(crate) fn groups(exp: &Experiment, out: &Outcome) -> Vec<GroupRow> {
                 ..GroupRow::default()
             };
             for group in at.chunks_exact(size as usize) {
-                let runs: Vec<_> = group.iter().map(|r| (r.verdict, &r.evidence)).collect();
-                let p = Probe::of_runs(exp.points[point].load, &runs);
+                let runs: Vec<_> = group.iter().map(|r| Seen::of_run(&r.result)).collect();
+                let p = Probe::of_seen(exp.points[point].load, &runs);
                 row.groups += 1;
                 match (p.decision, p.pooled) {
                     (Decision::Stable, false) => row.majority[0] += 1,

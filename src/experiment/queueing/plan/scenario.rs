@@ -72,6 +72,7 @@ impl Chain {
             max_slots: self.max_slots,
             mean_service: self.mean_service,
             watch: crate::sim::Watch(crate::cancel::watch),
+            look: crate::sim::Look(crate::experiment::queueing::run::on_look),
         }
     }
 }

@@ -6,13 +6,14 @@
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use crate::experiment::ExperimentError;
 use crate::experiment::queueing::plan::{Names, SearchWork};
 use crate::experiment::steps::Steps;
 use crate::rng::Stream;
+use crate::sim::Verdict;
 use crate::stability::search::{Limit, Request, Search, Seen};
+
+use super::round::Round;
 
 /// A policy's stability limit as an interval on the load (a threshold claim's search).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -34,33 +35,69 @@ pub(crate) struct RayResult {
     pub(crate) limit: Limit,
 }
 
-/// Makes the runs of `request` of the search `w` in parallel, each recalled from `steps` if an
-/// interrupted search journaled it: what each showed, in replication order. `span` is the
-/// round's part of the unit's progress, shared by its runs on every thread.
+/// Makes the runs of `request` of the search `w` together, each on a thread of its own and
+/// each recalled from `steps` if an interrupted search journaled it: what each showed, in
+/// replication order. The runs look together ([`super::round`]): once the look test on those
+/// inconclusive at a look decides the probe, every run stops there. `prior` is the probe's
+/// [stable, unstable] runs before the request; `span` is the round's part of the unit's
+/// progress, shared by its runs.
 fn run_reps(
     w: &SearchWork,
-    request: &Request,
+    (request, prior): (&Request, [usize; 2]),
     span: Option<&crate::progress::Span>,
     (file, steps): (&Path, &Steps<'_>),
 ) -> Result<Vec<Seen>, ExperimentError> {
     let (load, n) = (request.load, w.replications);
-    request
-        .reps
-        .clone()
-        .into_par_iter()
-        .map(|rep| {
-            let seed = Stream::Probe { load, rep }.seed(w.seed);
-            let part = span.map(|s| s.part(u64::from(rep - request.round * n), u64::from(n)));
-            // a run journaled by an interrupted search is recalled, not run again
-            steps.step(&(load.to_bits(), rep), || {
-                crate::progress::within(part, || {
-                    let scenario = w.family.at(load, seed);
-                    super::simulate::run_scenario(&scenario, file)
-                        .map(|r| Seen::of(r.verdict, r.slots, &r.evidence))
+    let reps: Vec<u32> = request.reps.clone().collect();
+    // a run journaled by an interrupted search is recalled, not run again; its looks still
+    // count in its round's look tests
+    let recalled: Vec<Option<Seen>> = reps
+        .iter()
+        .map(|&rep| steps.recall(&(load.to_bits(), rep)))
+        .collect();
+    let known: Vec<(usize, &Seen)> = recalled
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
+        .collect();
+    let round = Round::new(reps.len(), prior, &known);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = reps
+            .iter()
+            .zip(&recalled)
+            .enumerate()
+            .map(|(i, (&rep, known))| {
+                let round = &round;
+                scope.spawn(move || -> Result<Seen, ExperimentError> {
+                    if let Some(seen) = known {
+                        return Ok(seen.clone());
+                    }
+                    let seed = Stream::Probe { load, rep }.seed(w.seed);
+                    let part =
+                        span.map(|s| s.part(u64::from(rep - request.round * n), u64::from(n)));
+                    let seen = steps.step(&(load.to_bits(), rep), || {
+                        crate::progress::within(part, || {
+                            super::round::within(round, i, || {
+                                let scenario = w.family.at(load, seed);
+                                super::simulate::run_scenario(&scenario, file)
+                                    .map(|r| Seen::of_run(&r))
+                            })
+                        })
+                    });
+                    match &seen {
+                        Ok(s) => round.ended(i, s.looks.len(), s.verdict),
+                        // the others must not wait for it
+                        Err(_) => round.ended(i, 0, Verdict::Inconclusive),
+                    }
+                    seen
                 })
             })
-        })
-        .collect()
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a search's run"))
+            .collect()
+    })
 }
 
 /// The limit the search `w` finds (see [`crate::stability::search`]), its rounds shown in
@@ -81,8 +118,10 @@ pub(crate) fn search(
             span = crate::progress::current().map(|s| s.part(rounds, rounds + left));
             rounds += 1;
         }
+        let p = search.probe(request.probe);
+        let prior = [p.counts[0], p.counts[1]];
         let runs = crate::progress::within(span.clone(), || {
-            run_reps(w, &request, span.as_ref(), (file, steps))
+            run_reps(w, (&request, prior), span.as_ref(), (file, steps))
         })?;
         if search.record(&request, &runs) {
             note_round(names, &search, &request, w.rho);

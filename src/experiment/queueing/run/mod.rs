@@ -4,6 +4,7 @@
 //! search (the file's path and the policy's label come with the unit, for messages).
 
 mod limit;
+mod round;
 mod simulate;
 mod study;
 
@@ -12,6 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use limit::{RayResult, ThresholdResult};
+pub(crate) use round::on_look;
 pub(crate) use simulate::RunRecord;
 pub(in crate::experiment::queueing) use simulate::job_source;
 #[cfg(test)]
