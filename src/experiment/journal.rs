@@ -92,8 +92,10 @@ pub(crate) struct JournalHeader {
 /// quantile of a delay is that of the replications pooled, with an interval inverted from
 /// their distribution functions (every `summary.csv` with delays, its report and figures).
 /// 16: the tutorial's three files (`experiments/tutorial/`) and three limit searches where the
-/// limit is known exactly (`limit_exact_*`) are committed.
-pub(crate) const RESULTS: u32 = 16;
+/// limit is known exactly (`limit_exact_*`) are committed. 17: a limit search's round of runs
+/// looks together and stops at the first look whose look test decides its probe (every search's
+/// outputs, the calibration files' `probe_groups.csv`).
+pub(crate) const RESULTS: u32 = 17;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
