@@ -32,6 +32,11 @@
 //! most [`POOLED_ERROR`] each time it is applied, and likewise below the limit for `unstable`
 //! (a queue below its limit drifts less than a critical one). The committed calibration files
 //! check both on five systems with exact limits (`proofs/verdict_calibration.md`).
+//!
+//! **The look test** ([`look_test`]) is the same test on the runs of one round that are
+//! inconclusive at a look before their longest horizon, against the 0.25 % points of the same
+//! law ([`LOOK_ERROR`] each time it is applied): a limit search's round may apply it at each of
+//! its looks, and the union bound over them stays within 1 % on the calibrated chain of five.
 
 /// The probability, each time the pooled test is applied, that it calls a queue at or beyond
 /// its limit `stable` (or one at or below it `unstable`).
