@@ -679,11 +679,10 @@ pub fn run_system<S: System>(
         capped,
         verdict,
         evidence,
+        looks,
+        stopped,
     };
-    let mut result = finish(system, source, tally, end);
-    result.looks = looks;
-    result.stopped = stopped;
-    Ok(result)
+    Ok(finish(system, source, tally, end))
 }
 
 /// How a run ended: its last slot, queue and verdict, and the counters at warm-up.
@@ -698,6 +697,10 @@ struct End {
     capped: bool,
     verdict: Verdict,
     evidence: VerdictEvidence,
+    /// `[z_vn, z_drift]` at each look the run went past.
+    looks: Vec<Option<[f64; 2]>>,
+    /// Its [`Look`] stopped it.
+    stopped: bool,
 }
 
 /// The run's result from its tally.
@@ -715,6 +718,8 @@ fn finish<S: System>(
         capped,
         verdict,
         evidence,
+        looks,
+        stopped,
     } = end;
     let denom = (tally.mix_weight.max(1) * system.servers() as u64) as f64;
     let config_mix = tally
@@ -774,8 +779,8 @@ fn finish<S: System>(
         evidence,
         observed: observed(system, observed_at_warmup, t > warmup),
         waits: system.waits(),
-        looks: Vec::new(),
-        stopped: false,
+        looks,
+        stopped,
     }
 }
 

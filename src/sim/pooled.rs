@@ -86,8 +86,17 @@ pub(crate) fn look_test(runs: &[[f64; 2]]) -> super::Verdict {
     if k == 0 {
         return super::Verdict::Inconclusive;
     }
-    let i = k.clamp(1, LOOK_STABLE_VN.len()) - 1;
-    test(runs, LOOK_STABLE_VN[i], LOOK_UNSTABLE_DRIFT[i])
+    test(
+        runs,
+        entry(&LOOK_STABLE_VN, k),
+        entry(&LOOK_UNSTABLE_DRIFT, k),
+    )
+}
+
+/// The entry of `table` for a pool of `k` runs (k ≥ 1; larger pools take the last entry, which
+/// is stricter than their own).
+fn entry(table: &[f64; 20], k: usize) -> f64 {
+    table[k.clamp(1, table.len()) - 1]
 }
 
 /// Stable if the mean z_vn of `runs` is at most `stable`, unstable if their mean z_drift is
@@ -106,13 +115,13 @@ fn test(runs: &[[f64; 2]], stable: f64, unstable: f64) -> super::Verdict {
 /// The bound the mean z_vn of `k` pooled runs must not exceed for `stable` (k ≥ 1; pools
 /// larger than the table use its last entry, which is stricter than their own).
 pub(crate) fn stable_bound(k: usize) -> f64 {
-    STABLE_VN[k.clamp(1, STABLE_VN.len()) - 1]
+    entry(&STABLE_VN, k)
 }
 
 /// The bound the mean z_drift of `k` pooled runs must exceed for `unstable` (k ≥ 1; larger
 /// pools use the table's last entry, stricter than their own).
 pub(crate) fn unstable_bound(k: usize) -> f64 {
-    UNSTABLE_DRIFT[k.clamp(1, UNSTABLE_DRIFT.len()) - 1]
+    entry(&UNSTABLE_DRIFT, k)
 }
 
 /// The spread (standard deviation) of one run's z_vn among the runs of a critically loaded queue

@@ -204,10 +204,7 @@ impl Outputs {
                 let name = f.file_name().unwrap().to_string_lossy().into_owned();
                 if name == "report.md" {
                     let r = std::fs::read_to_string(&f).unwrap();
-                    o.values.extend(
-                        r.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-                            .filter_map(|n| n.parse::<f64>().ok()),
-                    );
+                    o.values.extend(numbers_in(&r));
                     o.lines.extend(
                         r.lines()
                             .map(str::trim)
@@ -225,10 +222,7 @@ impl Outputs {
                                 Ok(x) if x.is_finite() => o.values.push(x),
                                 Ok(_) => {}
                                 // a text cell: every number in it, signs dropped
-                                Err(_) => o.values.extend(
-                                    cell.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-                                        .filter_map(|n| n.parse::<f64>().ok()),
-                                ),
+                                Err(_) => o.values.extend(numbers_in(cell)),
                             }
                         }
                     }
@@ -246,6 +240,12 @@ impl Outputs {
         let half = 0.5 * 10f64.powi(-(decimals as i32)) * (1.0 + 1e-9);
         self.values.iter().any(|v| (v.abs() - x).abs() <= half)
     }
+}
+
+/// Every number written in `text`, signs dropped (pages write a minus as `−`).
+fn numbers_in(text: &str) -> impl Iterator<Item = f64> + '_ {
+    text.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|n| n.parse::<f64>().ok())
 }
 
 /// Whether `digits` is written in `code` as a number of its own.

@@ -120,6 +120,7 @@ mod probe;
 
 use std::ops::Range;
 
+pub(crate) use probe::count_decided;
 #[cfg(test)]
 pub(crate) use probe::look_replay;
 pub use probe::{Decision, Probe, RUN_ERROR, first_part, look_decision, pooled_stats, probe_error};

@@ -238,11 +238,7 @@ impl Probe {
             return;
         }
         self.pooled_looks += 1;
-        let by_pool = match pooled(&self.pool) {
-            Verdict::Stable if self.counts[1] == 0 => Decision::Stable,
-            Verdict::Unstable if self.counts[0] == 0 => Decision::Unstable,
-            _ => Decision::Undecided,
-        };
+        let by_pool = uncontradicted(pooled(&self.pool), [self.counts[0], self.counts[1]]);
         if by_pool != Decision::Undecided {
             self.decision = by_pool;
             self.pooled = true;
@@ -256,10 +252,24 @@ impl Probe {
 /// look, `Stable` if the pool's look test says stable and no run was unstable, `Unstable`
 /// likewise, else `Undecided` (the runs go on).
 pub fn look_decision(counts: [usize; 2], pool: &[[f64; 2]]) -> Decision {
-    match look_test(pool) {
+    uncontradicted(look_test(pool), counts)
+}
+
+/// A pooled verdict as the probe's decision, given `counts` = [stable, unstable] runs: `Stable`
+/// if no run was unstable, `Unstable` if none was stable, else (or inconclusive) `Undecided`.
+fn uncontradicted(v: Verdict, counts: [usize; 2]) -> Decision {
+    match v {
         Verdict::Stable if counts[1] == 0 => Decision::Stable,
         Verdict::Unstable if counts[0] == 0 => Decision::Unstable,
         _ => Decision::Undecided,
+    }
+}
+
+/// Counts a decided run's verdict `v` in `counts` = [stable, unstable] (the verdicts' order);
+/// an inconclusive one not.
+pub(crate) fn count_decided(counts: &mut [usize; 2], v: Verdict) {
+    if let Some(c) = counts.get_mut(v as usize) {
+        *c += 1;
     }
 }
 
@@ -283,11 +293,7 @@ pub(crate) fn look_replay(prior: [usize; 2], runs: &[super::Seen]) -> (Option<De
                 at = true;
                 pool.extend(r.stats);
             } else {
-                match r.verdict {
-                    Verdict::Stable => counts[0] += 1,
-                    Verdict::Unstable => counts[1] += 1,
-                    Verdict::Inconclusive => {}
-                }
+                count_decided(&mut counts, r.verdict);
             }
         }
         if !at {

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::sim::{Verdict, VerdictEvidence};
-use crate::stability::search::{Decision, Seen, look_decision};
+use crate::stability::search::{Decision, Seen, count_decided, look_decision};
 
 /// A request's runs at their looks.
 pub(super) struct Round {
@@ -54,11 +54,7 @@ impl State {
                 if self.reports[j][r].is_none()
                     && let Some((_, v)) = end
                 {
-                    match v {
-                        Verdict::Stable => counts[0] += 1,
-                        Verdict::Unstable => counts[1] += 1,
-                        Verdict::Inconclusive => {}
-                    }
+                    count_decided(&mut counts, *v);
                 }
             }
             let pool: Vec<[f64; 2]> = self.reports[j]
