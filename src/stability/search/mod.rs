@@ -31,7 +31,10 @@
 //! the probe is `pooled-stable` or `pooled-unstable` on fewer slots. A run tells its driver its
 //! statistics at each look it went past ([`Seen::looks`]) and whether it was stopped, so
 //! [`Search::record`] replays the look tests from the runs alone, whoever made them and in
-//! whatever order. Each look test applied adds 0.25 % to the probe's error bound.
+//! whatever order. Each look test applied adds 0.25 % to the probe's error bound. A round
+//! also stops at the first look where its probe has seen a stable and an unstable run (in an
+//! earlier round, or in this one by that look): no rule decides such a probe, so its other
+//! runs would be spent for nothing. No test is applied there and no error is added.
 //!
 //! **A first round starts with a majority.** With rounds of n ≥ 4, its first ⌊n/2⌋ + 1 runs
 //! (3 of 5) run before the others; when they are all stable, or all unstable, they are a
@@ -120,10 +123,10 @@ mod probe;
 
 use std::ops::Range;
 
-pub(crate) use probe::count_decided;
 #[cfg(test)]
 pub(crate) use probe::look_replay;
 pub use probe::{Decision, Probe, RUN_ERROR, first_part, look_decision, pooled_stats, probe_error};
+pub(crate) use probe::{count_decided, look_stop};
 use probe::{decidable, hopeless, leans, margin};
 
 use crate::sim::{Verdict, VerdictEvidence};
@@ -274,7 +277,7 @@ pub struct Seen {
     /// to judge); its last look is the next.
     #[serde(default)]
     pub looks: Vec<Option<[f64; 2]>>,
-    /// It ended at its last look because the look test stopped its round there.
+    /// It ended at its last look because its round stopped there (see the module doc).
     #[serde(default)]
     pub stopped: bool,
 }

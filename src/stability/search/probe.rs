@@ -110,15 +110,16 @@ impl Probe {
 
     /// Adds the runs of one request, `runs`: the look tests replayed from their looks
     /// ([`look_replay`]), then the runs. If a look test decided the probe (and stopped the
-    /// runs), its decision is the probe's.
+    /// runs), its decision is the probe's; runs stopped because the probe had seen a stable
+    /// and an unstable run leave it undecided, as any rule would.
     pub(crate) fn request(&mut self, runs: &[super::Seen]) {
-        let (by_look, tests) = look_replay([self.counts[0], self.counts[1]], runs);
+        let (stop, tests) = look_replay([self.counts[0], self.counts[1]], runs);
         self.look_tests += tests;
         for s in runs {
             self.add(s.verdict, s.stats);
             self.slots += s.slots;
         }
-        if let Some(d) = by_look {
+        if let Some(d) = stop.filter(|&d| d != Decision::Undecided) {
             self.decision = d;
             self.pooled = true;
             self.by_look = true;
@@ -255,6 +256,19 @@ pub fn look_decision(counts: [usize; 2], pool: &[[f64; 2]]) -> Decision {
     uncontradicted(look_test(pool), counts)
 }
 
+/// Whether a round's runs stop at a look before the longest horizon, with `counts` and `pool`
+/// as in [`look_decision`]: `Some(Undecided)` if the probe has seen a stable and an unstable
+/// run (no rule can decide it then, so what its runs would show is spent for nothing; no test
+/// is applied), else `Some(d)` if the look test decides `d`, else `None` (the runs go on). The
+/// second value says whether the look test was applied.
+pub(crate) fn look_stop(counts: [usize; 2], pool: &[[f64; 2]]) -> (Option<Decision>, bool) {
+    if counts[0] > 0 && counts[1] > 0 {
+        return (Some(Decision::Undecided), false);
+    }
+    let d = look_decision(counts, pool);
+    ((d != Decision::Undecided).then_some(d), true)
+}
+
 /// A pooled verdict as the probe's decision, given `counts` = [stable, unstable] runs: `Stable`
 /// if no run was unstable, `Unstable` if none was stable, else (or inconclusive) `Undecided`.
 fn uncontradicted(v: Verdict, counts: [usize; 2]) -> Decision {
@@ -273,9 +287,10 @@ pub(crate) fn count_decided(counts: &mut [usize; 2], v: Verdict) {
     }
 }
 
-/// The look tests a request's `runs` went through, replayed from their looks, with `prior` =
-/// [stable, unstable] runs of the probe before the request: the decision of the one that
-/// stopped them, if one did, and how many were applied. At look j the pool is the runs that
+/// The looks a request's `runs` went through, replayed from their records, with `prior` =
+/// [stable, unstable] runs of the probe before the request: where they stopped, if they did
+/// ([`look_stop`]: the look test's decision, or `Undecided` once a stable and an unstable run
+/// were both seen), and how many look tests were applied. At look j the pool is the runs that
 /// went past j or were stopped at it, and the counts add the runs that ended decided at j or
 /// before; a look none went past nor stopped at is the longest horizon, left to the probe's
 /// own rule ([`Probe::decide`]).
@@ -299,10 +314,10 @@ pub(crate) fn look_replay(prior: [usize; 2], runs: &[super::Seen]) -> (Option<De
         if !at {
             break;
         }
-        tests += 1;
-        let d = look_decision(counts, &pool);
-        if d != Decision::Undecided {
-            return (Some(d), tests);
+        let (stop, tested) = look_stop(counts, &pool);
+        tests += u32::from(tested);
+        if stop.is_some() {
+            return (stop, tests);
         }
     }
     (None, tests)
@@ -646,6 +661,40 @@ mod tests {
         assert!(tail < HOPELESS && tail > 0.02, "{tail}");
         // n = 3 at no stage: one round left after 6 inconclusive runs cannot decide anyway
         assert!(!decidable([0, 0, 6], 3, 1));
+    }
+
+    /// A run that ends unstable in a round of a probe with stable runs ends the round at that
+    /// look: no rule decides a probe with runs on both sides, so the others stop there, with no
+    /// look test applied and the probe undecided.
+    #[test]
+    fn a_round_stops_once_its_probe_has_runs_on_both_sides() {
+        let critical = Some([4.9, 0.7]);
+        let going = |looks: usize| super::super::Seen {
+            verdict: Verdict::Inconclusive,
+            slots: 0,
+            stats: critical,
+            looks: vec![critical; looks],
+            stopped: false,
+        };
+        let unstable_at = |look: usize| super::super::Seen {
+            verdict: Verdict::Unstable,
+            stats: None,
+            ..going(look)
+        };
+        // a round after two stable runs: the unstable run at look 1 stops the others there
+        let runs = [going(4), unstable_at(1), going(4)];
+        assert_eq!(look_replay([2, 0], &runs), (Some(Decision::Undecided), 1));
+        // with no stable run before, the same runs go on: the look tests at looks 0 … 3
+        assert_eq!(look_replay([0, 0], &runs), (None, 4));
+        // the probe records the stop as undecided, not as a look test's decision
+        let mut p = Probe::at(0.9);
+        (p.counts, p.planned) = ([2, 0, 3], 5);
+        p.request(&runs);
+        p.decide();
+        assert_eq!(
+            (p.decision, p.by_look, p.look_tests),
+            (Decision::Undecided, false, 1)
+        );
     }
 
     #[test]

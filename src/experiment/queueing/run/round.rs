@@ -1,9 +1,10 @@
 //! The runs of one request of a limit search, looking together: each run reports its
 //! inconclusive looks here, and once every run of the request has reached a look (or ended
-//! before it), the look test ([`look_decision`]) on the runs inconclusive there decides
-//! whether they all stop at it. What is decided at a look depends only on the runs' statistics
-//! at it, never on which thread got there first, so a round stopped here is the round that
-//! [`crate::stability::search::Search::record`] replays from its runs' looks.
+//! before it), [`look_stop`] decides whether they all stop at it: the look test on the runs
+//! inconclusive there decided the probe, or the probe has seen a stable and an unstable run,
+//! which no rule can decide. What is decided at a look depends only on the runs' statistics
+//! and ends at it, never on which thread got there first, so a round stopped here is the round
+//! that [`crate::stability::search::Search::record`] replays from its runs' looks.
 //!
 //! A run reaches this through its [`crate::sim::Look`] ([`on_look`]), which finds the round
 //! of the thread it runs on; a run on a thread without one (a sweep's) always goes on.
@@ -12,7 +13,7 @@ use std::cell::RefCell;
 use std::sync::{Arc, Condvar, Mutex};
 
 use crate::sim::{Verdict, VerdictEvidence};
-use crate::stability::search::{Decision, Seen, count_decided, look_decision};
+use crate::stability::search::{Seen, count_decided, look_stop};
 
 /// A request's runs at their looks.
 pub(super) struct Round {
@@ -63,9 +64,7 @@ impl State {
                 .flatten()
                 .copied()
                 .collect();
-            if self.reports[j].iter().any(Option::is_some)
-                && look_decision(counts, &pool) != Decision::Undecided
-            {
+            if self.reports[j].iter().any(Option::is_some) && look_stop(counts, &pool).0.is_some() {
                 self.stop = Some(j);
             }
             self.next += 1;
@@ -164,7 +163,7 @@ pub(crate) fn on_look(look: u32, evidence: &VerdictEvidence) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stability::search::Probe;
+    use crate::stability::search::{Decision, Probe};
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64Mcg;
 
@@ -233,7 +232,7 @@ mod tests {
     #[test]
     fn a_round_stops_where_its_runs_replay_says() {
         let mut rng = Pcg64Mcg::seed_from_u64(5);
-        let mut stopped = 0;
+        let (mut stopped, mut contradicted) = (0, 0);
         for case in 0..2_000 {
             let n = rng.random_range(1..6);
             let prior = [rng.random_range(0..2), rng.random_range(0..2)];
@@ -243,12 +242,25 @@ mod tests {
             let (again, _) = crate::stability::search::look_replay(prior, &ended);
             assert_eq!(by_look, again, "case {case}");
             assert_eq!(stop.is_some(), by_look.is_some(), "case {case}");
-            if stop.is_some() {
-                stopped += 1;
-                let p = Probe::of_seen(0.9, &ended);
-                assert!(p.by_look || ended.len() > crate::stability::search::first_part(n));
+            match stop.and(by_look) {
+                Some(Decision::Undecided) => {
+                    // runs on both sides: the probe's, and this round's that ended by then
+                    contradicted += 1;
+                    let mut counts = prior;
+                    for s in &ended {
+                        crate::stability::search::count_decided(&mut counts, s.verdict);
+                    }
+                    assert!(counts[0] > 0 && counts[1] > 0, "case {case}");
+                }
+                Some(_) => {
+                    stopped += 1;
+                    let p = Probe::of_seen(0.9, &ended);
+                    assert!(p.by_look || ended.len() > crate::stability::search::first_part(n));
+                }
+                None => {}
             }
         }
         assert!(stopped > 100, "{stopped}");
+        assert!(contradicted > 100, "{contradicted}");
     }
 }
