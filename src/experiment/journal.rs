@@ -94,8 +94,10 @@ pub(crate) struct JournalHeader {
 /// 16: the tutorial's three files (`experiments/tutorial/`) and three limit searches where the
 /// limit is known exactly (`limit_exact_*`) are committed. 17: a limit search's round of runs
 /// looks together and stops at the first look whose look test decides its probe (every search's
-/// outputs, the calibration files' `probe_groups.csv`).
-pub(crate) const RESULTS: u32 = 17;
+/// outputs, the calibration files' `probe_groups.csv`). 18: a round also stops at the first
+/// look where its probe has seen a stable and an unstable run (a search's slots, where a round
+/// went on after that).
+pub(crate) const RESULTS: u32 = 18;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they
