@@ -82,15 +82,7 @@ const LOOK_UNSTABLE_DRIFT: [f64; 20] = [
 /// [`LOOK_UNSTABLE_DRIFT`]'s, else (or both) `Inconclusive`. The same test as [`pooled`] at a
 /// quarter of its error, since a round may apply it at every look.
 pub(crate) fn look_test(runs: &[[f64; 2]]) -> super::Verdict {
-    let k = runs.len();
-    if k == 0 {
-        return super::Verdict::Inconclusive;
-    }
-    test(
-        runs,
-        entry(&LOOK_STABLE_VN, k),
-        entry(&LOOK_UNSTABLE_DRIFT, k),
-    )
+    test(runs, &LOOK_STABLE_VN, &LOOK_UNSTABLE_DRIFT)
 }
 
 /// The entry of `table` for a pool of `k` runs (k ≥ 1; larger pools take the last entry, which
@@ -99,13 +91,16 @@ fn entry(table: &[f64; 20], k: usize) -> f64 {
     table[k.clamp(1, table.len()) - 1]
 }
 
-/// Stable if the mean z_vn of `runs` is at most `stable`, unstable if their mean z_drift is
-/// above `unstable`, else (or both) inconclusive.
-fn test(runs: &[[f64; 2]], stable: f64, unstable: f64) -> super::Verdict {
+/// Stable if the mean z_vn of `runs` is at most `stable`'s entry for their number, unstable
+/// if their mean z_drift is above `unstable`'s, else (or both, or no runs) inconclusive.
+fn test(runs: &[[f64; 2]], stable: &[f64; 20], unstable: &[f64; 20]) -> super::Verdict {
     use super::Verdict;
-    let k = runs.len() as f64;
-    let mean = |i: usize| runs.iter().map(|r| r[i]).sum::<f64>() / k;
-    match (mean(0) <= stable, mean(1) > unstable) {
+    let k = runs.len();
+    if k == 0 {
+        return Verdict::Inconclusive;
+    }
+    let mean = |i: usize| runs.iter().map(|r| r[i]).sum::<f64>() / k as f64;
+    match (mean(0) <= entry(stable, k), mean(1) > entry(unstable, k)) {
         (true, false) => Verdict::Stable,
         (false, true) => Verdict::Unstable,
         _ => Verdict::Inconclusive,
@@ -163,12 +158,7 @@ pub(crate) fn chance_to_decide(first: &[[f64; 2]], n: usize) -> f64 {
 /// The pooled verdict on runs that each ended inconclusive at the same horizon, given as their
 /// `[z_vn, z_drift]`; `Inconclusive` for no runs.
 pub(crate) fn pooled(runs: &[[f64; 2]]) -> super::Verdict {
-    use super::Verdict;
-    let k = runs.len();
-    if k == 0 {
-        return Verdict::Inconclusive;
-    }
-    test(runs, stable_bound(k), unstable_bound(k))
+    test(runs, &STABLE_VN, &UNSTABLE_DRIFT)
 }
 
 #[cfg(test)]
