@@ -90,7 +90,7 @@ struct RunArgs {
     /// keeps its own journal, so the full run into the same folder afterwards just runs.
     #[arg(long)]
     quick: bool,
-    /// Worker threads (default: all cores). Results do not depend on it.
+    /// Worker threads, and the most cores the run keeps busy (default: all cores). Results do not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// Discard the output folder's journal (the finished units of an earlier run) and start

@@ -156,7 +156,8 @@ const MEMORY_WORTH_SAYING: f64 = 1024.0 * 1048576.0;
 pub struct Options {
     /// About 1/100 of the work, the same outputs (smoke tests).
     pub quick: bool,
-    /// Worker threads (all cores if `None`); results do not depend on it.
+    /// Worker threads, and the most cores the run keeps busy (all cores if `None`); results do
+    /// not depend on it.
     pub threads: Option<usize>,
     /// Discard the folder's journal and start afresh.
     pub fresh: bool,

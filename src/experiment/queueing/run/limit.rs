@@ -13,6 +13,7 @@ use crate::rng::Stream;
 use crate::sim::Verdict;
 use crate::stability::search::{Limit, Request, Search, Seen};
 
+use super::cores::CORES;
 use super::round::Round;
 
 /// A policy's stability limit as an interval on the load (a threshold claim's search).
@@ -35,7 +36,8 @@ pub(crate) struct RayResult {
     pub(crate) limit: Limit,
 }
 
-/// Makes the runs of `request` of the search `w` together, each on a thread of its own and
+/// Makes the runs of `request` of the search `w` together, each on a thread of its own (and
+/// simulating on a core of [`CORES`], to which the calling worker lends its own) and
 /// each recalled from `steps` if an interrupted search journaled it: what each showed, in
 /// replication order. The runs look together ([`super::round`]): once the look test on those
 /// inconclusive at a look decides the probe, every run stops there. `prior` is the probe's
@@ -61,6 +63,8 @@ fn run_reps(
         .filter_map(|(i, s)| s.as_ref().map(|s| (i, s)))
         .collect();
     let round = Round::new(reps.len(), prior, &known);
+    // the worker's core goes to the runs while it waits for them
+    let _lent = CORES.lend();
     std::thread::scope(|scope| {
         let handles: Vec<_> = reps
             .iter()
@@ -72,6 +76,7 @@ fn run_reps(
                     if let Some(seen) = known {
                         return Ok(seen.clone());
                     }
+                    let _held = CORES.hold();
                     let seed = Stream::Probe { load, rep }.seed(w.seed);
                     let part =
                         span.map(|s| s.part(u64::from(rep - request.round * n), u64::from(n)));

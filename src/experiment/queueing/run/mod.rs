@@ -3,6 +3,7 @@
 //! search's family of scenarios, a saturation estimate's system, a study row's packing and
 //! search (the file's path and the policy's label come with the unit, for messages).
 
+mod cores;
 mod limit;
 mod round;
 mod simulate;

@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Condvar, Mutex};
 
+use super::cores::{CORES, Cores};
 use crate::sim::{Verdict, VerdictEvidence};
 use crate::stability::search::{Seen, count_decided, look_stop};
 
@@ -19,6 +20,8 @@ use crate::stability::search::{Seen, count_decided, look_stop};
 pub(super) struct Round {
     state: Mutex<State>,
     turn: Condvar,
+    /// The cores its runs simulate on: a run waiting at a look gives its own back meanwhile.
+    cores: &'static Cores,
 }
 
 /// What the runs have shown so far.
@@ -106,20 +109,28 @@ impl Round {
         Arc::new(Round {
             state: Mutex::new(state),
             turn: Condvar::new(),
+            cores: &CORES,
         })
     }
 
     /// Run `run` reached `look` inconclusive, able to go on: reports it, waits until every run
-    /// has reached that look or ended, and says whether to go on.
+    /// has reached that look or ended (its core meanwhile with the others), and says whether
+    /// to go on.
     fn look(&self, run: usize, look: usize, stats: Option<[f64; 2]>) -> bool {
         let mut s = self.state.lock().expect("a round's state");
         s.report(run, look, stats);
         s.settle();
         self.turn.notify_all();
-        while s.next <= look && s.stop.is_none() {
-            s = self.turn.wait(s).expect("a round's state");
+        if s.next > look || s.stop.is_some() {
+            return s.stop != Some(look);
         }
-        s.stop != Some(look)
+        // the round's state is released before the core is waited for
+        self.cores.aside(move || {
+            while s.next <= look && s.stop.is_none() {
+                s = self.turn.wait(s).expect("a round's state");
+            }
+            s.stop != Some(look)
+        })
     }
 
     /// Run `run` ended at its look `last` with `verdict`.
@@ -225,6 +236,42 @@ mod tests {
             }
         }
         (out.into_iter().map(Option::unwrap).collect(), s.stop)
+    }
+
+    /// A round's runs on threads of their own, with one core lent: one simulates at a time
+    /// (the others wait for the core or at a look), every look is settled, and all end.
+    #[test]
+    fn a_rounds_runs_simulate_on_the_cores_lent_and_all_end() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let cores: &'static Cores = Box::leak(Box::new(Cores::new()));
+        let mut round = Round::new(3, [0, 0], &[]);
+        Arc::get_mut(&mut round).expect("one owner").cores = cores;
+        let (busy, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let simulate = || {
+            let now = busy.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            busy.fetch_sub(1, Ordering::SeqCst);
+        };
+        let lent = cores.lend();
+        std::thread::scope(|scope| {
+            for run in 0..3 {
+                let (round, simulate) = (&round, &simulate);
+                scope.spawn(move || {
+                    let _held = cores.hold();
+                    // statistics no look test decides on: every run goes on to its end
+                    for look in 0..4 {
+                        simulate();
+                        assert!(round.look(run, look, Some([4.0, 0.0])));
+                    }
+                    simulate();
+                    round.ended(run, 4, Verdict::Stable);
+                });
+            }
+        });
+        drop(lent);
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert_eq!(round.state.lock().unwrap().next, 4);
     }
 
     /// Whatever order the runs reach their looks in, the round stops where the replay of its
