@@ -96,8 +96,10 @@ pub(crate) struct JournalHeader {
 /// looks together and stops at the first look whose look test decides its probe (every search's
 /// outputs, the calibration files' `probe_groups.csv`). 18: a round also stops at the first
 /// look where its probe has seen a stable and an unstable run (a search's slots, where a round
-/// went on after that).
-pub(crate) const RESULTS: u32 = 18;
+/// went on after that). 19: a limit search on one scalar size law runs a pilot above ρ* first,
+/// and its first probes go where the pilot's and the upper end's sustained loads say
+/// (`thresholds.csv` gains `pilot_sustained`).
+pub(crate) const RESULTS: u32 = 19;
 
 impl JournalHeader {
     /// What differs between this journal's experiment and `other`'s, in words; `None` if they

@@ -148,7 +148,7 @@ fn sigint_keeps_the_finished_units_and_exits_130() {
     );
 }
 
-/// One limit search of about 50 runs (a few seconds), beside two sweep runs.
+/// One limit search of about 20 runs (a few seconds), beside the sweep's runs.
 const SEARCH: &str = r#"
 name = "search-journal-test"
 seed = 5
@@ -160,8 +160,8 @@ service = { dist = "geometric", mean = 20.0 }
 [run]
 slots = 1_000_000
 warmup = 100_000
-max_slots = 4_000_000
-replications = 2
+max_slots = 8_000_000
+replications = 3
 [sweep]
 load = [0.5]
 [[policy]]
@@ -170,7 +170,7 @@ name = "bf-js"
 kind = "threshold"
 policy = "bf-js"
 at_least = 0.5
-resolution = 0.01
+resolution = 0.005
 "#;
 
 /// The number just before `words` in `text`.
@@ -654,19 +654,27 @@ fn probes_are_lines_of_their_own_only_with_verbose() {
     assert!(plain.lines().count() <= 8, "{plain}");
     let verbose = run(&["--verbose"]);
     assert!(
-        verbose.contains("limit of bf-js: probe 1 at load 0.5000 ("),
+        verbose.contains("limit of bf-js: probe 1 at load "),
         "{verbose}"
     );
     // the load beside the fraction of ρ* that the claim and thresholds.csv speak in: here
-    // ρ* of a continuous law is a bracket, so the fraction is a range
+    // ρ* of a continuous law is a bracket (within 4 % below 1), so the fraction is a range
     let probe = verbose
         .lines()
         .find(|l| l.contains("probe 1 at load"))
         .unwrap();
-    let of = probe.split(" at load 0.5000 (").nth(1).unwrap();
+    let (load, of) = probe
+        .split(" at load ")
+        .nth(1)
+        .and_then(|s| s.split_once(" ("))
+        .unwrap();
+    let load: f64 = load.parse().unwrap();
     let (range, rest) = of.split_once(" of ρ*)").expect("a fraction of ρ*");
     let ends: Vec<f64> = range.split('–').map(|x| x.parse().unwrap()).collect();
-    assert!(ends[0] >= 0.5 && ends[ends.len() - 1] <= 0.52, "{probe}");
+    assert!(
+        ends[0] >= load - 1e-3 && ends[ends.len() - 1] <= load / 0.96,
+        "{probe}"
+    );
     assert!(rest.contains("stable/unstable"), "{probe}");
 }
 

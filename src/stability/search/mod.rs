@@ -76,10 +76,11 @@
 //!
 //! **The search** keeps lower (shown stable; 0 to start, stable by theory) and upper (shown
 //! unstable; ρ*'s upper end to start, beyond which no policy is stable) and the undecided loads
-//! between them. Each probe goes to the midpoint of the widest gap between consecutive known
-//! loads (ties: the lowest), so an undecided load is approached from both sides (the noisy
-//! bisection of Waeber, Frazier & Henderson, "Bisection search with noisy responses", SIAM J.
-//! Control Optim. 51(3), 2013, with a three-valued answer in place of a coin). Only gaps whose
+//! between them. After the guided probes (below), each probe goes to the midpoint of the
+//! widest gap between consecutive known loads (ties: the lowest), so an undecided load is
+//! approached from both sides (the noisy bisection of Waeber, Frazier & Henderson, "Bisection
+//! search with noisy responses", SIAM J. Control Optim. 51(3), 2013, with a three-valued answer
+//! in place of a coin). Only gaps whose
 //! probe could move an end are tried: a gap between two undecided loads is passed over unless
 //! the lower one *leans stable* or the upper one *leans unstable* (one more round of agreeing
 //! runs would have decided it). A run at a higher load is no more likely to be called stable,
@@ -87,6 +88,32 @@
 //! near a decision is bound to be undecided too. The search stops when upper − lower is at
 //! most `resolution` × ρ*, or when no gap worth a probe is wider than a quarter of that (or
 //! `max_probes` loads were tried) and no probe is open.
+//!
+//! **The pilot and the guided probes.** Where the load offered has one meaning (one scalar
+//! size law, scaled: a file's workload, or a region map's ray without held types), a search
+//! first makes one run at [`PILOT_LOAD`] × ρ*, above every policy's limit: its queue grows, and
+//! its utilisation over the utilisation its load offers, times its load, is the load the policy
+//! sustains with a queue that long: a guess at the limit, not a bound (a policy that packs
+//! better the more jobs wait sustains more than its limit with a long queue). The first probe
+//! goes 0.45 × resolution above the guess,
+//! where runs are soon seen unstable; the unstable runs of the probe that shows the upper end
+//! sustain a load g closer to the limit, and while upper − g is more than 0.6 × resolution the
+//! next probe goes 0.45 × resolution above g; then one probe goes 0.98 × resolution below the
+//! upper end, which ends the search if shown stable, as far below the limit as it can
+//! (`guided_load`). A guided probe is a probe like any other: every end is still shown by its
+//! own runs, with its own error, so the guess moves where probes go, never what they show.
+//! Once a guided load was tried and did not end the search (it was undecided, or shown on the
+//! side the guess did not expect), the search steps down from the lowest load between the ends
+//! not shown stable by 2 × resolution at a time, while that is above the lower end, so that a
+//! lower end is found next to the limit rather than by halving from 0; then the bisection
+//! below goes on from the ends found so far. Bisecting from [0, ρ*] puts a probe at each
+//! halving, and the last ones land next to the limit, where runs go to the longest horizon;
+//! the guided probes stand about half the resolution either side of it. A guided search ends
+//! *at the horizon* once two undecided loads between the ends had most of their runs
+//! inconclusive and each end is within 2 × resolution of them (`banded`): the band of loads
+//! the longest horizon cannot resolve is found, and each probe beside it would cost rounds of
+//! runs to the longest horizon to narrow the interval by a fraction of the band. This is a
+//! bet, like the others below.
 //!
 //! **Where the horizon gives out.** A gap between an end and the undecided probe next to it is
 //! passed over when the longest horizon failed on both its sides (the end's own probe had an
@@ -182,6 +209,9 @@ pub struct Limit {
     pub probes: Vec<Probe>,
     /// Why the search ended.
     pub ended: Ended,
+    /// The pilot of a guided search.
+    #[serde(default)]
+    pub pilot: Option<Pilot>,
 }
 
 impl Limit {
@@ -208,12 +238,13 @@ impl Limit {
 
     /// Runs simulated by the search.
     pub fn runs(&self) -> usize {
-        self.probes.iter().map(Probe::runs).sum()
+        self.probes.iter().map(Probe::runs).sum::<usize>() + usize::from(self.pilot.is_some())
     }
 
     /// Slots simulated by the search.
     pub fn slots(&self) -> u64 {
-        self.probes.iter().map(|p| p.slots).sum()
+        self.probes.iter().map(|p| p.slots).sum::<u64>()
+            + self.pilot.as_ref().map_or(0, |p| p.slots)
     }
 
     /// The probe that showed `load`, if one did.
@@ -261,6 +292,9 @@ pub struct Request {
     pub round: u32,
     /// The replications to run.
     pub reps: Range<u32>,
+    /// It is the search's pilot run ([`Pilot`]), not a probe's.
+    #[serde(default)]
+    pub pilot: bool,
 }
 
 /// What one run showed a search: its verdict, the slots it simulated and, if it ended
@@ -280,6 +314,10 @@ pub struct Seen {
     /// It ended at its last look because its round stopped there (see the module doc).
     #[serde(default)]
     pub stopped: bool,
+    /// Its mean utilisation after warm-up, a fraction of the cluster's capacity (`None` when
+    /// not recorded).
+    #[serde(default)]
+    pub utilization: Option<f64>,
 }
 
 impl Seen {
@@ -292,6 +330,7 @@ impl Seen {
             stats: pooled_stats(verdict, evidence),
             looks: Vec::new(),
             stopped: false,
+            utilization: None,
         }
     }
 
@@ -300,6 +339,7 @@ impl Seen {
         Seen {
             looks: r.looks.clone(),
             stopped: r.stopped,
+            utilization: Some(r.utilization),
             ..Seen::of(r.verdict, r.slots, &r.evidence)
         }
     }
@@ -323,7 +363,34 @@ pub struct Search {
     asked: Option<Request>,
     /// Why it ended, once it has.
     ended: Option<Ended>,
+    /// Whether it runs a pilot first ([`Search::guided`]).
+    #[serde(default)]
+    guided: bool,
+    /// The pilot, once run.
+    #[serde(default)]
+    pilot: Option<Pilot>,
 }
+
+/// The pilot of a guided search: one run at [`PILOT_LOAD`] × ρ*'s upper end, where no policy
+/// is stable, whose utilisation with its queue growing is the load the policy sustains. It is
+/// a guess at the limit, nothing more: it only says where the first probes go
+/// (`guided_load`); every end is still shown by a probe.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pilot {
+    /// Its load.
+    pub load: f64,
+    /// Slots it simulated.
+    pub slots: u64,
+    /// The load it sustained: its utilisation over the utilisation its load offers, times its
+    /// load (`None` when the run did not measure one).
+    pub sustained: Option<f64>,
+    /// The utilisation its load offers.
+    #[serde(default)]
+    pub offered: Option<f64>,
+}
+
+/// A pilot's load, as a multiple of ρ*'s upper end.
+pub const PILOT_LOAD: f64 = 1.05;
 
 impl Search {
     /// A search of the limit in [0, `rho`.1] (ρ* as a traffic intensity, low and high) with
@@ -340,7 +407,58 @@ impl Search {
             rest: None,
             asked: None,
             ended: None,
+            guided: false,
+            pilot: None,
         }
+    }
+
+    /// What guides the next probes: the pilot's guess at the limit, and the guess of the
+    /// probe that showed the upper end unstable (its unstable runs' mean utilisation, as a
+    /// load), if it recorded any.
+    fn guide(&self) -> Option<Guide> {
+        let pilot = self.pilot.as_ref()?;
+        // loads per unit of utilisation
+        let scale = pilot.load / pilot.offered?;
+        let upper = self
+            .probes
+            .iter()
+            .filter(|p| p.decision == Decision::Unstable && p.load == self.upper)
+            .find_map(|p| {
+                let u = &p.unstable_utilization;
+                (!u.is_empty()).then(|| scale * u.iter().sum::<f64>() / u.len() as f64)
+            });
+        Some(Guide {
+            pilot: pilot.sustained?,
+            upper,
+        })
+    }
+
+    /// The same search, guided by a pilot run ([`Pilot`]): its first request is the pilot's
+    /// one run, recorded with [`Search::record_pilot`].
+    pub fn guided(mut self) -> Self {
+        self.guided = true;
+        self
+    }
+
+    /// Records the pilot's run `seen` (the one run of `request`), whose load offers a
+    /// utilisation of `offered` (a fraction of the cluster's capacity; `None` if unknown).
+    ///
+    /// # Panics
+    /// If `request` is not the pilot request [`Search::ask`] gave.
+    pub fn record_pilot(&mut self, request: &Request, seen: &Seen, offered: Option<f64>) {
+        assert_eq!(self.asked.as_ref(), Some(request), "the request asked for");
+        assert!(request.pilot, "a pilot request");
+        self.asked = None;
+        let sustained = match (seen.utilization, offered) {
+            (Some(u), Some(o)) if o > 0.0 && u > 0.0 => Some(request.load * u / o),
+            _ => None,
+        };
+        self.pilot = Some(Pilot {
+            load: request.load,
+            slots: seen.slots,
+            sustained,
+            offered,
+        });
     }
 
     /// The resolution as a load: the search stops once upper − lower is at most this.
@@ -361,22 +479,36 @@ impl Search {
         if self.ended.is_some() {
             return None;
         }
+        if self.guided && self.pilot.is_none() {
+            let r = Request {
+                probe: 0,
+                load: PILOT_LOAD * self.rho.1,
+                round: 0,
+                reps: 0..1,
+                pilot: true,
+            };
+            self.asked = Some(r.clone());
+            return Some(r);
+        }
         let (n, target) = (self.n, self.target());
         let ends = (self.lower, self.upper, self.upper_shown);
         if self.upper - self.lower <= target {
             self.ended = Some(Ended::Resolution);
             return None;
         }
-        let Some(step) = next_step(&self.probes, ends, &self.spec, n, target) else {
+        let guide = self.guide();
+        let Some(step) = next_step(&self.probes, ends, &self.spec, n, target, guide) else {
             // would a search without the limit on probes have gone on?
             let unlimited = SearchSpec {
                 max_probes: u32::MAX,
                 ..self.spec
             };
-            self.ended = Some(match next_step(&self.probes, ends, &unlimited, n, target) {
-                Some(_) => Ended::Probes,
-                None => Ended::Horizon,
-            });
+            self.ended = Some(
+                match next_step(&self.probes, ends, &unlimited, n, target, guide) {
+                    Some(_) => Ended::Probes,
+                    None => Ended::Horizon,
+                },
+            );
             return None;
         };
         let i = match step {
@@ -396,6 +528,7 @@ impl Search {
             load: p.load,
             round,
             reps: start..start + size as u32,
+            pilot: false,
         };
         self.asked = Some(r.clone());
         Some(r)
@@ -478,6 +611,7 @@ impl Search {
             upper_shown: self.upper_shown,
             probes: self.probes,
             ended: self.ended.expect("a search asked for nothing more"),
+            pilot: self.pilot,
         }
     }
 }
@@ -602,6 +736,72 @@ fn below_theory(
     (x > lower).then_some(x)
 }
 
+/// Guesses at the limit: the load a pilot sustained, and the load sustained by the unstable
+/// runs of the probe that showed the upper end (just above the limit, the better guess).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Guide {
+    pilot: f64,
+    upper: Option<f64>,
+}
+
+/// The next load the guesses `guide` ask for, while the ends are `lower` and `upper`:
+/// - with the upper end shown by runs that sustained a load g: if upper − g ≤ 0.6 × `target`,
+///   the load 0.98 × `target` below the upper end (shown stable, it ends the search, as far
+///   below the limit as it can); else g + 0.45 × `target`, a load just above the limit, where
+///   runs are soon seen unstable;
+/// - otherwise the pilot's guess + 0.45 × `target`, or, if that is not below the upper end,
+///   0.98 × `target` below it;
+///
+/// each only if it lies between the ends and was not tried. Once that load was tried (it was
+/// undecided, or shown on the side the guess did not expect), the search steps down from the
+/// lowest load between the ends not shown stable, a: to a − 2 × `target`, while that is above
+/// the lower end and untried, so that a lower end is found near the limit rather than by
+/// halving from 0. None otherwise: the bisection.
+fn guided_load(
+    probes: &[Probe],
+    (lower, upper): (f64, f64),
+    guide: Guide,
+    target: f64,
+) -> Option<f64> {
+    let open = |x: f64| x > lower && x < upper && !probes.iter().any(|p| p.load == x);
+    let last = upper - 0.98 * target;
+    let x = match guide.upper {
+        Some(g) if upper - g <= 0.6 * target => last,
+        Some(g) => g + 0.45 * target,
+        None if guide.pilot + 0.45 * target < upper => guide.pilot + 0.45 * target,
+        None => last,
+    };
+    if open(x) {
+        return Some(x);
+    }
+    let a = probes
+        .iter()
+        .filter(|p| p.decision == Decision::Undecided && p.load > lower && p.load < upper)
+        .map(|p| p.load)
+        .fold(upper, f64::min);
+    let down = a - 2.0 * target;
+    open(down).then_some(down)
+}
+
+/// Whether the ends `lower` and `upper` stand next to a band of loads the longest horizon
+/// cannot resolve: two of the undecided probes between them (`undecided`, indices into
+/// `probes`) had most of their runs inconclusive, and each end is within 2 × `target` of the
+/// nearest of those. A guided search ends there, at the horizon (see the module doc).
+fn banded(probes: &[Probe], undecided: &[usize], (lower, upper): (f64, f64), target: f64) -> bool {
+    let band: Vec<f64> = undecided
+        .iter()
+        .map(|&i| &probes[i])
+        .filter(|p| 2 * p.counts[2] > p.counts.iter().sum::<usize>())
+        .map(|p| p.load)
+        .collect();
+    // the gap between an end and the band, with room for rounding in loads 2 × target apart
+    let near = |gap: f64| gap <= 2.0 * target * (1.0 + 1e-9);
+    match (band.first(), band.last()) {
+        (Some(&a), Some(&b)) if band.len() >= 2 => near(a - lower) && near(upper - b),
+        _ => false,
+    }
+}
+
 /// What the search does next: a new probe at a load, or another round of the probe at an
 /// index.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -619,6 +819,7 @@ fn next_step(
     search: &SearchSpec,
     n: usize,
     target: f64,
+    guide: Option<Guide>,
 ) -> Option<Step> {
     let mut undecided: Vec<usize> = (0..probes.len())
         .filter(|&i| {
@@ -627,7 +828,13 @@ fn next_step(
         })
         .collect();
     undecided.sort_by(|&a, &b| probes[a].load.total_cmp(&probes[b].load));
+    if guide.is_some() && banded(probes, &undecided, (lower, upper), target) {
+        return None;
+    }
     if (probes.len() as u32) < search.max_probes {
+        if let Some(x) = guide.and_then(|g| guided_load(probes, (lower, upper), g, target)) {
+            return Some(Step::New(x));
+        }
         let strained = strained_ends(probes, lower, upper);
         if let Some(x) = below_theory((lower, upper, upper_shown), strained.0, target)
             && !probes.iter().any(|p| p.load == x)
@@ -662,6 +869,69 @@ mod tests {
 
     /// Ends whose probes had no inconclusive run.
     const FRESH: (bool, bool) = (false, false);
+
+    /// The guided probes: above the pilot's guess, then above what the upper end's unstable
+    /// runs sustained while that is well below the end, then the load that ends the search if
+    /// shown stable; once that was tried, steps of 2 × resolution down from the lowest load
+    /// not shown stable; none below the lower end.
+    #[test]
+    fn guided_probes_go_above_the_guesses_then_just_under_the_resolution() {
+        let t = 0.01;
+        let pilot = |g: f64| Guide {
+            pilot: g,
+            upper: None,
+        };
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
+        // the pilot's guess: 0.45 t above it
+        assert!(close(guided_load(&[], (0.0, 1.0), pilot(0.9), t), 0.9045));
+        // a guess too close to ρ* for that: the load that ends the search below it
+        assert!(close(guided_load(&[], (0.0, 1.0), pilot(0.997), t), 0.9902));
+        // the upper end's runs sustained a load well below it: 0.45 t above that load
+        let g = |u: f64| Guide {
+            pilot: 0.9,
+            upper: Some(u),
+        };
+        assert!(close(guided_load(&[], (0.0, 0.9045), g(0.89), t), 0.8945));
+        // within 0.6 t of it: 0.98 t below the upper end, which ends the search if stable
+        let last = guided_load(&[], (0.0, 0.9045), g(0.9), t);
+        assert!(close(last, 0.8947));
+        // tried and undecided: 2 t below it, then 2 t below the next undecided one
+        let tried = [probe(last.unwrap(), [0, 0, 3])];
+        assert!(close(
+            guided_load(&tried, (0.0, 0.9045), g(0.9), t),
+            last.unwrap() - 0.02
+        ));
+        let lower = [tried[0].clone(), probe(last.unwrap() - 0.02, [0, 0, 3])];
+        let next = guided_load(&lower, (0.0, 0.9045), g(0.9), t);
+        assert!(close(next, last.unwrap() - 0.04));
+        // not above the lower end: the bisection's turn
+        assert_eq!(guided_load(&tried, (0.88, 0.9045), g(0.9), t), None);
+        assert_eq!(guided_load(&[], (0.8950, 0.9045), g(0.9), t), None);
+    }
+
+    /// A guided search ends at a band of mostly inconclusive loads only once both ends stand
+    /// within 2 × resolution of it: VQS-BF on Unif[0.1, 0.5], L = 10, as the guided search
+    /// found it (lower 0.949669 shown stable, upper 0.984834 shown unstable, 0.969669 at 0/1/4
+    /// and 0.973522 at 0/0/3 between them); with one such load, or an end farther away, the
+    /// search goes on.
+    #[test]
+    fn a_guided_search_ends_at_a_band_the_horizon_cannot_resolve() {
+        let t = 0.01;
+        let probes = [
+            probe(0.969669, [0, 1, 4]),
+            probe(0.949669, [3, 0, 0]),
+            probe(0.984834, [0, 4, 1]),
+            probe(0.973522, [0, 0, 3]),
+        ];
+        let undecided = [0, 3];
+        assert!(banded(&probes, &undecided, (0.949669, 0.984834), t));
+        assert!(!banded(&probes, &undecided[..1], (0.949669, 0.984834), t));
+        assert!(!banded(&probes, &undecided, (0.9297, 0.984834), t));
+        assert!(!banded(&probes, &undecided, (0.949669, 1.0), t));
+        // a load with most of its runs decided is not part of the band
+        let leaning = [probe(0.969669, [0, 3, 2]), probe(0.973522, [0, 0, 3])];
+        assert!(!banded(&leaning, &[0, 1], (0.949669, 0.984834), t));
+    }
 
     /// A gap next to an end is passed over when the horizon failed on both its sides: the end's
     /// probe had an inconclusive run and most runs of the undecided probe beside it were
@@ -830,7 +1100,7 @@ mod tests {
         assert_eq!(closeness([1, 0, 4]), -3);
         assert_eq!(closeness([1, 1, 3]), i64::MIN);
         assert_eq!(
-            next_step(&probes, (0.9570, 0.9844, true), &search, 5, 0.01),
+            next_step(&probes, (0.9570, 0.9844, true), &search, 5, 0.01, None),
             Some(Step::Again(4))
         );
         // probes out of rounds, or that cannot be decided, are closed: nothing left
@@ -839,13 +1109,13 @@ mod tests {
         closed[4].counts = [0, 2, 8];
         closed[5].counts = [0, 2, 8];
         assert_eq!(
-            next_step(&closed, (0.9570, 0.9844, true), &search, 5, 0.01),
+            next_step(&closed, (0.9570, 0.9844, true), &search, 5, 0.01, None),
             None
         );
         // no open probe and a wide gap: a new probe at its midpoint
         let first = [probe(0.953125, [5, 0, 0])];
         assert_eq!(
-            next_step(&first, (0.953125, 1.0, false), &search, 5, 0.01),
+            next_step(&first, (0.953125, 1.0, false), &search, 5, 0.01, None),
             Some(Step::New(0.9765625))
         );
     }
@@ -881,19 +1151,19 @@ mod tests {
         let ends = (0.984375, 1.0, false);
         let mut probes = vec![probe(0.984375, [4, 0, 1])];
         assert_eq!(
-            next_step(&probes, ends, &search, 5, 0.01),
+            next_step(&probes, ends, &search, 5, 0.01, None),
             Some(Step::New(0.990234375))
         );
         // a lower end every run decided: the midpoint
         let clean = [probe(0.984375, [5, 0, 0])];
         assert_eq!(
-            next_step(&clean, ends, &search, 5, 0.01),
+            next_step(&clean, ends, &search, 5, 0.01, None),
             Some(Step::New(0.9921875))
         );
         // tried and undecided: the gaps as usual, the widest first (its midpoint)
         probes.push(probe(0.990234375, [0, 0, 5]));
         assert_eq!(
-            next_step(&probes, ends, &search, 5, 0.01),
+            next_step(&probes, ends, &search, 5, 0.01, None),
             Some(Step::New(0.9951171875))
         );
     }
@@ -936,9 +1206,14 @@ mod tests {
             };
             let mut runs = rand_pcg::Pcg64::seed_from_u64(rng.random());
             let mut search = Search::new(spec, n, (1.0, 1.0));
+            if case % 4 < 2 {
+                search = search.guided();
+            }
             // without statistics the pooled test never applies: the majority alone decides
             drive(&mut search, (theta, w, err, false), &mut runs);
             let n = n as usize;
+            let guide = search.guide();
+            assert_eq!(guide.is_some(), case % 4 < 2);
             let limit = search.result();
             let Limit {
                 lower,
@@ -973,7 +1248,7 @@ mod tests {
                 ..spec
             };
             let ends = (lower, upper, upper_shown);
-            let more = next_step(probes, ends, &unlimited, n, spec.resolution);
+            let more = next_step(probes, ends, &unlimited, n, spec.resolution, guide);
             match ended {
                 Ended::Resolution => assert!(upper - lower <= spec.resolution, "{msg}"),
                 Ended::Probes => assert!(
@@ -988,7 +1263,7 @@ mod tests {
             }
             if upper - lower > spec.resolution {
                 assert_eq!(
-                    next_step(probes, ends, &spec, n, spec.resolution),
+                    next_step(probes, ends, &spec, n, spec.resolution, guide),
                     None,
                     "{msg}"
                 );
@@ -1016,7 +1291,8 @@ mod tests {
                 max_probes: 28,
             };
             let seed: u64 = rng.random();
-            let mut whole = Search::new(spec, 5, (1.0, 1.0));
+            let guided = |s: Search| if case % 2 == 0 { s.guided() } else { s };
+            let mut whole = guided(Search::new(spec, 5, (1.0, 1.0)));
             drive(
                 &mut whole,
                 system,
@@ -1025,7 +1301,7 @@ mod tests {
             let whole = whole.result();
             // the same answers, interrupted after a few requests and restored from its bytes
             let mut runs = rand_pcg::Pcg64::seed_from_u64(seed);
-            let mut first = Search::new(spec, 5, (1.0, 1.0));
+            let mut first = guided(Search::new(spec, 5, (1.0, 1.0)));
             let stop = rng.random_range(1..8);
             let mut asked = 0;
             while asked < stop {
@@ -1057,6 +1333,24 @@ mod tests {
         (theta, w, err, stats): (f64, f64, f64, bool),
         runs: &mut impl rand::Rng,
     ) {
+        // what a run above θ sustains: θ, give or take w
+        fn sustained(theta: f64, w: f64, runs: &mut impl rand::Rng) -> f64 {
+            theta + w * (2.0 * runs.random::<f64>() - 1.0)
+        }
+        if r.pilot {
+            // the pilot's guess is off by up to 1 % of the load either way
+            let guess = sustained(theta, w, runs) * (1.0 + 0.02 * runs.random::<f64>() - 0.01);
+            let seen = Seen {
+                verdict: Verdict::Unstable,
+                slots: 1,
+                stats: None,
+                looks: Vec::new(),
+                stopped: false,
+                utilization: Some(guess),
+            };
+            search.record_pilot(r, &seen, Some(r.load));
+            return;
+        }
         let seen: Vec<Seen> = r
             .reps
             .clone()
@@ -1082,6 +1376,7 @@ mod tests {
                     }),
                     looks: Vec::new(),
                     stopped: false,
+                    utilization: (verdict == Verdict::Unstable).then(|| sustained(theta, w, runs)),
                 }
             })
             .collect();

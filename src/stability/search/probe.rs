@@ -64,6 +64,10 @@ pub struct Probe {
     /// because the rest of the round was not expected to let the pooled test decide
     /// (the chance that the pooled test on the whole round decides was below 5 %).
     pub futile: bool,
+    /// The mean utilisation of each run called unstable (a fraction of the cluster's
+    /// capacity), where recorded.
+    #[serde(default)]
+    pub unstable_utilization: Vec<f64>,
 }
 
 impl Probe {
@@ -81,6 +85,7 @@ impl Probe {
             pooled: false,
             planned: 0,
             futile: false,
+            unstable_utilization: Vec::new(),
         }
     }
 
@@ -118,6 +123,11 @@ impl Probe {
         for s in runs {
             self.add(s.verdict, s.stats);
             self.slots += s.slots;
+            if s.verdict == Verdict::Unstable
+                && let Some(u) = s.utilization
+            {
+                self.unstable_utilization.push(u);
+            }
         }
         if let Some(d) = stop.filter(|&d| d != Decision::Undecided) {
             self.decision = d;
@@ -675,6 +685,7 @@ mod tests {
             stats: critical,
             looks: vec![critical; looks],
             stopped: false,
+            utilization: None,
         };
         let unstable_at = |look: usize| super::super::Seen {
             verdict: Verdict::Unstable,

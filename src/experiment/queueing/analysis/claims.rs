@@ -499,11 +499,16 @@ fn ranking(
     }
 }
 
-/// The probes of a search, "load: decision (stable/unstable/inconclusive runs)".
+/// The probes of a search, "load: decision (stable/unstable/inconclusive runs)", after its
+/// pilot's guess if it ran one.
 fn probe_list(t: &Limit) -> String {
-    t.probes
-        .iter()
-        .map(|p| {
+    let pilot = t.pilot.as_ref().and_then(|p| {
+        p.sustained
+            .map(|g| format!("pilot at {:.4}: sustained {g:.4}", p.load))
+    });
+    pilot
+        .into_iter()
+        .chain(t.probes.iter().map(|p| {
             format!(
                 "{:.4}: {} ({}/{}/{})",
                 p.load,
@@ -512,7 +517,7 @@ fn probe_list(t: &Limit) -> String {
                 p.counts[1],
                 p.counts[2]
             )
-        })
+        }))
         .collect::<Vec<_>>()
         .join("; ")
 }

@@ -132,6 +132,8 @@ struct ThresholdRow {
     /// The lowest and highest load between the ends a probe left undecided.
     undecided_low: Option<F6>,
     undecided_high: Option<F6>,
+    /// The load the search's pilot run sustained above ρ*, its guess at the limit.
+    pilot_sustained: Option<F6>,
 }
 
 /// `study.csv`: packing next to stability, one row per scored policy.
@@ -492,6 +494,7 @@ fn threshold_rows(exp: &Experiment, out: &Outcome) -> Vec<ThresholdRow> {
                 ended: t.ended.as_str(),
                 undecided_low: t.undecided_span().map(|s| F6(s.0)),
                 undecided_high: t.undecided_span().map(|s| F6(s.1)),
+                pilot_sustained: t.pilot.as_ref().and_then(|p| p.sustained).map(F6),
             }
         })
         .collect()

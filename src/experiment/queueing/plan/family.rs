@@ -116,6 +116,22 @@ impl Family {
         }
     }
 
+    /// The utilisation a stable system at load `x` would show, as a fraction of the cluster's
+    /// capacity (E\[size\] · E\[service\] · arrival rate / L), for jobs drawn from one scalar
+    /// size law by a scaled family; `None` otherwise (request vectors, a replayed trace, a
+    /// region map's ray with held types).
+    pub(crate) fn offered(&self, x: f64) -> Option<f64> {
+        let Family::Scaled { base, per_load } = self else {
+            return None;
+        };
+        match &base.jobs {
+            Jobs::Sampled { sizes, service, .. } => {
+                Some(x * per_load * sizes.mean() * service.mean() / base.servers as f64)
+            }
+            _ => None,
+        }
+    }
+
     /// The scenario its probes share, on the file's chain (its law and rate are a probe's).
     pub(crate) fn base(&self) -> &Scenario {
         match self {

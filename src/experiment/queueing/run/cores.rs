@@ -2,11 +2,12 @@
 //! ([`super::round`]), so each has a thread of its own, while the search's unit holds one of
 //! the `--threads` workers, blocked until they end. Without more, a file searching several
 //! limits at once keeps `replications` threads per search simulating, whatever `--threads`
-//! says. Here the unit lends its worker's core for as long as its runs go on ([`Cores::lend`]); a
-//! run simulates only while it holds a core ([`Cores::hold`]) and gives it back while it waits
-//! at a look for the others ([`Cores::aside`]). No more runs simulate at once than cores were lent, so a
-//! file keeps at most `--threads` cores busy. Which run holds a core when never changes what a
-//! run does: its results depend only on its seed and on the statistics of its round's looks.
+//! says. Here the unit lends its worker's core for as long as its runs go on
+//! ([`Cores::lend`]); a run simulates only while it holds a core ([`Cores::hold`]) and gives it
+//! back while it waits at a look for the others ([`Cores::aside`]). No more runs simulate at
+//! once than cores were lent, so a file keeps at most `--threads` cores busy. Which run holds a
+//! core when never changes what a run does: its results depend only on its seed and on the
+//! statistics of its round's looks.
 
 use std::sync::{Condvar, Mutex};
 

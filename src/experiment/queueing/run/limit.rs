@@ -114,10 +114,18 @@ pub(crate) fn search(
     steps: &Steps<'_>,
 ) -> Result<Limit, ExperimentError> {
     let mut search = Search::new(w.spec, w.replications, w.rho);
+    if w.family.offered(1.0).is_some() {
+        search = search.guided();
+    }
     // rounds run so far; the search's progress is theirs out of those and the rounds it
     // expects still to run (its own estimate, given as each round starts)
     let (mut rounds, mut span) = (0u64, None);
     while let Some(request) = search.ask() {
+        if request.pilot {
+            let runs = run_reps(w, (&request, [0, 0]), None, (file, steps))?;
+            search.record_pilot(&request, &runs[0], w.family.offered(request.load));
+            continue;
+        }
         if request.reps.start == request.round * w.replications {
             let left = search.rounds_left();
             span = crate::progress::current().map(|s| s.part(rounds, rounds + left));

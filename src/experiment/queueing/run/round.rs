@@ -194,6 +194,7 @@ mod tests {
             stats: (verdict == Verdict::Inconclusive).then(|| z(rng)),
             looks: (0..looks).map(|_| Some(z(rng))).collect(),
             stopped: false,
+            utilization: None,
         }
     }
 
