@@ -113,7 +113,18 @@ def test_a_folder_resumes_its_journal(tmp_path, capsys):
     assert fresh.summary.equals(first.summary)
 
 
-def test_ctrl_c_raises_keyboard_interrupt_and_keeps_the_journal(tmp_path):
+@pytest.fixture
+def ctrl_c_as_at_a_terminal():
+    """SIGINT raises KeyboardInterrupt, as at a terminal, even where this process was started
+    with SIGINT ignored (a background job: Python then installs no handler of its own)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_raises_keyboard_interrupt_and_keeps_the_journal(
+    tmp_path, ctrl_c_as_at_a_terminal
+):
     # about 6 s of work on 2 threads: Ctrl-C comes at 1.5 s, well before the end
     long = dict(EXPERIMENT, run={"slots": 10_000_000, "warmup": 1_000, "replications": 8})
     timer = threading.Timer(1.5, lambda: os.kill(os.getpid(), signal.SIGINT))
