@@ -664,8 +664,13 @@ fn next_gap(
     // runs were inconclusive
     let mut known = vec![(lower, true, false, false, false)];
     known.extend(undecided.iter().map(|&(x, c, open)| {
-        let n_runs: usize = c.iter().sum();
-        (x, leans(c, n, 0), leans(c, n, 1), open, 2 * c[2] > n_runs)
+        (
+            x,
+            leans(c, n, 0),
+            leans(c, n, 1),
+            open,
+            mostly_inconclusive(c),
+        )
     }));
     known.push((upper, false, true, false, false));
     let last = known.len() - 2;
@@ -783,6 +788,12 @@ fn guided_load(
     open(down).then_some(down)
 }
 
+/// Whether most of the runs with `counts` (stable, unstable, inconclusive) were inconclusive:
+/// the longest horizon failed at that load.
+fn mostly_inconclusive(counts: [usize; 3]) -> bool {
+    2 * counts[2] > counts.iter().sum::<usize>()
+}
+
 /// Whether the ends `lower` and `upper` stand next to a band of loads the longest horizon
 /// cannot resolve: two of the undecided probes between them (`undecided`, indices into
 /// `probes`) had most of their runs inconclusive, and each end is within 2 × `target` of the
@@ -791,7 +802,7 @@ fn banded(probes: &[Probe], undecided: &[usize], (lower, upper): (f64, f64), tar
     let band: Vec<f64> = undecided
         .iter()
         .map(|&i| &probes[i])
-        .filter(|p| 2 * p.counts[2] > p.counts.iter().sum::<usize>())
+        .filter(|p| mostly_inconclusive(p.seen()))
         .map(|p| p.load)
         .collect();
     // the gap between an end and the band, with room for rounding in loads 2 × target apart
